@@ -1,0 +1,200 @@
+//! `skelpack inspect FILE... [--json]`: skeleton and clip facts per file.
+//!
+//! JSON (stable): an array with one object per file:
+//! `{ file, format, joints, deforming_joints, max_depth, extent, height, unit, meshes,
+//!    root: { name, translation, rotation, scale }, tolerance, marker_offset, warnings,
+//!    clips: [ { name, duration, sample_rate, frames, start_time, morph_weight_channels,
+//!               source_channels, tracks: { animated, constant, rest } } ] }`
+//! Lengths are in scene units; `tolerance` / `marker_offset` are the defaults in force.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::codec::{TrackClass, classify};
+use crate::import::{self, Asset};
+use crate::settings::Settings;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Files to inspect.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct FileInfo {
+    file: String,
+    format: import::SourceFormat,
+    joints: usize,
+    deforming_joints: usize,
+    max_depth: usize,
+    extent: f32,
+    height: f32,
+    unit: crate::model::LengthUnit,
+    meshes: usize,
+    root: RootInfo,
+    tolerance: f32,
+    marker_offset: f32,
+    warnings: Vec<String>,
+    clips: Vec<ClipInfo>,
+}
+
+#[derive(Serialize)]
+struct RootInfo {
+    name: String,
+    translation: [f32; 3],
+    rotation: [f32; 4],
+    scale: [f32; 3],
+}
+
+#[derive(Serialize)]
+struct ClipInfo {
+    name: String,
+    duration: f32,
+    sample_rate: f32,
+    frames: usize,
+    start_time: f32,
+    morph_weight_channels: usize,
+    source_channels: usize,
+    tracks: TrackCounts,
+}
+
+#[derive(Serialize)]
+struct TrackCounts {
+    animated: usize,
+    constant: usize,
+    rest: usize,
+}
+
+fn describe(asset: &Asset) -> FileInfo {
+    let s = &asset.skeleton;
+    let root = &s.joints[0];
+    let mut tolerance = 0.0;
+    let mut marker_offset = 0.0;
+    let clips = asset
+        .clips
+        .iter()
+        .map(|clip| {
+            let resolved = Settings::default().resolve(asset, &clip.name);
+            tolerance = resolved.limits.tolerance.first().copied().unwrap_or(0.0);
+            marker_offset = resolved
+                .limits
+                .marker_offset
+                .first()
+                .copied()
+                .unwrap_or(0.0);
+            let c = classify(s, clip, &resolved.limits);
+            ClipInfo {
+                name: clip.name.clone(),
+                duration: clip.duration(),
+                sample_rate: clip.sample_rate,
+                frames: clip.frame_count,
+                start_time: clip.start_time,
+                morph_weight_channels: clip.morph_weight_channels,
+                source_channels: clip
+                    .tracks
+                    .iter()
+                    .map(|t| t.source_channels.iter().filter(|&&b| b).count())
+                    .sum(),
+                tracks: TrackCounts {
+                    animated: c.count(TrackClass::Animated),
+                    constant: c.count(TrackClass::Constant),
+                    rest: c.count(TrackClass::Rest),
+                },
+            }
+        })
+        .collect();
+    FileInfo {
+        file: asset.path.display().to_string(),
+        format: asset.format,
+        joints: s.len(),
+        deforming_joints: s.deforming_joints().count(),
+        max_depth: s.max_depth(),
+        extent: asset.units.extent,
+        height: asset.units.height,
+        unit: asset.units.unit,
+        meshes: asset.meshes.len(),
+        root: RootInfo {
+            name: root.name.clone(),
+            translation: root.rest.translation.to_array(),
+            rotation: root.rest.rotation.to_array(),
+            scale: root.rest.scale.to_array(),
+        },
+        tolerance,
+        marker_offset,
+        warnings: asset.warnings.clone(),
+        clips,
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let mut infos = Vec::new();
+    let mut failed = false;
+    for f in &args.files {
+        match import::load(f) {
+            Ok(asset) => infos.push(describe(&asset)),
+            Err(e) => {
+                eprintln!("error: {e}");
+                failed = true;
+            }
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&infos)?);
+    } else {
+        for i in &infos {
+            print_text(i);
+        }
+    }
+    Ok(if failed { 2 } else { 0 })
+}
+
+fn print_text(i: &FileInfo) {
+    println!("{} ({:?})", i.file, i.format);
+    println!(
+        "  skeleton: {} joints ({} deforming), depth {}, extent {:.4} ({} inferred; height {:.4}), {} skinned mesh primitive(s)",
+        i.joints,
+        i.deforming_joints,
+        i.max_depth,
+        i.extent,
+        i.unit.symbol(),
+        i.height,
+        i.meshes
+    );
+    println!(
+        "  root '{}': t={:?} r={:?} s={:?}",
+        i.root.name, i.root.translation, i.root.rotation, i.root.scale
+    );
+    println!(
+        "  defaults: tolerance {} and marker offset {} (scene units)",
+        i.tolerance, i.marker_offset
+    );
+    for w in &i.warnings {
+        println!("  warning: {w}");
+    }
+    println!(
+        "  {:<32} {:>9} {:>7} {:>7} {:>9} {:>9} {:>6}",
+        "clip", "duration", "rate", "frames", "animated", "constant", "rest"
+    );
+    for c in &i.clips {
+        println!(
+            "  {:<32} {:>8.4}s {:>7} {:>7} {:>9} {:>9} {:>6}{}",
+            c.name,
+            c.duration,
+            c.sample_rate,
+            c.frames,
+            c.tracks.animated,
+            c.tracks.constant,
+            c.tracks.rest,
+            if c.morph_weight_channels > 0 {
+                format!("  (+{} morph weight channels)", c.morph_weight_channels)
+            } else {
+                String::new()
+            }
+        );
+    }
+}

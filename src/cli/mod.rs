@@ -1,0 +1,44 @@
+//! The command line: one file per subcommand. `run` returns the process exit code
+//! (0 ok, 1 a contract was not met, 2 bad input).
+
+mod inspect;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Error-bounded skeletal animation compression. Without a subcommand, opens the inspector
+/// app (on FILE, or on the default character).
+#[derive(Parser, Debug)]
+#[command(
+    name = "skelpack",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// A file to open in the app.
+    pub file: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON).
+    Inspect(inspect::Args),
+}
+
+/// Runs a subcommand; returns the exit code.
+pub fn run(command: Command) -> i32 {
+    let result = match command {
+        Command::Inspect(a) => inspect::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            2
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! Hierarchical error budgets: how much local error each joint's tracks may have so that
+//! every marker in its subtree stays within its object-space tolerance.
+//!
+//! A local rotation error of θ at joint j moves a marker at distance r from j by at most
+//! `2 sin(θ/2) r`; a scale error Δs by at most `Δs r`; a translation error δ by `δ` times the
+//! parent's object-space scale. Errors of the joints on a path add up in the worst case, so a
+//! marker's tolerance is split among the *moving* joints on its path (adaptive margins: a
+//! joint with long chains below it gets a smaller share and a longer lever arm).
+
+use glam::{Affine3A, Vec3A};
+
+use crate::metric::JointLimits;
+use crate::model::{Clip, Skeleton, Transform, local_to_object};
+
+/// Per joint: lever arm, parent scale and the displacement budget its tracks share.
+#[derive(Clone, Debug)]
+pub struct Budgets {
+    /// Largest distance from the joint to any marker of itself or a descendant, over the clip.
+    pub reach: Vec<f32>,
+    /// Largest object-space scale of the parent (1 at roots), over the clip.
+    pub parent_scale: Vec<f32>,
+    /// Displacement (scene units) the joint's own local error may cause at any marker.
+    pub displacement: Vec<f32>,
+}
+
+impl Budgets {
+    /// Measures lever arms over `clip` and splits each marker's tolerance among the joints on
+    /// its path that move (`moving[j]`), weighted equally.
+    pub fn new(skeleton: &Skeleton, clip: &Clip, limits: &JointLimits, moving: &[bool]) -> Self {
+        let n = skeleton.len();
+        let mut reach = vec![0.0f32; n];
+        let mut parent_scale = vec![1.0f32; n];
+        let mut local = vec![Transform::IDENTITY; n];
+        let mut obj = vec![Affine3A::IDENTITY; n];
+        let step = (clip.frame_count / 256).max(1);
+        for f in (0..clip.frame_count)
+            .step_by(step)
+            .chain(std::iter::once(clip.frame_count.saturating_sub(1)))
+        {
+            clip.sample_local(f as f32, &mut local);
+            local_to_object(skeleton, &local, &mut obj);
+            for k in 0..n {
+                if !limits.evaluated[k] {
+                    continue;
+                }
+                let d = limits.marker_offset[k];
+                let m = &obj[k];
+                let markers = [
+                    m.translation + m.matrix3.x_axis * d,
+                    m.translation + m.matrix3.y_axis * d,
+                    m.translation + m.matrix3.z_axis * d,
+                ];
+                // Walk up from k: every ancestor's lever arm covers these markers.
+                let mut a = Some(k);
+                while let Some(j) = a {
+                    let pj: Vec3A = obj[j].translation;
+                    for p in &markers {
+                        reach[j] = reach[j].max((*p - pj).length());
+                    }
+                    a = skeleton.joints[j].parent;
+                }
+            }
+            for (j, joint) in skeleton.joints.iter().enumerate() {
+                if let Some(p) = joint.parent {
+                    let m = &obj[p].matrix3;
+                    let s = m
+                        .x_axis
+                        .length()
+                        .max(m.y_axis.length())
+                        .max(m.z_axis.length());
+                    parent_scale[j] = parent_scale[j].max(s);
+                }
+            }
+        }
+        // Moving joints on each evaluated joint's path.
+        let mut moving_depth = vec![0usize; n];
+        for (j, joint) in skeleton.joints.iter().enumerate() {
+            moving_depth[j] = joint.parent.map_or(0, |p| moving_depth[p]) + usize::from(moving[j]);
+        }
+        let mut displacement = vec![f32::INFINITY; n];
+        for k in 0..n {
+            if !limits.evaluated[k] {
+                continue;
+            }
+            let share = limits.tolerance[k] / moving_depth[k].max(1) as f32;
+            let mut a = Some(k);
+            while let Some(j) = a {
+                displacement[j] = displacement[j].min(share);
+                a = skeleton.joints[j].parent;
+            }
+        }
+        Self {
+            reach,
+            parent_scale,
+            displacement,
+        }
+    }
+
+    /// The local error allowed on a joint's rotation (radians), translation and scale when its
+    /// displacement budget is split among `tracks` moving tracks.
+    pub fn local_tolerances(&self, joint: usize, tracks: usize, factor: f32) -> LocalTolerance {
+        let e = self.displacement[joint] * factor / tracks.max(1) as f32;
+        let r = self.reach[joint].max(1e-9);
+        LocalTolerance {
+            rotation: if e.is_finite() {
+                2.0 * (e / (2.0 * r)).min(1.0).asin()
+            } else {
+                f32::INFINITY
+            },
+            translation: e / self.parent_scale[joint].max(1e-9),
+            scale: e / r,
+        }
+    }
+}
+
+/// Local tolerances of one joint's three tracks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LocalTolerance {
+    /// Angle in radians.
+    pub rotation: f32,
+    /// Distance in the parent's space.
+    pub translation: f32,
+    /// Absolute scale-factor error.
+    pub scale: f32,
+}

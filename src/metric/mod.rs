@@ -1,0 +1,11 @@
+//! Visual error (DESIGN §2): three markers per joint at its marker offset along local X, Y, Z,
+//! compared in object space between a reference and a candidate, at every raw sample and at
+//! the midpoints between samples.
+
+mod limits;
+mod report;
+mod visual_error;
+
+pub use limits::JointLimits;
+pub use report::{ErrorReport, ErrorStats};
+pub use visual_error::{PoseSource, Reference, joint_error, measure};

@@ -1,0 +1,15 @@
+//! The in-memory animation model every other module speaks: a [`Skeleton`] of joints, a
+//! [`Clip`] of dense per-joint tracks sampled at a uniform rate, and [`Pose`] evaluation
+//! into object space (the scene root's frame).
+
+mod clip;
+mod pose;
+mod skeleton;
+mod transform;
+mod units;
+
+pub use clip::{Clip, JointTracks, TrackKind};
+pub use pose::{ObjectPose, Pose, local_to_object};
+pub use skeleton::{Joint, Skeleton};
+pub use transform::{Transform, nlerp_shortest, slerp_shortest};
+pub use units::{LengthUnit, Units};

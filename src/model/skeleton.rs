@@ -1,0 +1,160 @@
+//! The joint hierarchy, ordered parents-first.
+
+use super::Transform;
+
+/// One node of the hierarchy.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Joint {
+    pub name: String,
+    /// Index of the parent joint; always smaller than this joint's index.
+    pub parent: Option<usize>,
+    /// The rest (bind) local transform, used wherever a clip does not animate the joint.
+    pub rest: Transform,
+    /// Whether the joint deforms something (a skin joint, or an animated node in a file
+    /// without skins). Helper ancestors (an armature node) are kept so that object space is
+    /// the scene root's, but carry no markers of their own.
+    pub deforming: bool,
+    /// The glTF node this joint came from, if any (used by the glTF exporter).
+    pub source_node: Option<usize>,
+    /// A marker offset the source file prescribes (the ACL `vertex_distance`), in scene units.
+    pub source_marker_offset: Option<f32>,
+}
+
+impl Joint {
+    pub fn new(name: impl Into<String>, parent: Option<usize>, rest: Transform) -> Self {
+        Self {
+            name: name.into(),
+            parent,
+            rest,
+            deforming: true,
+            source_node: None,
+            source_marker_offset: None,
+        }
+    }
+}
+
+/// A tree (or forest) of joints; `joints[i].parent < i` for every joint.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Skeleton {
+    pub joints: Vec<Joint>,
+}
+
+impl Skeleton {
+    /// Builds a skeleton, checking that parents come before children.
+    pub fn new(joints: Vec<Joint>) -> Result<Self, String> {
+        for (i, j) in joints.iter().enumerate() {
+            if let Some(p) = j.parent
+                && p >= i
+            {
+                return Err(format!(
+                    "joint {i} '{}' has parent {p}, which does not come before it",
+                    j.name
+                ));
+            }
+        }
+        Ok(Self { joints })
+    }
+
+    pub fn len(&self) -> usize {
+        self.joints.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.joints.is_empty()
+    }
+
+    /// Finds a joint by exact name.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.joints.iter().position(|j| j.name == name)
+    }
+
+    /// Number of joints on the path from a root to `joint`, inclusive.
+    pub fn depth_of(&self, joint: usize) -> usize {
+        let mut d = 1;
+        let mut j = joint;
+        while let Some(p) = self.joints[j].parent {
+            d += 1;
+            j = p;
+        }
+        d
+    }
+
+    /// The deepest chain length in the hierarchy.
+    pub fn max_depth(&self) -> usize {
+        let mut depth = vec![0usize; self.len()];
+        for (i, j) in self.joints.iter().enumerate() {
+            depth[i] = j.parent.map_or(1, |p| depth[p] + 1);
+        }
+        depth.into_iter().max().unwrap_or(0)
+    }
+
+    /// Children lists, in joint order.
+    pub fn children(&self) -> Vec<Vec<usize>> {
+        let mut c = vec![Vec::new(); self.len()];
+        for (i, j) in self.joints.iter().enumerate() {
+            if let Some(p) = j.parent {
+                c[p].push(i);
+            }
+        }
+        c
+    }
+
+    /// True when `ancestor` is `joint` or lies on its path to the root.
+    pub fn is_ancestor_or_self(&self, ancestor: usize, joint: usize) -> bool {
+        let mut j = Some(joint);
+        while let Some(i) = j {
+            if i == ancestor {
+                return true;
+            }
+            j = self.joints[i].parent;
+        }
+        false
+    }
+
+    /// Rest pose, one local transform per joint.
+    pub fn rest_pose(&self) -> Vec<Transform> {
+        self.joints.iter().map(|j| j.rest).collect()
+    }
+
+    /// Indices of the joints that carry markers.
+    pub fn deforming_joints(&self) -> impl Iterator<Item = usize> + '_ {
+        self.joints
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| j.deforming)
+            .map(|(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chain(n: usize) -> Skeleton {
+        Skeleton::new(
+            (0..n)
+                .map(|i| Joint::new(format!("j{i}"), i.checked_sub(1), Transform::IDENTITY))
+                .collect(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn depth_and_children() {
+        let s = chain(4);
+        assert_eq!(s.max_depth(), 4);
+        assert_eq!(s.depth_of(2), 3);
+        assert_eq!(s.children()[1], vec![2]);
+        assert!(s.is_ancestor_or_self(0, 3));
+        assert!(!s.is_ancestor_or_self(3, 0));
+    }
+
+    #[test]
+    fn rejects_child_before_parent() {
+        let j = vec![
+            Joint::new("a", Some(1), Transform::IDENTITY),
+            Joint::new("b", None, Transform::IDENTITY),
+        ];
+        assert!(Skeleton::new(j).is_err());
+    }
+}

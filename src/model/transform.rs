@@ -1,0 +1,114 @@
+//! A joint's local transform: translation, unit-quaternion rotation, scale.
+
+use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
+
+/// Translation, rotation (unit quaternion) and scale, applied scale first, then rotation,
+/// then translation (the glTF / ACL convention).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Transform {
+    pub translation: Vec3,
+    pub rotation: Quat,
+    pub scale: Vec3,
+}
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Transform {
+    pub const IDENTITY: Self = Self {
+        translation: Vec3::ZERO,
+        rotation: Quat::IDENTITY,
+        scale: Vec3::ONE,
+    };
+
+    pub fn new(translation: Vec3, rotation: Quat, scale: Vec3) -> Self {
+        Self {
+            translation,
+            rotation,
+            scale,
+        }
+    }
+
+    /// The transform as an affine matrix (non-uniform scale allowed).
+    #[inline]
+    pub fn to_affine(&self) -> Affine3A {
+        let m = Mat3A::from_quat(self.rotation);
+        Affine3A {
+            matrix3: Mat3A::from_cols(
+                m.x_axis * self.scale.x,
+                m.y_axis * self.scale.y,
+                m.z_axis * self.scale.z,
+            ),
+            translation: Vec3A::from(self.translation),
+        }
+    }
+
+    /// Interpolates translation and scale linearly and rotation by shortest-path slerp.
+    pub fn interpolate(&self, other: &Self, u: f32) -> Self {
+        Self {
+            translation: self.translation.lerp(other.translation, u),
+            rotation: slerp_shortest(self.rotation, other.rotation, u),
+            scale: self.scale.lerp(other.scale, u),
+        }
+    }
+
+    /// True when every component is finite.
+    pub fn is_finite(&self) -> bool {
+        self.translation.is_finite() && self.rotation.is_finite() && self.scale.is_finite()
+    }
+}
+
+/// Spherical interpolation along the shorter arc, as glTF players do (and `animeval.py`).
+#[inline]
+pub fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Quat {
+    let mut d = a.dot(b);
+    let b = if d < 0.0 {
+        d = -d;
+        -b
+    } else {
+        b
+    };
+    let d = d.min(1.0);
+    let theta = d.acos();
+    let s = theta.sin();
+    let (w0, w1) = if s < 1e-6 {
+        (1.0 - u, u)
+    } else {
+        (((1.0 - u) * theta).sin() / s, (u * theta).sin() / s)
+    };
+    (a * w0 + b * w1).normalize()
+}
+
+/// Normalized linear interpolation along the shorter arc (cheap; used between close keys).
+#[inline]
+pub fn nlerp_shortest(a: Quat, b: Quat, u: f32) -> Quat {
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    (a * (1.0 - u) + b * u).normalize()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn affine_matches_glam_srt() {
+        let t = Transform::new(
+            Vec3::new(1.0, -2.0, 3.0),
+            Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.1, 2.0),
+            Vec3::new(0.5, 2.0, 1.5),
+        );
+        let expect = Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
+        assert!(t.to_affine().abs_diff_eq(expect, 1e-6));
+    }
+
+    #[test]
+    fn slerp_takes_the_short_arc() {
+        let a = Quat::from_rotation_z(0.1);
+        let b = -Quat::from_rotation_z(0.3);
+        let mid = slerp_shortest(a, b, 0.5);
+        assert!(mid.angle_between(Quat::from_rotation_z(0.2)) < 1e-5);
+    }
+}

@@ -1,0 +1,422 @@
+//! Compression settings: global values, per-joint overrides by name, per-clip overrides,
+//! presets. Stored as a human-readable TOML (or JSON) sidecar next to the asset. Lengths are
+//! written in millimetres (tolerances) and centimetres (marker offsets) and converted to
+//! scene units with the asset's unit, which the file may override.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::codec::Interpolation;
+use crate::import::Asset;
+use crate::metric::JointLimits;
+use crate::model::{LengthUnit, Skeleton};
+
+/// Key-reduction method.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Method {
+    /// Keep every sample; quantize only.
+    None,
+    Linear,
+    CatmullRom,
+    /// Whichever is smaller for each track.
+    #[default]
+    Auto,
+}
+
+impl Method {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "none" => Some(Self::None),
+            "linear" => Some(Self::Linear),
+            "catmull-rom" | "catmullrom" | "cr" => Some(Self::CatmullRom),
+            "auto" => Some(Self::Auto),
+            _ => None,
+        }
+    }
+
+    /// The curve interpolations this method tries.
+    pub fn candidates(self) -> &'static [Interpolation] {
+        match self {
+            Self::None | Self::Linear => &[Interpolation::Linear],
+            Self::CatmullRom => &[Interpolation::CatmullRom],
+            Self::Auto => &[Interpolation::Linear, Interpolation::CatmullRom],
+        }
+    }
+}
+
+/// Bit width of quantized values.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Bits {
+    /// The smallest width per track that holds the error.
+    #[default]
+    Auto,
+    /// Fixed widths: rotations 48-bit smallest-three, vectors 16 bits per component.
+    Fixed,
+}
+
+/// A named starting point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// 0.1 mm at 3 cm markers (the leading library's default).
+    Acl,
+    /// 1 mm at 10 cm markers.
+    Ozz,
+    /// 1 mm at 3 cm markers.
+    Aggressive,
+}
+
+impl Preset {
+    pub const ALL: [Preset; 3] = [Self::Acl, Self::Ozz, Self::Aggressive];
+
+    /// (tolerance in mm, marker offset in cm).
+    pub fn values(self) -> (f32, f32) {
+        match self {
+            Self::Acl => (0.1, 3.0),
+            Self::Ozz => (1.0, 10.0),
+            Self::Aggressive => (1.0, 3.0),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Acl => "acl",
+            Self::Ozz => "ozz",
+            Self::Aggressive => "aggressive",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == s)
+    }
+}
+
+/// Overrides for one joint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointSettings {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance_mm: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker_offset_cm: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pinned: Option<bool>,
+}
+
+/// Overrides for one clip.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClipSettings {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance_mm: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker_offset_cm: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<Method>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bits: Option<Bits>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub joints: BTreeMap<String, JointSettings>,
+}
+
+/// Everything a user can tune, for a whole file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Starting values; explicit fields override it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    /// Overrides the inferred scene unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<LengthUnit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance_mm: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marker_offset_cm: Option<f32>,
+    #[serde(default)]
+    pub method: Method,
+    #[serde(default)]
+    pub bits: Bits,
+    /// Derive each joint's marker offset from the skinned mesh (farthest influenced vertex).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub markers_from_mesh: bool,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub joints: BTreeMap<String, JointSettings>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub clips: BTreeMap<String, ClipSettings>,
+}
+
+/// Settings resolved for one clip of one asset, in scene units.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    pub limits: JointLimits,
+    pub pinned: Vec<bool>,
+    pub method: Method,
+    pub bits: Bits,
+    pub unit: LengthUnit,
+}
+
+/// A settings problem: where and what.
+#[derive(Debug, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct SettingsError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl Settings {
+    /// Settings starting from a preset.
+    pub fn from_preset(preset: Preset) -> Self {
+        Self {
+            preset: Some(preset),
+            ..Self::default()
+        }
+    }
+
+    /// The conventional sidecar path: `Character.glb` -> `Character.glb.skelpack.toml`.
+    pub fn sidecar_path(asset: &Path) -> PathBuf {
+        let mut s = asset.as_os_str().to_owned();
+        s.push(".skelpack.toml");
+        PathBuf::from(s)
+    }
+
+    /// Resolves the limits for `clip_name` of `asset`. Precedence, lowest first: defaults
+    /// (0.1 mm / 3 cm, or what an ACL clip carries), preset, file-wide values, per-joint
+    /// values, then the clip's own values and joints.
+    pub fn resolve(&self, asset: &Asset, clip_name: &str) -> Resolved {
+        let unit = self.unit.unwrap_or(asset.units.unit);
+        let per_mm = unit.per_metre() / 1000.0;
+        let per_cm = unit.per_metre() / 100.0;
+        let clip = self.clips.get(clip_name);
+        let preset = clip.and_then(|c| c.preset).or(self.preset);
+        let (mut tol, mut off) = (0.1 * per_mm, 3.0 * per_cm);
+        let acl_defaults =
+            asset.source_tolerance.is_some() && preset.is_none() && self.tolerance_mm.is_none();
+        if let Some(t) = asset.source_tolerance {
+            tol = t;
+        }
+        if let Some(p) = preset {
+            let (t, o) = p.values();
+            tol = t * per_mm;
+            off = o * per_cm;
+        }
+        if let Some(t) = self.tolerance_mm {
+            tol = t * per_mm;
+        }
+        if let Some(o) = self.marker_offset_cm {
+            off = o * per_cm;
+        }
+        if let Some(c) = clip {
+            if let Some(t) = c.tolerance_mm {
+                tol = t * per_mm;
+            }
+            if let Some(o) = c.marker_offset_cm {
+                off = o * per_cm;
+            }
+        }
+        let skeleton = &asset.skeleton;
+        let mut limits = JointLimits::uniform(skeleton, off, tol);
+        if acl_defaults && self.marker_offset_cm.is_none() {
+            for (j, joint) in skeleton.joints.iter().enumerate() {
+                if let Some(d) = joint.source_marker_offset {
+                    limits.marker_offset[j] = d;
+                }
+            }
+        }
+        if self.markers_from_mesh {
+            for (j, d) in mesh_marker_offsets(asset).into_iter().enumerate() {
+                if let Some(d) = d {
+                    limits.marker_offset[j] = d;
+                }
+            }
+        }
+        let mut pinned = vec![false; skeleton.len()];
+        let layers = std::iter::once(&self.joints).chain(clip.map(|c| &c.joints));
+        for joints in layers {
+            for (name, js) in joints {
+                if let Some(j) = skeleton.find(name) {
+                    if let Some(t) = js.tolerance_mm {
+                        limits.tolerance[j] = t * per_mm;
+                    }
+                    if let Some(o) = js.marker_offset_cm {
+                        limits.marker_offset[j] = o * per_cm;
+                    }
+                    if let Some(p) = js.pinned {
+                        pinned[j] = p;
+                    }
+                }
+            }
+        }
+        Resolved {
+            limits,
+            pinned,
+            method: clip.and_then(|c| c.method).unwrap_or(self.method),
+            bits: clip.and_then(|c| c.bits).unwrap_or(self.bits),
+            unit,
+        }
+    }
+
+    /// Names in the settings that the asset does not have: `(joints, clips)`.
+    pub fn unknown_names(
+        &self,
+        skeleton: &Skeleton,
+        clip_names: &[&str],
+    ) -> (Vec<String>, Vec<String>) {
+        let mut joints: Vec<String> = self
+            .joints
+            .keys()
+            .filter(|n| skeleton.find(n).is_none())
+            .cloned()
+            .collect();
+        for c in self.clips.values() {
+            joints.extend(
+                c.joints
+                    .keys()
+                    .filter(|n| skeleton.find(n).is_none())
+                    .cloned(),
+            );
+        }
+        joints.sort();
+        joints.dedup();
+        let clips = self
+            .clips
+            .keys()
+            .filter(|n| !clip_names.contains(&n.as_str()))
+            .cloned()
+            .collect();
+        (joints, clips)
+    }
+
+    /// Checks values: tolerances and offsets must be positive and finite.
+    pub fn validate(&self) -> Result<(), String> {
+        let check = |path: String, v: Option<f32>| -> Result<(), String> {
+            match v {
+                Some(x) if !(x.is_finite() && x > 0.0) => {
+                    Err(format!("{path} = {x} must be a positive number"))
+                }
+                _ => Ok(()),
+            }
+        };
+        let joints = |prefix: &str, js: &BTreeMap<String, JointSettings>| -> Result<(), String> {
+            for (n, j) in js {
+                check(
+                    format!("{prefix}joints.\"{n}\".tolerance_mm"),
+                    j.tolerance_mm,
+                )?;
+                check(
+                    format!("{prefix}joints.\"{n}\".marker_offset_cm"),
+                    j.marker_offset_cm,
+                )?;
+            }
+            Ok(())
+        };
+        check("tolerance_mm".into(), self.tolerance_mm)?;
+        check("marker_offset_cm".into(), self.marker_offset_cm)?;
+        joints("", &self.joints)?;
+        for (n, c) in &self.clips {
+            let p = format!("clips.\"{n}\".");
+            check(format!("{p}tolerance_mm"), c.tolerance_mm)?;
+            check(format!("{p}marker_offset_cm"), c.marker_offset_cm)?;
+            joints(&p, &c.joints)?;
+        }
+        Ok(())
+    }
+
+    /// Parses TOML (or JSON when the text starts with `{`), validating values.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, SettingsError> {
+        let err = |m: String| SettingsError {
+            path: path.to_path_buf(),
+            message: m,
+        };
+        let s: Settings = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text).map_err(|e| err(format!("line {}: {e}", e.line())))?
+        } else {
+            toml::from_str(text).map_err(|e| {
+                let line = e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+                let msg = e.message().to_owned();
+                err(match line {
+                    Some(l) => format!("line {l}: {msg}"),
+                    None => msg,
+                })
+            })?
+        };
+        s.validate().map_err(|m| {
+            let key = m
+                .split(" = ")
+                .next()
+                .unwrap_or("")
+                .rsplit('.')
+                .next()
+                .unwrap_or("")
+                .trim_matches('"')
+                .to_owned();
+            let line = text
+                .lines()
+                .position(|l| l.trim_start().starts_with(&key))
+                .map(|i| i + 1);
+            err(match line {
+                Some(l) if !key.is_empty() => format!("line {l}: {m}"),
+                _ => m,
+            })
+        })?;
+        Ok(s)
+    }
+
+    /// Reads a settings file.
+    pub fn load(path: &Path) -> Result<Self, SettingsError> {
+        let text = std::fs::read_to_string(path).map_err(|e| SettingsError {
+            path: path.to_path_buf(),
+            message: format!("cannot read: {e}"),
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Serializes as TOML (JSON when the path ends in `.json`).
+    pub fn to_text(&self, path: &Path) -> String {
+        if path.extension().is_some_and(|e| e == "json") {
+            serde_json::to_string_pretty(self).expect("settings serialize")
+        } else {
+            toml::to_string_pretty(self).expect("settings serialize")
+        }
+    }
+
+    /// Writes atomically (temporary file, then rename).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        crate::fsutil::write_atomic(path, self.to_text(path).as_bytes())
+    }
+}
+
+/// Per joint: the distance from the joint (bind pose) to the farthest vertex it influences.
+pub fn mesh_marker_offsets(asset: &Asset) -> Vec<Option<f32>> {
+    let n = asset.skeleton.len();
+    let mut out: Vec<Option<f32>> = vec![None; n];
+    for mesh in &asset.meshes {
+        for (v, (js, ws)) in mesh
+            .positions
+            .iter()
+            .zip(mesh.joints.iter().zip(&mesh.weights))
+        {
+            for k in 0..4 {
+                let j = js[k] as usize;
+                if ws[k] <= 0.0 || j >= n {
+                    continue;
+                }
+                // The inverse bind matrix takes the vertex into the joint's frame.
+                let local = mesh.inverse_bind[j].transform_point3(*v);
+                let d = local.length();
+                if d.is_finite() {
+                    out[j] = Some(out[j].map_or(d, |x: f32| x.max(d)));
+                }
+            }
+        }
+    }
+    out
+}
