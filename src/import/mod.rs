@@ -110,9 +110,9 @@ pub fn load(path: &Path) -> Result<Asset, ImportError> {
         }
     };
     let (skeleton, clips, meshes, source_tolerance, warnings) = match format {
-        SourceFormat::Gltf => gltf::import(path, &bytes)?,
-        SourceFormat::Bvh => bvh::import(path, &bytes)?,
-        SourceFormat::Acl => acl_sjson::import(path, &bytes)?,
+        SourceFormat::Gltf => gltf::import(path, bytes)?,
+        SourceFormat::Bvh => bvh::import(path, bytes)?,
+        SourceFormat::Acl => acl_sjson::import(path, bytes)?,
     };
     if skeleton.is_empty() {
         return Err(ImportError::new(path, "no joints found"));
