@@ -98,6 +98,11 @@ fn format_of(path: &Path) -> Option<SourceFormat> {
 pub fn load(path: &Path) -> Result<Asset, ImportError> {
     let bytes =
         std::fs::read(path).map_err(|e| ImportError::new(path, format!("cannot read: {e}")))?;
+    load_bytes(path, &bytes)
+}
+
+/// Imports a file's bytes; `path` chooses the format and resolves external glTF buffers.
+pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
     let format = match format_of(path) {
         Some(f) => f,
         None if bytes.starts_with(b"glTF") => SourceFormat::Gltf,
