@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod codec;
+pub mod container;
 pub mod fsutil;
 pub mod import;
 pub mod metric;

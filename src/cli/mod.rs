@@ -2,6 +2,9 @@
 //! (0 ok, 1 a contract was not met, 2 bad input).
 
 mod inspect;
+mod report;
+mod table;
+mod tuning;
 
 use std::path::PathBuf;
 
@@ -27,12 +30,15 @@ pub struct Cli {
 pub enum Command {
     /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON).
     Inspect(inspect::Args),
+    /// Compress every clip of files or folders and print sizes and errors.
+    Report(report::Args),
 }
 
 /// Runs a subcommand; returns the exit code.
 pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Inspect(a) => inspect::run(a),
+        Command::Report(a) => report::run(a),
     };
     match result {
         Ok(code) => code,
