@@ -223,12 +223,12 @@ pub fn write(clip: &CompressedClip) -> Vec<u8> {
                         3,
                     );
                     if let Format::RangedRotation { .. } = a.format {
-                        let s3 = crate::codec::quantize::encode(
+                        put_codes(
+                            &mut meta,
                             Format::SmallestThree48,
                             &Range::default(),
-                            Vec4::from(a.range.reference),
+                            &a.range.reference_code,
                         );
-                        put_codes(&mut meta, Format::SmallestThree48, &Range::default(), &s3);
                     }
                     if a.format != Format::SmallestThree48 {
                         for c in 0..3 {
@@ -361,14 +361,10 @@ pub fn read(
                         if !v.is_finite() {
                             return Err(bad(format!("joint {j}: non-finite constant")));
                         }
-                        if rot {
-                            let q = Quat::from_vec4(v);
-                            if q.length() < 1e-6 {
-                                return Err(bad(format!(
-                                    "joint {j}: zero-length constant rotation"
-                                )));
-                            }
-                            v = Vec4::from(q.normalize());
+                        if rot && (v.length() - 1.0).abs() > 1e-3 {
+                            return Err(bad(format!(
+                                "joint {j}: constant rotation is not a unit quaternion"
+                            )));
                         }
                         v
                     };
@@ -409,6 +405,7 @@ pub fn read(
                     if let Format::RangedRotation { .. } = format {
                         let c = get_codes(&mut r, Format::SmallestThree48, &Range::default())
                             .map_err(short)?;
+                        range.reference_code = c;
                         range.reference =
                             Quat::from_vec4(decode(Format::SmallestThree48, &Range::default(), c));
                     }
