@@ -280,7 +280,7 @@ mod tests {
         let r = Range {
             min: [-1.0, 2.0, 0.0],
             extent: [2.0, 0.0, 1.0],
-            reference: Quat::IDENTITY,
+            ..Range::default()
         };
         let f = Format::RangedVector { bits: 8 };
         let v = Vec4::new(0.3, 2.0, 0.77, 0.0);
