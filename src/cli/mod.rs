@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand. `run` returns the process exit code
 //! (0 ok, 1 a contract was not met, 2 bad input).
 
+mod compress;
 mod inspect;
 mod report;
 mod table;
@@ -30,6 +31,8 @@ pub struct Cli {
 pub enum Command {
     /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON).
     Inspect(inspect::Args),
+    /// Compress every clip of one file and write a .skp (or a compressed glTF).
+    Compress(compress::Args),
     /// Compress every clip of files or folders and print sizes and errors.
     Report(report::Args),
 }
@@ -38,6 +41,7 @@ pub enum Command {
 pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Inspect(a) => inspect::run(a),
+        Command::Compress(a) => compress::run(a),
         Command::Report(a) => report::run(a),
     };
     match result {

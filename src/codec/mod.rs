@@ -21,3 +21,6 @@ pub use control::Control;
 pub use curve::{Curve, Interpolation};
 pub use report::ClipReport;
 pub use track::{Animated, TrackData};
+pub mod runtime;
+
+pub use runtime::{Cursor, RuntimeClip};

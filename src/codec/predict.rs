@@ -64,7 +64,7 @@ pub fn width_of(z: u64) -> u32 {
 /// The varying components of a format/range (the ones stored).
 pub fn stored_components(format: Format, range: &Range) -> Vec<usize> {
     match format {
-        Format::SmallestThree48 => vec![],
+        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => vec![],
         _ => (0..3).filter(|&c| range.extent[c] > 0.0).collect(),
     }
 }
@@ -118,6 +118,7 @@ pub fn value_bits_with(
 ) -> u64 {
     let bits = match format {
         Format::SmallestThree48 => return 48 * codes.len() as u64,
+        Format::SmallestThreeWide { bits } => return (2 + 3 * bits as u64) * codes.len() as u64,
         Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u64,
     };
     let comps = stored_components(format, range);

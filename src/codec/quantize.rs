@@ -24,6 +24,9 @@ const S3_BITS: u32 = 15;
 pub enum Format {
     /// 48 bits per rotation key.
     SmallestThree48,
+    /// Smallest-three with `bits` (16 to 23) per component: 2 + 3 x bits per key, for
+    /// rotations that swing too far for a reference and need more than 15 bits.
+    SmallestThreeWide { bits: u8 },
     /// Rotation relative to the range's reference: `x, y, z` in `bits` each within the range.
     RangedRotation { bits: u8 },
     /// Vector: `bits` per varying component within the range.
@@ -94,6 +97,7 @@ impl Format {
     pub fn bits_per_key(&self, range: &Range) -> u32 {
         match *self {
             Self::SmallestThree48 => 48,
+            Self::SmallestThreeWide { bits } => 2 + 3 * bits as u32,
             Self::RangedRotation { bits } | Self::RangedVector { bits } => {
                 bits as u32 * range.varying() as u32
             }
@@ -122,6 +126,11 @@ fn from_unit(q: u32, min: f32, extent: f32, bits: u8) -> f32 {
 
 /// Encodes a rotation in smallest-three 48-bit form: (index, three 15-bit codes).
 pub fn encode_s3(q: Quat) -> (u8, Codes) {
+    encode_s3_bits(q, S3_BITS as u8)
+}
+
+/// Smallest-three with `bits` per component: (index, three codes).
+pub fn encode_s3_bits(q: Quat, bits: u8) -> (u8, Codes) {
     let a = q.to_array();
     let mut idx = 0;
     for i in 1..4 {
@@ -134,7 +143,7 @@ pub fn encode_s3(q: Quat) -> (u8, Codes) {
     let mut k = 0;
     for (i, &c) in a.iter().enumerate() {
         if i != idx {
-            codes[k] = to_unit(c * sign, -S3_MAX, 2.0 * S3_MAX, S3_BITS as u8);
+            codes[k] = to_unit(c * sign, -S3_MAX, 2.0 * S3_MAX, bits);
             k += 1;
         }
     }
@@ -143,9 +152,14 @@ pub fn encode_s3(q: Quat) -> (u8, Codes) {
 
 /// Decodes a smallest-three rotation.
 pub fn decode_s3(idx: u8, codes: Codes) -> Quat {
+    decode_s3_bits(idx, codes, S3_BITS as u8)
+}
+
+/// Decodes smallest-three with `bits` per component.
+pub fn decode_s3_bits(idx: u8, codes: Codes, bits: u8) -> Quat {
     let mut kept = [0.0f32; 3];
     for k in 0..3 {
-        kept[k] = from_unit(codes[k], -S3_MAX, 2.0 * S3_MAX, S3_BITS as u8);
+        kept[k] = from_unit(codes[k], -S3_MAX, 2.0 * S3_MAX, bits);
     }
     rebuild(idx, kept)
 }
@@ -194,6 +208,10 @@ pub fn encode(format: Format, range: &Range, v: Vec4) -> Codes {
             let (idx, c) = encode_s3(Quat::from_vec4(v));
             [c[0] | (idx as u32) << 16, c[1], c[2]]
         }
+        Format::SmallestThreeWide { bits } => {
+            let (idx, c) = encode_s3_bits(Quat::from_vec4(v), bits);
+            [c[0] | (idx as u32) << 24, c[1], c[2]]
+        }
         Format::RangedRotation { bits } => {
             let k = relative_xyz(Quat::from_vec4(v), range.reference);
             std::array::from_fn(|c| to_unit(k[c], range.min[c], range.extent[c], bits))
@@ -211,6 +229,14 @@ pub fn decode(format: Format, range: &Range, codes: Codes) -> Vec4 {
         Format::SmallestThree48 => {
             let idx = (codes[0] >> 16) as u8 & 3;
             Vec4::from(decode_s3(idx, [codes[0] & 0xFFFF, codes[1], codes[2]]))
+        }
+        Format::SmallestThreeWide { bits } => {
+            let idx = (codes[0] >> 24) as u8 & 3;
+            Vec4::from(decode_s3_bits(
+                idx,
+                [codes[0] & 0xFF_FFFF, codes[1], codes[2]],
+                bits,
+            ))
         }
         Format::RangedRotation { bits } => {
             let xyz =

@@ -139,7 +139,7 @@ pub fn animated_meta_bits(
 /// plus a 48-bit reference for ranged rotations.
 pub fn range_bits(format: Format, range: &Range) -> u64 {
     match format {
-        Format::SmallestThree48 => 0,
+        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => 0,
         Format::RangedRotation { .. } => 48 + 32 * (3 + range.varying() as u64),
         Format::RangedVector { .. } => 32 * (3 + range.varying() as u64),
     }
@@ -322,6 +322,14 @@ fn candidate_formats(input: &TrackInput, bits: Bits) -> Vec<Format> {
             let mut v = vec![Format::SmallestThree48];
             if choose_reference(&to_quats(input.raw)).is_some() {
                 v.extend((3..=23u8).rev().map(|b| Format::RangedRotation { bits: b }));
+            } else {
+                // Large swings: finer smallest-three for long lever arms.
+                v.splice(
+                    0..0,
+                    (16..=23u8)
+                        .rev()
+                        .map(|b| Format::SmallestThreeWide { bits: b }),
+                );
             }
             v
         }
@@ -334,7 +342,7 @@ fn candidate_formats(input: &TrackInput, bits: Bits) -> Vec<Format> {
 
 fn range_of(input: &TrackInput, format: Format) -> Range {
     match format {
-        Format::SmallestThree48 => Range::default(),
+        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => Range::default(),
         Format::RangedRotation { .. } => {
             let quats = to_quats(input.raw);
             let (reference, code) = choose_reference(&quats).unwrap_or((Quat::IDENTITY, [0; 3]));

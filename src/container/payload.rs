@@ -22,6 +22,7 @@ const CLASS_ANIMATED: u32 = 2;
 const FORMAT_S3: u32 = 0;
 const FORMAT_RANGED_ROTATION: u32 = 1;
 const FORMAT_RANGED_VECTOR: u32 = 2;
+const FORMAT_S3_WIDE: u32 = 3;
 /// Largest frame count a clip may declare (about 23 hours at 120 fps).
 pub const MAX_FRAMES: u32 = 10_000_000;
 
@@ -56,6 +57,12 @@ fn put_codes(w: &mut BitWriter, format: Format, range: &Range, c: &Codes) {
             w.put(c[1], 15);
             w.put(c[2], 15);
         }
+        Format::SmallestThreeWide { bits } => {
+            w.put(c[0] >> 24, 2);
+            w.put(c[0] & 0xFF_FFFF, bits as u32);
+            w.put(c[1], bits as u32);
+            w.put(c[2], bits as u32);
+        }
         Format::RangedRotation { bits } | Format::RangedVector { bits } => {
             for k in 0..3 {
                 if range.extent[k] > 0.0 {
@@ -72,6 +79,11 @@ fn get_codes(r: &mut BitReader, format: Format, range: &Range) -> Result<Codes, 
             let idx = r.get(2)?;
             r.get(1)?;
             [r.get(15)? | idx << 16, r.get(15)?, r.get(15)?]
+        }
+        Format::SmallestThreeWide { bits } => {
+            let idx = r.get(2)?;
+            let b = bits as u32;
+            [r.get(b)? | idx << 24, r.get(b)?, r.get(b)?]
         }
         Format::RangedRotation { bits } | Format::RangedVector { bits } => {
             let mut c = [0u32; 3];
@@ -96,7 +108,7 @@ struct KeyCoding {
 impl KeyCoding {
     fn new(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> Self {
         let bits = match format {
-            Format::SmallestThree48 => {
+            Format::SmallestThree48 | Format::SmallestThreeWide { .. } => {
                 return Self {
                     widths: Vec::new(),
                     order: 2,
@@ -125,7 +137,9 @@ impl KeyCoding {
         i: usize,
     ) {
         let bits = match format {
-            Format::SmallestThree48 => return put_codes(w, format, range, &codes[i]),
+            Format::SmallestThree48 | Format::SmallestThreeWide { .. } => {
+                return put_codes(w, format, range, &codes[i]);
+            }
             Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u32,
         };
         let start = i - i % SEGMENT_KEYS;
@@ -154,7 +168,9 @@ impl KeyCoding {
         order: u8,
     ) -> Result<Codes, OutOfBits> {
         let bits = match format {
-            Format::SmallestThree48 => return get_codes(r, format, range),
+            Format::SmallestThree48 | Format::SmallestThreeWide { .. } => {
+                return get_codes(r, format, range);
+            }
             Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u32,
         };
         let start = i - i % SEGMENT_KEYS;
@@ -215,6 +231,7 @@ pub fn write(clip: &CompressedClip) -> Vec<u8> {
                     meta.put(CLASS_ANIMATED, 2);
                     let (f, bits) = match a.format {
                         Format::SmallestThree48 => (FORMAT_S3, 15),
+                        Format::SmallestThreeWide { bits } => (FORMAT_S3_WIDE, bits),
                         Format::RangedRotation { bits } => (FORMAT_RANGED_ROTATION, bits),
                         Format::RangedVector { bits } => (FORMAT_RANGED_VECTOR, bits),
                     };
@@ -231,7 +248,10 @@ pub fn write(clip: &CompressedClip) -> Vec<u8> {
                         .filter(|&c| a.range.extent[c] > 0.0)
                         .fold(0u32, |m, c| m | 1 << c);
                     meta.put(
-                        if a.format == Format::SmallestThree48 {
+                        if matches!(
+                            a.format,
+                            Format::SmallestThree48 | Format::SmallestThreeWide { .. }
+                        ) {
                             0
                         } else {
                             mask
@@ -246,7 +266,10 @@ pub fn write(clip: &CompressedClip) -> Vec<u8> {
                             &a.range.reference_code,
                         );
                     }
-                    if a.format != Format::SmallestThree48 {
+                    if !matches!(
+                        a.format,
+                        Format::SmallestThree48 | Format::SmallestThreeWide { .. }
+                    ) {
                         for c in 0..3 {
                             meta.put_f32(a.range.min[c]);
                         }
@@ -409,6 +432,9 @@ pub fn read(
                     let mask = r.get(3).map_err(short)?;
                     let format = match (f, rot) {
                         (FORMAT_S3, true) if bits == 15 && mask == 0 => Format::SmallestThree48,
+                        (FORMAT_S3_WIDE, true) if (16..=23).contains(&bits) && mask == 0 => {
+                            Format::SmallestThreeWide { bits }
+                        }
                         (FORMAT_RANGED_ROTATION, true) if (1..=24).contains(&bits) => {
                             Format::RangedRotation { bits }
                         }
@@ -429,7 +455,10 @@ pub fn read(
                         range.reference =
                             Quat::from_vec4(decode(Format::SmallestThree48, &Range::default(), c));
                     }
-                    if format != Format::SmallestThree48 {
+                    if !matches!(
+                        format,
+                        Format::SmallestThree48 | Format::SmallestThreeWide { .. }
+                    ) {
                         for c in 0..3 {
                             range.min[c] = r.get_f32().map_err(short)?;
                         }
