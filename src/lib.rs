@@ -5,8 +5,10 @@
 //! [`settings`] holds what the user tunes. The GUI in `app` sits on top and is the only
 //! module that touches egui / wgpu.
 
+pub mod character;
 pub mod cli;
 pub mod codec;
+pub mod export;
 pub mod fsutil;
 pub mod import;
 pub mod metric;
