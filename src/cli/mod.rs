@@ -1,7 +1,9 @@
 //! The command line: one file per subcommand. `run` returns the process exit code
 //! (0 ok, 1 a contract was not met, 2 bad input).
 
+mod convert;
 mod inspect;
+mod make_character;
 
 use std::path::PathBuf;
 
@@ -27,12 +29,20 @@ pub struct Cli {
 pub enum Command {
     /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON).
     Inspect(inspect::Args),
+    /// Convert a BVH, ACL or glTF file into a new glTF scene (skeleton as nodes, clips as
+    /// animations).
+    Convert(convert::Args),
+    /// Regenerate the default character (assets/default_character.glb).
+    #[command(hide = true)]
+    MakeCharacter(make_character::Args),
 }
 
 /// Runs a subcommand; returns the exit code.
 pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Inspect(a) => inspect::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::MakeCharacter(a) => make_character::run(a),
     };
     match result {
         Ok(code) => code,
