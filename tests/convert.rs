@@ -1,6 +1,7 @@
 //! `skelpack convert`: BVH and ACL clips become glTF scenes that re-import to the same poses.
 
-mod common;
+mod export_util;
+use export_util as common;
 
 use std::path::Path;
 use std::process::Command;

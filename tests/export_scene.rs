@@ -1,7 +1,8 @@
 //! glTF scene export: every shared glTF asset re-imports to the same skeleton, clips and
 //! meshes, and animeval sees no error between the original and the re-exported file.
 
-mod common;
+mod export_util;
+use export_util as common;
 
 use std::path::Path;
 

@@ -4,6 +4,9 @@
 mod convert;
 mod inspect;
 mod make_character;
+mod report;
+mod table;
+mod tuning;
 
 use std::path::PathBuf;
 
@@ -35,6 +38,8 @@ pub enum Command {
     /// Regenerate the default character (assets/default_character.glb).
     #[command(hide = true)]
     MakeCharacter(make_character::Args),
+    /// Compress every clip of files or folders and print sizes and errors.
+    Report(report::Args),
 }
 
 /// Runs a subcommand; returns the exit code.
@@ -43,6 +48,7 @@ pub fn run(command: Command) -> i32 {
         Command::Inspect(a) => inspect::run(a),
         Command::Convert(a) => convert::run(a),
         Command::MakeCharacter(a) => make_character::run(a),
+        Command::Report(a) => report::run(a),
     };
     match result {
         Ok(code) => code,
