@@ -8,8 +8,8 @@
 pub mod character;
 pub mod cli;
 pub mod codec;
-pub mod export;
 pub mod container;
+pub mod export;
 pub mod fsutil;
 pub mod import;
 pub mod metric;

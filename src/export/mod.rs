@@ -3,13 +3,21 @@
 //!
 //! [`gltf_doc`] holds the glTF JSON and its binary buffer and writes `.glb` or `.gltf`
 //! (embedded data-URI buffer); [`gltf_scene`] writes a new file from a skeleton, clips and
-//! meshes (BVH / ACL conversion, the default character).
+//! meshes (BVH / ACL conversion, the default character); [`gltf_compressed`] rewrites an
+//! original glTF's animations from the codec's output ([`channels`] holds the channel data
+//! and a glTF-exact player; [`compact`] drops the replaced data).
 
+pub mod channels;
+pub mod compact;
+pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;
 
 use std::path::Path;
 
+pub use gltf_compressed::{
+    AnimationExport, CompressedGltf, GltfClip, compressed_gltf, encode_for_gltf, export_gltf,
+};
 pub use gltf_doc::{GltfDoc, GltfFormat};
 pub use gltf_scene::{scene_to_gltf, write_scene};
 
