@@ -217,3 +217,22 @@ fn refuses_to_overwrite_the_input() {
     export_gltf(&src, &src, &asset, &clips, true).unwrap();
     assert_eq!(import::load(&src).unwrap().clips.len(), 1);
 }
+
+#[test]
+fn cli_entry_points_write_verified_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let asset = import::load(&common::shared("RiggedSimple.glb")).unwrap();
+    let settings = Settings::from_preset(Preset::Acl);
+    let out = dir.path().join("a.gltf");
+    let r = skelpack::export::compress_to_gltf(&asset, &settings, &out, false).unwrap();
+    assert!(r.animations[0].worst_ratio <= 1.0);
+    assert_eq!(import::load(&out).unwrap().clips.len(), 1);
+    let resolved = settings.resolve(&asset, &asset.clips[0].name);
+    let cc =
+        skelpack::codec::compress(&asset.skeleton, &asset.clips[0], &resolved, &Control::new())
+            .unwrap();
+    let out = dir.path().join("b.glb");
+    let r = skelpack::export::write_compressed_gltf(&asset, &[cc], &settings, &out, false).unwrap();
+    assert!(r.animations[0].worst_ratio <= 1.0 + 1e-3);
+    assert!(import::load(&out).is_ok());
+}

@@ -533,3 +533,52 @@ pub fn sampler_bytes(doc: &GltfDoc, index: usize) -> usize {
         })
         .sum()
 }
+
+/// For the CLI and the app: compresses every clip of `asset` for glTF ([`encode_for_gltf`],
+/// in parallel) and writes the compressed copy of `asset.path` to `output`.
+pub fn compress_to_gltf(
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+    output: &Path,
+    force: bool,
+) -> Result<CompressedGltf, ExportError> {
+    use rayon::prelude::*;
+    let control = crate::codec::Control::new();
+    let clips = asset
+        .clips
+        .par_iter()
+        .map(|clip| {
+            let resolved = settings.resolve(asset, &clip.name);
+            encode_for_gltf(&asset.skeleton, clip, &resolved, &control)
+                .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    export_gltf(&asset.path, output, asset, &clips, force)
+}
+
+/// Writes clips already compressed at the user's tolerance (no tighter re-runs, so SHORT
+/// rotations are used only where the codec left room for them).
+pub fn write_compressed_gltf(
+    asset: &Asset,
+    clips: &[CompressedClip],
+    settings: &crate::settings::Settings,
+    output: &Path,
+    force: bool,
+) -> Result<CompressedGltf, ExportError> {
+    if clips.len() != asset.clips.len() {
+        return Err(ExportError::new(format!(
+            "{} compressed clips for {} clips",
+            clips.len(),
+            asset.clips.len()
+        )));
+    }
+    let prepared: Vec<GltfClip> = clips
+        .iter()
+        .zip(&asset.clips)
+        .map(|(cc, raw)| {
+            let resolved = settings.resolve(asset, &raw.name);
+            GltfClip::new(&asset.skeleton, raw, cc.clone(), &resolved)
+        })
+        .collect();
+    export_gltf(&asset.path, output, asset, &prepared, force)
+}

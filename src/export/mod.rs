@@ -16,7 +16,8 @@ pub mod gltf_scene;
 use std::path::Path;
 
 pub use gltf_compressed::{
-    AnimationExport, CompressedGltf, GltfClip, compressed_gltf, encode_for_gltf, export_gltf,
+    AnimationExport, CompressedGltf, GltfClip, compress_to_gltf, compressed_gltf, encode_for_gltf,
+    export_gltf, write_compressed_gltf,
 };
 pub use gltf_doc::{GltfDoc, GltfFormat};
 pub use gltf_scene::{scene_to_gltf, write_scene};
