@@ -206,7 +206,7 @@ pub fn compress(
     // Relax: loosen one track at a time where that saves bits and the contract still holds.
     let mut relaxed = 0;
     if passes(&errors, limits) {
-        for factor in [4.0f32, 2.0, 1.4] {
+        for factor in [4.0f32, 2.0, 1.4, 1.2, 2.0, 1.4, 1.2] {
             let mut order: Vec<(usize, usize)> = (0..n)
                 .flat_map(|j| (0..3).map(move |k| (j, k)))
                 .filter(|&(j, _)| moving[j])

@@ -1,7 +1,8 @@
 //! Lossless coding of a ranged track's quantized keys: within segments of
 //! [`SEGMENT_KEYS`] keys, the first key is stored as is and every later key as the residual
-//! from a prediction (linear extrapolation of the two previous keys, scaled by their key
-//! time gaps). Residuals are zigzag-coded and bit-packed with one width per segment and
+//! from a prediction: the previous key (first order, best for noisy capture) or the linear
+//! extrapolation of the two previous keys scaled by their key time gaps (second order, best
+//! for smooth curves), whichever makes the track smaller. Residuals are zigzag-coded and bit-packed with one width per segment and
 //! component. A segment decodes on its own, so random access touches at most one segment.
 
 use super::quantize::{Codes, Format, Range};
@@ -14,6 +15,7 @@ pub const WIDTH_BITS: u32 = 5;
 /// The prediction of key `i` (component `c`) from the previous keys of its segment,
 /// clamped to the code range `[0, max]` so residuals fit in one bit more than the codes.
 #[inline]
+#[allow(clippy::too_many_arguments)]
 pub fn predict(
     codes: &[Codes],
     frames: &[u32],
@@ -21,12 +23,13 @@ pub fn predict(
     i: usize,
     c: usize,
     max: u64,
+    order: u8,
 ) -> i64 {
     if i == seg_start {
         return 0;
     }
     let prev = codes[i - 1][c] as i64;
-    if i == seg_start + 1 {
+    if i == seg_start + 1 || order < 2 {
         return prev;
     }
     let prev2 = codes[i - 2][c] as i64;
@@ -72,6 +75,7 @@ pub fn segment_widths(
     frames: &[u32],
     comps: &[usize],
     bits: u32,
+    order: u8,
 ) -> Vec<[u32; 3]> {
     let max = (1u64 << bits) - 1;
     let mut out = Vec::new();
@@ -80,7 +84,7 @@ pub fn segment_widths(
         let mut w = [0u32; 3];
         for &c in comps {
             for i in start + 1..end {
-                let r = codes[i][c] as i64 - predict(codes, frames, start, i, c, max);
+                let r = codes[i][c] as i64 - predict(codes, frames, start, i, c, max, order);
                 w[c] = w[c].max(width_of(zigzag(r)));
             }
         }
@@ -89,16 +93,36 @@ pub fn segment_widths(
     out
 }
 
-/// Bits of an animated track's key values: for S3 48 per key; for ranged formats, per
-/// segment the widths (5 per stored component), the first key in full and the residuals.
+/// Bits of an animated track's key values with the best predictor order.
 pub fn value_bits(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> u64 {
+    let order = best_order(format, range, codes, frames);
+    value_bits_with(format, range, codes, frames, order)
+}
+
+/// The predictor order (1 or 2) that codes the track in fewer bits (2 on a tie).
+pub fn best_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> u8 {
+    let one = value_bits_with(format, range, codes, frames, 1);
+    let two = value_bits_with(format, range, codes, frames, 2);
+    if one < two { 1 } else { 2 }
+}
+
+/// Bits of the key values with a given predictor order: for S3 48 per key; for ranged
+/// formats, per segment the widths (5 per stored component), the first key in full and the
+/// residuals.
+pub fn value_bits_with(
+    format: Format,
+    range: &Range,
+    codes: &[Codes],
+    frames: &[u32],
+    order: u8,
+) -> u64 {
     let bits = match format {
         Format::SmallestThree48 => return 48 * codes.len() as u64,
         Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u64,
     };
     let comps = stored_components(format, range);
     let mut total = 0u64;
-    for (s, w) in segment_widths(codes, frames, &comps, bits as u32)
+    for (s, w) in segment_widths(codes, frames, &comps, bits as u32, order)
         .iter()
         .enumerate()
     {
@@ -143,7 +167,8 @@ mod tests {
         let frames = [0u32, 2, 6];
         let codes = [[10u32, 0, 0], [20, 0, 0], [0, 0, 0]];
         // 20 + (20 - 10) * 4 / 2 = 40
-        assert_eq!(predict(&codes, &frames, 0, 2, 0, 1000), 40);
-        assert_eq!(predict(&codes, &frames, 0, 2, 0, 30), 30);
+        assert_eq!(predict(&codes, &frames, 0, 2, 0, 1000, 2), 40);
+        assert_eq!(predict(&codes, &frames, 0, 2, 0, 30, 2), 30);
+        assert_eq!(predict(&codes, &frames, 0, 2, 0, 1000, 1), 20);
     }
 }

@@ -38,6 +38,10 @@ pub struct Range {
     pub extent: [f32; 3],
     #[serde(skip)]
     pub reference: Quat,
+    /// The reference's smallest-three code, as stored (re-encoding a decoded rotation can
+    /// pick another dropped component when two tie, so the code is kept).
+    #[serde(skip)]
+    pub reference_code: Codes,
 }
 
 impl Default for Range {
@@ -46,6 +50,7 @@ impl Default for Range {
             min: [0.0; 3],
             extent: [0.0; 3],
             reference: Quat::IDENTITY,
+            reference_code: [0; 3],
         }
     }
 }
@@ -74,7 +79,7 @@ impl Range {
         Self {
             min: lo,
             extent,
-            reference: Quat::IDENTITY,
+            ..Self::default()
         }
     }
 
@@ -172,14 +177,14 @@ pub fn relative_xyz(q: Quat, reference: Quat) -> [f32; 3] {
 /// The reference for a ranged rotation track: its mean rotation, rounded to smallest-three
 /// form (as stored); `None` when some key lies more than ~145° from it (`w` < 0.3), where
 /// rebuilding `w` would lose precision.
-pub fn choose_reference(track: &[Quat]) -> Option<Quat> {
+pub fn choose_reference(track: &[Quat]) -> Option<(Quat, Codes)> {
     let mean = crate::codec::classify::constant_quat(track);
-    let (idx, codes) = encode_s3(mean);
-    let reference = decode_s3(idx, codes);
+    let code = encode(Format::SmallestThree48, &Range::default(), Vec4::from(mean));
+    let reference = Quat::from_vec4(decode(Format::SmallestThree48, &Range::default(), code));
     track
         .iter()
         .all(|q| (reference.conjugate() * *q).w.abs() >= 0.3)
-        .then_some(reference)
+        .then_some((reference, code))
 }
 
 /// Encodes one value in `format` with `range`.
@@ -236,9 +241,10 @@ mod tests {
                 )
             })
             .collect();
-        let reference = choose_reference(&track).unwrap();
+        let (reference, reference_code) = choose_reference(&track).unwrap();
         let mut range = Range::of(track.iter().map(|q| relative_xyz(*q, reference)));
         range.reference = reference;
+        range.reference_code = reference_code;
         let f = Format::RangedRotation { bits: 20 };
         for q in &track {
             let d = Quat::from_vec4(decode(f, &range, encode(f, &range, Vec4::from(*q))));
@@ -274,7 +280,7 @@ mod tests {
         let r = Range {
             min: [-1.0, 2.0, 0.0],
             extent: [2.0, 0.0, 1.0],
-            reference: Quat::IDENTITY,
+            ..Range::default()
         };
         let f = Format::RangedVector { bits: 8 };
         let v = Vec4::new(0.3, 2.0, 0.77, 0.0);

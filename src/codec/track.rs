@@ -188,12 +188,19 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
     }
     if rot {
         let c = constant_quat(&to_quats(raw));
-        let q = decode(
-            Format::SmallestThree48,
-            &Range::default(),
-            encode(Format::SmallestThree48, &Range::default(), Vec4::from(c)),
-        );
-        if max_dev(q) <= tolerance {
+        // The container stores the constant by re-encoding it: use the quantized value only
+        // when that round trip is stable (it may not be when two components tie for largest).
+        let s3 = |v: Vec4| {
+            let r = Range::default();
+            decode(
+                Format::SmallestThree48,
+                &r,
+                encode(Format::SmallestThree48, &r, v),
+            )
+        };
+        let q = s3(Vec4::from(c));
+        let q = if s3(q) == q { q } else { s3(q) };
+        if s3(q) == q && max_dev(q) <= tolerance {
             return TrackData::Constant {
                 value: q,
                 quantized: true,
@@ -330,9 +337,10 @@ fn range_of(input: &TrackInput, format: Format) -> Range {
         Format::SmallestThree48 => Range::default(),
         Format::RangedRotation { .. } => {
             let quats = to_quats(input.raw);
-            let reference = choose_reference(&quats).unwrap_or(Quat::IDENTITY);
+            let (reference, code) = choose_reference(&quats).unwrap_or((Quat::IDENTITY, [0; 3]));
             let mut r = Range::of(quats.iter().map(|q| relative_xyz(*q, reference)));
             r.reference = reference;
+            r.reference_code = code;
             r
         }
         Format::RangedVector { .. } => Range::of(input.raw.iter().map(|v| v.truncate().to_array())),

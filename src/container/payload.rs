@@ -7,7 +7,8 @@ use glam::{Quat, Vec4};
 use super::ContainerError;
 use super::bits::{BitReader, BitWriter, OutOfBits};
 use crate::codec::predict::{
-    SEGMENT_KEYS, WIDTH_BITS, predict, segment_widths, stored_components, unzigzag, zigzag,
+    SEGMENT_KEYS, WIDTH_BITS, best_order, predict, segment_widths, stored_components, unzigzag,
+    zigzag,
 };
 use crate::codec::quantize::{Codes, Format, Range, decode};
 use crate::codec::report::{CLIP_HEADER_BYTES, payload_bits};
@@ -89,17 +90,29 @@ fn get_codes(r: &mut BitReader, format: Format, range: &Range) -> Result<Codes, 
 /// segment carries the segment's residual widths and its codes in full.
 struct KeyCoding {
     widths: Vec<[u32; 3]>,
+    order: u8,
 }
 
 impl KeyCoding {
     fn new(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> Self {
         let bits = match format {
-            Format::SmallestThree48 => return Self { widths: Vec::new() },
+            Format::SmallestThree48 => {
+                return Self {
+                    widths: Vec::new(),
+                    order: 2,
+                };
+            }
             Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u32,
         };
-        Self {
-            widths: segment_widths(codes, frames, &stored_components(format, range), bits),
-        }
+        let order = best_order(format, range, codes, frames);
+        let widths = segment_widths(
+            codes,
+            frames,
+            &stored_components(format, range),
+            bits,
+            order,
+        );
+        Self { widths, order }
     }
 
     fn put(
@@ -122,8 +135,8 @@ impl KeyCoding {
                 w.put(seg[c], WIDTH_BITS);
                 w.put(codes[i][c], bits);
             } else {
-                let r =
-                    codes[i][c] as i64 - predict(codes, frames, start, i, c, (1u64 << bits) - 1);
+                let r = codes[i][c] as i64
+                    - predict(codes, frames, start, i, c, (1u64 << bits) - 1, self.order);
                 w.put(zigzag(r) as u32, seg[c]);
             }
         }
@@ -138,6 +151,7 @@ impl KeyCoding {
         frames: &[u32],
         i: usize,
         seg: &mut [u32; 3],
+        order: u8,
     ) -> Result<Codes, OutOfBits> {
         let bits = match format {
             Format::SmallestThree48 => return get_codes(r, format, range),
@@ -155,7 +169,7 @@ impl KeyCoding {
                 out[c] = r.get(bits)?;
             } else {
                 let z = r.get(seg[c])? as u64;
-                let v = predict(codes, frames, start, i, c, max) + unzigzag(z);
+                let v = predict(codes, frames, start, i, c, max, order) + unzigzag(z);
                 if v < 0 || v as u64 > max {
                     return Err(OutOfBits);
                 }
@@ -206,7 +220,9 @@ pub fn write(clip: &CompressedClip) -> Vec<u8> {
                     };
                     meta.put(f, 2);
                     meta.put(bits as u32, 5);
-                    meta.put(0, 2); // reserved
+                    // Predictor: 0 second order, 1 first order.
+                    let order = best_order(a.format, &a.range, &a.codes, &a.curve.frames);
+                    meta.put((order == 1) as u32, 2);
                     meta.put(
                         (a.curve.interpolation == Interpolation::CatmullRom) as u32,
                         1,
@@ -223,12 +239,12 @@ pub fn write(clip: &CompressedClip) -> Vec<u8> {
                         3,
                     );
                     if let Format::RangedRotation { .. } = a.format {
-                        let s3 = crate::codec::quantize::encode(
+                        put_codes(
+                            &mut meta,
                             Format::SmallestThree48,
                             &Range::default(),
-                            Vec4::from(a.range.reference),
+                            &a.range.reference_code,
                         );
-                        put_codes(&mut meta, Format::SmallestThree48, &Range::default(), &s3);
                     }
                     if a.format != Format::SmallestThree48 {
                         for c in 0..3 {
@@ -336,7 +352,7 @@ pub fn read(
     }
     let mut r = BitReader::new(&body[..meta_len]);
     let mut tracks: Vec<[TrackData; 3]> = Vec::with_capacity(joints);
-    let mut animated: Vec<(usize, Format, Range, Vec<u32>, Interpolation)> = Vec::new();
+    let mut animated: Vec<(usize, Format, Range, Vec<u32>, Interpolation, u8)> = Vec::new();
     for j in 0..joints {
         let mut joint: [TrackData; 3] = [TrackData::Rest, TrackData::Rest, TrackData::Rest];
         for (k, slot) in joint.iter_mut().enumerate() {
@@ -361,14 +377,10 @@ pub fn read(
                         if !v.is_finite() {
                             return Err(bad(format!("joint {j}: non-finite constant")));
                         }
-                        if rot {
-                            let q = Quat::from_vec4(v);
-                            if q.length() < 1e-6 {
-                                return Err(bad(format!(
-                                    "joint {j}: zero-length constant rotation"
-                                )));
-                            }
-                            v = Vec4::from(q.normalize());
+                        if rot && (v.length() - 1.0).abs() > 1e-3 {
+                            return Err(bad(format!(
+                                "joint {j}: constant rotation is not a unit quaternion"
+                            )));
                         }
                         v
                     };
@@ -382,9 +394,13 @@ pub fn read(
                     }
                     let f = r.get(2).map_err(short)?;
                     let bits = r.get(5).map_err(short)? as u8;
-                    if r.get(2).map_err(short)? != 0 {
-                        return Err(bad(format!("joint {j} track {k}: reserved bits set")));
-                    }
+                    let order = match r.get(2).map_err(short)? {
+                        0 => 2u8,
+                        1 => 1u8,
+                        p => {
+                            return Err(bad(format!("joint {j} track {k}: unknown predictor {p}")));
+                        }
+                    };
                     let interp = if r.get(1).map_err(short)? == 1 {
                         Interpolation::CatmullRom
                     } else {
@@ -409,6 +425,7 @@ pub fn read(
                     if let Format::RangedRotation { .. } = format {
                         let c = get_codes(&mut r, Format::SmallestThree48, &Range::default())
                             .map_err(short)?;
+                        range.reference_code = c;
                         range.reference =
                             Quat::from_vec4(decode(Format::SmallestThree48, &Range::default(), c));
                     }
@@ -456,7 +473,7 @@ pub fn read(
                         kf.push(next as u32);
                     }
                     kf.push(frames - 1);
-                    animated.push((j * 3 + k, format, range, kf, interp));
+                    animated.push((j * 3 + k, format, range, kf, interp, order));
                     TrackData::Rest // filled in below
                 }
                 c => return Err(bad(format!("joint {j}: unknown track class {c}"))),
@@ -470,7 +487,7 @@ pub fn read(
     // Key block: codes in need order (sizes depend on the data, so check the end only).
     let placeholder: Vec<Curve> = animated
         .iter()
-        .map(|(_, _, _, kf, interp)| Curve {
+        .map(|(_, _, _, kf, interp, _)| Curve {
             interpolation: *interp,
             is_rotation: false,
             frames: kf.clone(),
@@ -484,20 +501,29 @@ pub fn read(
         .collect();
     let mut codes: Vec<Vec<Codes>> = animated
         .iter()
-        .map(|(_, _, _, kf, _)| vec![[0; 3]; kf.len()])
+        .map(|(_, _, _, kf, ..)| vec![[0; 3]; kf.len()])
         .collect();
     let mut br = BitReader::new(&body[meta_len..]);
     let mut widths: Vec<[u32; 3]> = vec![[0; 3]; animated.len()];
     for (t, i) in key_order(&refs) {
-        let (_, format, range, kf, _) = &animated[t];
-        let c = KeyCoding::get(&mut br, *format, range, &codes[t], kf, i, &mut widths[t])
-            .map_err(|_| bad("key block ends early or holds an invalid code".into()))?;
+        let (_, format, range, kf, _, order) = &animated[t];
+        let c = KeyCoding::get(
+            &mut br,
+            *format,
+            range,
+            &codes[t],
+            kf,
+            i,
+            &mut widths[t],
+            *order,
+        )
+        .map_err(|_| bad("key block ends early or holds an invalid code".into()))?;
         codes[t][i] = c;
     }
     if br.remaining() >= 8 {
         return Err(bad("key block has trailing bytes".into()));
     }
-    for ((slot, format, range, kf, interp), codes) in animated.into_iter().zip(codes) {
+    for ((slot, format, range, kf, interp, _), codes) in animated.into_iter().zip(codes) {
         let rot = slot % 3 == 1;
         let values = codes.iter().map(|c| decode(format, &range, *c)).collect();
         let curve = Curve::new(interp, rot, kf.clone(), values);
