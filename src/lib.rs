@@ -5,9 +5,11 @@
 //! [`settings`] holds what the user tunes. The GUI in `app` sits on top and is the only
 //! module that touches egui / wgpu.
 
+pub mod character;
 pub mod cli;
 pub mod codec;
 pub mod container;
+pub mod export;
 pub mod fsutil;
 pub mod import;
 pub mod metric;

@@ -108,21 +108,23 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             output.display()
         );
     }
-    let clips = compress_all(&asset, &settings)?;
     let ext = output
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let output_bytes = match ext.as_str() {
-        "skp" => crate::container::write(&output, &asset.skeleton, &clips)
-            .with_context(|| format!("{}: cannot write", output.display()))?,
-        "glb" | "gltf" => write_gltf(&asset, &clips, &settings, &output)?,
-        other => bail!(
-            "{}: unknown output type '.{other}' (use .skp, .glb or .gltf)",
+    if ext == "glb" || ext == "gltf" {
+        return write_gltf(&args, &asset, &settings, &output);
+    }
+    if ext != "skp" {
+        bail!(
+            "{}: unknown output type '.{ext}' (use .skp, .glb or .gltf)",
             output.display()
-        ),
-    };
+        );
+    }
+    let clips = compress_all(&asset, &settings)?;
+    let output_bytes = crate::container::write(&output, &asset.skeleton, &clips)
+        .with_context(|| format!("{}: cannot write", output.display()))?;
     let ok = clips.iter().all(|c| c.report.contract_met);
     if args.json {
         let out = Output {
@@ -161,16 +163,38 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(if ok { 0 } else { 1 })
 }
 
-/// Writes a compressed glTF (the input file with its animations replaced).
+/// Writes a compressed glTF (the input file with its animations replaced), verified as a
+/// glTF player will evaluate it, and prints animation bytes as `animeval.py` counts them.
 fn write_gltf(
+    args: &Args,
     asset: &Asset,
-    clips: &[CompressedClip],
     settings: &crate::settings::Settings,
     output: &Path,
-) -> anyhow::Result<u64> {
-    let _ = (asset, clips, settings);
-    bail!(
-        "{}: glTF output is not available in this build yet; write a .skp",
-        output.display()
-    )
+) -> anyhow::Result<i32> {
+    let result = crate::export::compress_to_gltf(asset, settings, output, args.force)?;
+    let ok = result.animations.iter().all(|a| a.worst_ratio <= 1.0);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result.animations)?);
+    } else {
+        let unit = settings.unit.unwrap_or(asset.units.unit);
+        println!(
+            "{:<40} {:>12} {:>12} {:>8} {:>10} {:>6}  ok",
+            "animation", "original B", "exported B", "ratio", "max err", "ratio"
+        );
+        for a in &result.animations {
+            println!(
+                "{:<40} {:>12} {:>12} {:>7.2}x {:>8.4}mm {:>6.2}  {}",
+                a.name,
+                a.original_bytes,
+                a.exported_bytes,
+                a.original_bytes as f64 / a.exported_bytes.max(1) as f64,
+                table::mm(a.max_error, unit),
+                a.worst_ratio,
+                if a.worst_ratio <= 1.0 { "yes" } else { "NO" }
+            );
+        }
+        let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
+        println!("wrote {} ({bytes} bytes)", output.display());
+    }
+    Ok(if ok { 0 } else { 1 })
 }

@@ -2,7 +2,9 @@
 //! (0 ok, 1 a contract was not met, 2 bad input).
 
 mod compress;
+mod convert;
 mod inspect;
+mod make_character;
 mod report;
 mod table;
 mod tuning;
@@ -33,6 +35,12 @@ pub enum Command {
     Inspect(inspect::Args),
     /// Compress every clip of one file and write a .skp (or a compressed glTF).
     Compress(compress::Args),
+    /// Convert a BVH, ACL or glTF file into a new glTF scene (skeleton as nodes, clips as
+    /// animations).
+    Convert(convert::Args),
+    /// Regenerate the default character (assets/default_character.glb).
+    #[command(hide = true)]
+    MakeCharacter(make_character::Args),
     /// Compress every clip of files or folders and print sizes and errors.
     Report(report::Args),
 }
@@ -42,6 +50,8 @@ pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Inspect(a) => inspect::run(a),
         Command::Compress(a) => compress::run(a),
+        Command::Convert(a) => convert::run(a),
+        Command::MakeCharacter(a) => make_character::run(a),
         Command::Report(a) => report::run(a),
     };
     match result {

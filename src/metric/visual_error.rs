@@ -1,10 +1,10 @@
 //! Measuring: reference object poses are computed once; a candidate is sampled, composed into
 //! object space and compared marker by marker, without allocating per sample.
 
-use glam::{Affine3A, Vec3A};
+use glam::{DAffine3, DVec3};
 
 use super::{ErrorReport, JointLimits};
-use crate::model::{Clip, Skeleton, Transform, local_to_object};
+use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 
 /// Anything that yields local poses at (fractional) frame positions: a raw clip, a decoder.
 pub trait PoseSource {
@@ -18,53 +18,80 @@ impl PoseSource for Clip {
     }
 }
 
-/// The largest distance between the three markers `d * e_k` carried by `a` and by `b`.
+/// The largest distance between the three markers `d * e_k` carried by `a` and by `b`
+/// (computed in double precision, like `animeval.py`).
 #[inline]
-pub fn joint_error(a: &Affine3A, b: &Affine3A, d: f32) -> f32 {
-    let dt: Vec3A = a.translation - b.translation;
+pub fn joint_error(a: &DAffine3, b: &DAffine3, d: f32) -> f32 {
+    let d = d as f64;
+    let dt: DVec3 = a.translation - b.translation;
     let m = a.matrix3 - b.matrix3;
     let ex = (m.x_axis * d + dt).length_squared();
     let ey = (m.y_axis * d + dt).length_squared();
     let ez = (m.z_axis * d + dt).length_squared();
-    ex.max(ey).max(ez).sqrt()
+    ex.max(ey).max(ez).sqrt() as f32
 }
 
-/// Reference object-space poses of a clip at every sample and every midpoint.
+/// Reference object-space poses of a clip at every sample and at inner points between
+/// samples (by default the midpoint; `with_inner_points(.., 3)` gives the quarter points a
+/// glTF checker such as `animeval.py --oversample 4` uses).
 pub struct Reference {
     pub joints: usize,
     pub frames: usize,
+    /// Inner points per interval between samples.
+    pub inner: usize,
     /// `frames * joints`, frame-major.
-    pub at_samples: Vec<Affine3A>,
-    /// `(frames - 1) * joints`, frame-major: the pose halfway between samples i and i + 1.
-    pub at_midpoints: Vec<Affine3A>,
+    pub at_samples: Vec<DAffine3>,
+    /// `(frames - 1) * inner * joints`: interval-major, then inner point, then joint.
+    pub at_midpoints: Vec<DAffine3>,
 }
 
 impl Reference {
     /// Evaluates `source` (usually the raw clip) at its `frames` samples and midpoints.
     pub fn new(skeleton: &Skeleton, source: &dyn PoseSource, frames: usize) -> Self {
+        Self::with_inner_points(skeleton, source, frames, 1)
+    }
+
+    /// Evaluates `source` at its samples and at `inner` evenly spaced points inside each
+    /// interval (`f + k / (inner + 1)`).
+    pub fn with_inner_points(
+        skeleton: &Skeleton,
+        source: &dyn PoseSource,
+        frames: usize,
+        inner: usize,
+    ) -> Self {
         let n = skeleton.len();
+        let inner = inner.max(1);
         let mut local = vec![Transform::IDENTITY; n];
-        let mut at_samples = vec![Affine3A::IDENTITY; frames * n];
+        let mut at_samples = vec![DAffine3::IDENTITY; frames * n];
         for f in 0..frames {
             source.sample_local(f as f32, &mut local);
-            local_to_object(skeleton, &local, &mut at_samples[f * n..(f + 1) * n]);
+            local_to_object_f64(skeleton, &local, &mut at_samples[f * n..(f + 1) * n]);
         }
         let mids = frames.saturating_sub(1);
-        let mut at_midpoints = vec![Affine3A::IDENTITY; mids * n];
+        let mut at_midpoints = vec![DAffine3::IDENTITY; mids * inner * n];
         for f in 0..mids {
-            source.sample_local(f as f32 + 0.5, &mut local);
-            local_to_object(skeleton, &local, &mut at_midpoints[f * n..(f + 1) * n]);
+            for k in 0..inner {
+                source.sample_local(f as f32 + Self::fraction(k, inner), &mut local);
+                let at = (f * inner + k) * n;
+                local_to_object_f64(skeleton, &local, &mut at_midpoints[at..at + n]);
+            }
         }
         Self {
             joints: n,
             frames,
+            inner,
             at_samples,
             at_midpoints,
         }
     }
 
+    /// Position of inner point `k` of `inner` within an interval.
+    fn fraction(k: usize, inner: usize) -> f32 {
+        (k + 1) as f32 / (inner + 1) as f32
+    }
+
     /// The reference pose at sample `frame`.
-    pub fn sample(&self, frame: usize) -> &[Affine3A] {
+    pub fn sample(&self, frame: usize) -> &[DAffine3] {
         &self.at_samples[frame * self.joints..(frame + 1) * self.joints]
     }
 }
@@ -81,11 +108,11 @@ pub fn measure(
     assert_eq!(skeleton.len(), n, "reference and skeleton differ");
     assert_eq!(limits.len(), n, "limits and skeleton differ");
     let mut local = vec![Transform::IDENTITY; n];
-    let mut obj = vec![Affine3A::IDENTITY; n];
+    let mut obj = vec![DAffine3::IDENTITY; n];
     let mut errors = vec![0.0f32; reference.frames * n];
-    let mut fill = |frame: f32, refs: &[Affine3A], out: &mut [f32]| {
+    let mut fill = |frame: f32, refs: &[DAffine3], out: &mut [f32]| {
         candidate.sample_local(frame, &mut local);
-        local_to_object(skeleton, &local, &mut obj);
+        local_to_object_f64(skeleton, &local, &mut obj);
         for j in 0..n {
             out[j] = if limits.evaluated[j] {
                 joint_error(&refs[j], &obj[j], limits.marker_offset[j])
@@ -102,14 +129,20 @@ pub fn measure(
         );
     }
     let mid_errors = if midpoints {
+        // Per interval, the largest error over its inner points.
         let m = reference.frames.saturating_sub(1);
+        let inner = reference.inner;
         let mut e = vec![0.0f32; m * n];
+        let mut point = vec![0.0f32; n];
         for f in 0..m {
-            fill(
-                f as f32 + 0.5,
-                &reference.at_midpoints[f * n..(f + 1) * n],
-                &mut e[f * n..(f + 1) * n],
-            );
+            for k in 0..inner {
+                let at = (f * inner + k) * n;
+                let x = f as f32 + Reference::fraction(k, inner);
+                fill(x, &reference.at_midpoints[at..at + n], &mut point);
+                for (dst, &v) in e[f * n..(f + 1) * n].iter_mut().zip(&point) {
+                    *dst = dst.max(v);
+                }
+            }
         }
         Some(e)
     } else {
@@ -126,10 +159,10 @@ mod tests {
 
     #[test]
     fn markers_include_translation_and_axes() {
-        let a = Affine3A::IDENTITY;
-        let b = Affine3A::from_translation(Vec3::new(0.0, 0.0, 0.5));
+        let a = DAffine3::IDENTITY;
+        let b = DAffine3::from_translation(DVec3::new(0.0, 0.0, 0.5));
         assert!((joint_error(&a, &b, 3.0) - 0.5).abs() < 1e-6);
-        let c = Affine3A::from_quat(Quat::from_rotation_z(std::f32::consts::PI));
+        let c = DAffine3::from_quat(glam::DQuat::from_rotation_z(std::f64::consts::PI));
         // X and Y markers flip to the other side: distance 2d.
         assert!((joint_error(&a, &c, 3.0) - 6.0).abs() < 1e-5);
     }

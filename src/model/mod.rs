@@ -9,7 +9,7 @@ mod transform;
 mod units;
 
 pub use clip::{Clip, JointTracks, TrackKind};
-pub use pose::{ObjectPose, Pose, local_to_object};
+pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
 pub use transform::{Transform, nlerp_shortest, quat_angle, slerp_shortest};
 pub use units::{LengthUnit, Units};

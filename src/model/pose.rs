@@ -1,6 +1,6 @@
 //! Pose evaluation: local transforms to object space (the scene root's frame).
 
-use glam::Affine3A;
+use glam::{Affine3A, DAffine3};
 
 use super::{Skeleton, Transform};
 
@@ -18,6 +18,20 @@ pub fn local_to_object(skeleton: &Skeleton, local: &[Transform], out: &mut [Affi
     debug_assert_eq!(out.len(), skeleton.len());
     for (i, joint) in skeleton.joints.iter().enumerate() {
         let m = local[i].to_affine();
+        out[i] = match joint.parent {
+            Some(p) => out[p] * m,
+            None => m,
+        };
+    }
+}
+
+/// [`local_to_object`] in double precision (used by the error metric).
+#[inline]
+pub fn local_to_object_f64(skeleton: &Skeleton, local: &[Transform], out: &mut [DAffine3]) {
+    debug_assert_eq!(local.len(), skeleton.len());
+    debug_assert_eq!(out.len(), skeleton.len());
+    for (i, joint) in skeleton.joints.iter().enumerate() {
+        let m = local[i].to_daffine();
         out[i] = match joint.parent {
             Some(p) => out[p] * m,
             None => m,

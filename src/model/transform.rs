@@ -1,6 +1,6 @@
 //! A joint's local transform: translation, unit-quaternion rotation, scale.
 
-use glam::{Affine3A, Mat3A, Quat, Vec3, Vec3A};
+use glam::{Affine3A, DAffine3, DMat3, DQuat, DVec3, Mat3A, Quat, Vec3, Vec3A};
 
 /// Translation, rotation (unit quaternion) and scale, applied scale first, then rotation,
 /// then translation (the glTF / ACL convention).
@@ -43,6 +43,24 @@ impl Transform {
                 m.z_axis * self.scale.z,
             ),
             translation: Vec3A::from(self.translation),
+        }
+    }
+
+    /// The transform as a double-precision affine matrix (for the error metric, whose
+    /// object-space chains must not add rounding comparable to a 0.1 mm tolerance).
+    #[inline]
+    pub fn to_daffine(&self) -> DAffine3 {
+        let q = DQuat::from_xyzw(
+            self.rotation.x as f64,
+            self.rotation.y as f64,
+            self.rotation.z as f64,
+            self.rotation.w as f64,
+        );
+        let m = DMat3::from_quat(q);
+        let s = self.scale.as_dvec3();
+        DAffine3 {
+            matrix3: DMat3::from_cols(m.x_axis * s.x, m.y_axis * s.y, m.z_axis * s.z),
+            translation: DVec3::from(self.translation.as_dvec3()),
         }
     }
 
