@@ -88,7 +88,7 @@ pub fn classify(skeleton: &Skeleton, clip: &Clip, limits: &JointLimits) -> Class
         .enumerate()
         .map(|(j, jt)| varies(clip, j, &jt.rest))
         .collect();
-    let budgets = Budgets::new(skeleton, clip, limits, &moving);
+    let budgets = Budgets::new(skeleton, clip, limits, &moving, &[]);
     let classes = skeleton
         .joints
         .iter()

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use glam::{Affine3A, Quat, Vec4};
+use glam::{Affine3A, DAffine3, Quat, Vec4};
 use rayon::prelude::*;
 
 use super::budget::Budgets;
@@ -14,8 +14,8 @@ use super::control::Control;
 use super::curve::align_hemispheres;
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
 use super::track::{TrackData, TrackInput, encode_track};
-use crate::metric::{ErrorReport, JointLimits, Reference, measure};
-use crate::model::{Clip, Skeleton, TrackKind, Transform, local_to_object, slerp_shortest};
+use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
+use crate::model::{Clip, Skeleton, TrackKind, Transform, local_to_object, local_to_object_f64, slerp_shortest};
 use crate::settings::Resolved;
 
 /// Why compression stopped without a result.
@@ -77,6 +77,55 @@ impl Inputs {
         Self { raw, mids, rest }
     }
 
+    /// Joint pinning: re-derives pinned joints' local tracks against the *decoded* parent
+    /// chain of `out`, so that the ancestors' error cancels at the pinned joint. Pinned
+    /// joints are processed parents-first; `reencode` is called for each right after its
+    /// target changes, so pinned descendants see it.
+    fn repin(
+        &mut self,
+        skeleton: &Skeleton,
+        reference: &Reference,
+        out: &mut CompressedClip,
+        pinned: &[bool],
+        mut reencode: impl FnMut(&Inputs, usize) -> [TrackData; 3],
+    ) {
+        let n = skeleton.len();
+        let frames = reference.frames;
+        let mut local = vec![Transform::IDENTITY; n];
+        let mut obj = vec![DAffine3::IDENTITY; n];
+        for j in 0..n {
+            let Some(parent) = skeleton.joints[j].parent else { continue };
+            if !pinned[j] {
+                continue;
+            }
+            let mut target = |frame: f32, raw_obj: &DAffine3| -> [Vec4; 3] {
+                out.sample_local(frame, &mut local);
+                local_to_object_f64(skeleton, &local, &mut obj);
+                let l = obj[parent].inverse() * *raw_obj;
+                let (s, r, t) = l.to_scale_rotation_translation();
+                [t.as_vec3().extend(0.0), Vec4::from(r.as_quat().normalize()), s.as_vec3().extend(0.0)]
+            };
+            let mut raw: [Vec<Vec4>; 3] = Default::default();
+            for f in 0..frames {
+                let v = target(f as f32, &reference.at_samples[f * n + j]);
+                for k in 0..3 {
+                    raw[k].push(v[k]);
+                }
+            }
+            let mut mids: [Vec<Vec4>; 3] = Default::default();
+            for f in 0..frames.saturating_sub(1) {
+                let v = target(f as f32 + 0.5, &reference.at_midpoints[f * n + j]);
+                for k in 0..3 {
+                    mids[k].push(v[k]);
+                }
+            }
+            align_hemispheres(&mut raw[1]);
+            self.raw[j] = raw;
+            self.mids[j] = mids;
+            out.tracks[j] = reencode(self, j);
+        }
+    }
+
     fn input(&self, j: usize, k: usize) -> TrackInput<'_> {
         TrackInput {
             raw: &self.raw[j][k],
@@ -107,17 +156,18 @@ pub fn compress(
     let frames = clip.frame_count;
     control.set_progress(0.0);
     let reference = Reference::new(skeleton, clip, frames);
-    let inputs = Inputs::new(skeleton, clip);
+    let mut inputs = Inputs::new(skeleton, clip);
+    let pinned = &settings.pinned;
     let moving: Vec<bool> = (0..n)
         .map(|j| {
             (0..3).any(|k| {
                 !inputs.raw[j][k]
                     .iter()
                     .all(|v| super::fit::distance(k == 1, *v, inputs.rest[j][k]) <= 1e-7)
-            })
+            }) || pinned.get(j).copied().unwrap_or(false)
         })
         .collect();
-    let budgets = Budgets::new(skeleton, clip, limits, &moving);
+    let budgets = Budgets::new(skeleton, clip, limits, &moving, pinned);
     let moving_tracks: Vec<usize> = (0..n)
         .map(|j| {
             (0..3)
@@ -127,6 +177,7 @@ pub fn compress(
                         .all(|v| super::fit::distance(k == 1, *v, inputs.rest[j][k]) <= 1e-7)
                 })
                 .count()
+                .max(usize::from(moving[j]))
         })
         .collect();
     let base: Vec<[f32; 3]> = (0..n)
@@ -136,7 +187,7 @@ pub fn compress(
         })
         .collect();
     let mut scale = vec![[1.0f32; 3]; n];
-    let encode = |j: usize, k: usize, s: f32| {
+    let encode = |inputs: &Inputs, j: usize, k: usize, s: f32| {
         encode_track(
             &inputs.input(j, k),
             base[j][k] * s,
@@ -147,7 +198,7 @@ pub fn compress(
 
     let tracks: Vec<[TrackData; 3]> = (0..n)
         .into_par_iter()
-        .map(|j| std::array::from_fn(|k| encode(j, k, 1.0)))
+        .map(|j| std::array::from_fn(|k| encode(&inputs, j, k, 1.0)))
         .collect();
     if control.is_cancelled() {
         return Err(CodecError::Cancelled);
@@ -170,6 +221,12 @@ pub fn compress(
     // Repair: tighten every track on the path of a violating joint.
     let mut repairs = 0;
     let mut out = make(tracks, &scale);
+    let any_pinned = pinned.iter().any(|&p| p);
+    if any_pinned {
+        inputs.repin(skeleton, &reference, &mut out, pinned, |inp, j| {
+            std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
+        });
+    }
     let mut errors = measure(skeleton, &reference, &out, limits, true);
     while !passes(&errors, limits) && repairs < MAX_REPAIRS {
         if control.is_cancelled() {
@@ -194,10 +251,15 @@ pub fn compress(
         let redone: Vec<(usize, [TrackData; 3])> = (0..n)
             .into_par_iter()
             .filter(|&j| redo[j] && moving[j])
-            .map(|j| (j, std::array::from_fn(|k| encode(j, k, scale[j][k]))))
+            .map(|j| (j, std::array::from_fn(|k| encode(&inputs, j, k, scale[j][k]))))
             .collect();
         for (j, t) in redone {
             out.tracks[j] = t;
+        }
+        if any_pinned {
+            inputs.repin(skeleton, &reference, &mut out, pinned, |inp, j| {
+                std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
+            });
         }
         errors = measure(skeleton, &reference, &out, limits, true);
     }
@@ -223,7 +285,7 @@ pub fn compress(
                     continue;
                 }
                 let s = scale[j][k] * factor;
-                let candidate = encode(j, k, s);
+                let candidate = encode(&inputs, j, k, s);
                 if candidate.cost(k == 1, frames).bits >= old_bits {
                     continue;
                 }
