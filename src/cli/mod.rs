@@ -2,6 +2,8 @@
 //! (0 ok, 1 a contract was not met, 2 bad input).
 
 mod inspect;
+#[cfg(feature = "gui")]
+mod view;
 
 use std::path::PathBuf;
 
@@ -27,12 +29,17 @@ pub struct Cli {
 pub enum Command {
     /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON).
     Inspect(inspect::Args),
+    /// Open FILE in the app, wait for the compressed result, save a screenshot, exit.
+    #[cfg(feature = "gui")]
+    View(view::Args),
 }
 
 /// Runs a subcommand; returns the exit code.
 pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Inspect(a) => inspect::run(a),
+        #[cfg(feature = "gui")]
+        Command::View(a) => view::run(a),
     };
     match result {
         Ok(code) => code,
