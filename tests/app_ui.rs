@@ -30,6 +30,7 @@ fn harness(file: Option<PathBuf>) -> Harness<'static, App> {
     pin_backend();
     let mut h = Harness::builder()
         .with_size(SIZE)
+        .with_max_steps(30)
         .wgpu()
         .build_eframe(move |cc| {
             App::with_options(
@@ -62,7 +63,7 @@ fn default_character_shows_menus_timeline_and_both_skeletons() {
     h.get_by_label(timeline::SCRUB);
     h.get_by_label("Loop");
     h.get_by_label("Original");
-    h.get_by_label_contains("Compressed");
+    h.get_by_label("Compressed");
     h.get_by_label("File").click();
     h.run();
     for item in [
@@ -121,6 +122,11 @@ fn select_joint_in_tree_and_switch_layouts() {
     h.get_by_label("Original (solid) + Compressed (ghost)");
     h.get_by_label("View").click();
     h.run();
+    h.get_by_label("Layout: side by side").click();
+    h.run();
+    assert_eq!(h.state().view_options().layout, Layout::SideBySide);
+    h.get_by_label("Overlay").click();
+    h.run();
     h.get_by_label("Side by side").click();
     h.run();
     assert_eq!(h.state().view_options().layout, Layout::SideBySide);
@@ -168,8 +174,9 @@ fn export_reports_availability_and_settings_edits_undo() {
     s.preset = Some(skelpack::settings::Preset::Ozz);
     h.state_mut()
         .perform(Action::EditSettings("preset ozz".into(), Box::new(s)));
-    h.run();
+    h.run_steps(2);
     assert!(h.state_mut().wait_for_result(Duration::from_secs(60)));
+    h.run();
     let tol_after = h
         .state()
         .document()
@@ -182,6 +189,8 @@ fn export_reports_availability_and_settings_edits_undo() {
     h.get_by_label("Edit").click();
     h.run();
     h.get_by_label("Undo preset ozz").click();
+    h.run_steps(2);
+    assert!(h.state_mut().wait_for_result(Duration::from_secs(60)));
     h.run();
     assert_eq!(
         h.state().document().unwrap().resolved.limits.tolerance,

@@ -919,6 +919,10 @@ impl eframe::App for App {
             );
         }
 
+        if !out.is_empty() {
+            // The next frame shows what the actions changed.
+            ctx.request_repaint();
+        }
         for a in out {
             self.apply(a, Some(&ctx));
         }

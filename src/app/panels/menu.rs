@@ -92,13 +92,13 @@ pub fn show(ui: &mut egui::Ui, s: &MenuState<'_>, view: &mut ViewOptions, out: &
         });
         ui.menu_button("View", |ui| {
             if ui
-                .radio(view.layout == Layout::SideBySide, "Side by side")
+                .radio(view.layout == Layout::SideBySide, "Layout: side by side")
                 .clicked()
             {
                 out.push(Action::SetLayout(Layout::SideBySide));
             }
             if ui
-                .radio(view.layout == Layout::Overlay, "Overlay (ghost)")
+                .radio(view.layout == Layout::Overlay, "Layout: overlay (ghost)")
                 .clicked()
             {
                 out.push(Action::SetLayout(Layout::Overlay));

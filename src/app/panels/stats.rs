@@ -20,7 +20,7 @@ pub fn show(
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("Asset");
         egui::Grid::new("asset").num_columns(2).show(ui, |ui| {
-            kv(ui, "File", doc.title());
+            kv(ui, "Source", doc.title());
             kv(ui, "Format", format!("{:?}", a.format));
             kv(
                 ui,
@@ -98,8 +98,8 @@ pub fn show(
             let e = &r.errors;
             let names = &a.skeleton.joints;
             egui::Grid::new("result").num_columns(2).show(ui, |ui| {
-                kv(ui, "Raw", fmt_bytes(r.sizes.raw_bytes));
-                kv(ui, "Compressed", fmt_bytes(r.sizes.compressed_bytes));
+                kv(ui, "Raw size", fmt_bytes(r.sizes.raw_bytes));
+                kv(ui, "Compressed size", fmt_bytes(r.sizes.compressed_bytes));
                 kv(ui, "Ratio", format!("{:.2} : 1", r.sizes.ratio()));
                 kv(
                     ui,
@@ -153,7 +153,7 @@ pub fn show(
         ui.heading("Settings");
         let current = doc.settings.preset;
         ui.horizontal(|ui| {
-            ui.label("Preset");
+            let preset_label = ui.label("Preset");
             egui::ComboBox::from_id_salt("preset")
                 .selected_text(current.map_or("default", |p| p.name()))
                 .show_ui(ui, |ui| {
@@ -175,7 +175,9 @@ pub fn show(
                             ));
                         }
                     }
-                });
+                })
+                .response
+                .labelled_by(preset_label.id);
         });
         if let Some(j) = selected {
             joint_settings(ui, doc, j, out);

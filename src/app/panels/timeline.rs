@@ -24,7 +24,7 @@ pub fn show(
     let rate = doc.sample_rate();
     let last = frames.saturating_sub(1);
     ui.horizontal(|ui| {
-        ui.label("Clip");
+        let clip_label = ui.label("Clip");
         egui::ComboBox::from_id_salt("clip")
             .selected_text(if doc.asset.clips.is_empty() {
                 "(no clips: rest pose)".to_owned()
@@ -39,7 +39,9 @@ pub fn show(
                         out.push(Action::SetClip(i));
                     }
                 }
-            });
+            })
+            .response
+            .labelled_by(clip_label.id);
         ui.separator();
         if ui
             .button("|<")
@@ -74,7 +76,7 @@ pub fn show(
             out.push(Action::Seek(last as f32));
         }
         ui.checkbox(&mut play.looping, "Loop");
-        ui.label("Speed");
+        let speed_label = ui.label("Speed");
         egui::ComboBox::from_id_salt("speed")
             .selected_text(format!("{}×", play.speed))
             .width(60.0)
@@ -82,7 +84,9 @@ pub fn show(
                 for s in [0.1, 0.25, 0.5, 1.0, 2.0] {
                     ui.selectable_value(&mut play.speed, s, format!("{s}×"));
                 }
-            });
+            })
+            .response
+            .labelled_by(speed_label.id);
         ui.separator();
         let f = play.frame;
         ui.label(

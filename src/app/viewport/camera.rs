@@ -83,6 +83,33 @@ impl OrbitCamera {
         let half_h = (half_v.tan() * aspect.max(0.2)).atan();
         let half = half_v.min(half_h);
         self.distance = radius / half.sin() * 1.02;
+        // Tighten: scale the distance until the box's corners fill ~90% of the view.
+        let corners: Vec<Vec3> = (0..8)
+            .map(|i| {
+                Vec3::new(
+                    if i & 1 == 0 { min.x } else { max.x },
+                    if i & 2 == 0 { min.y } else { max.y },
+                    if i & 4 == 0 { min.z } else { max.z },
+                )
+            })
+            .collect();
+        for _ in 0..4 {
+            let vp = self.view_proj(aspect);
+            let mut extent = 0.0f32;
+            for c in &corners {
+                let p = vp * c.extend(1.0);
+                if p.w <= 1e-6 {
+                    extent = f32::INFINITY;
+                    break;
+                }
+                extent = extent.max((p.x / p.w).abs()).max((p.y / p.w).abs());
+            }
+            if !extent.is_finite() {
+                break;
+            }
+            let factor = (extent / 0.9).clamp(0.5, 1.5);
+            self.distance *= factor;
+        }
     }
 
     /// Projects a point to a position in a `size` view (origin top-left); None behind the

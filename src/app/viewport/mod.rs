@@ -157,8 +157,10 @@ impl Viewport {
             return out;
         };
         let start = std::time::Instant::now();
-        let scale = Scale::new(doc.asset.units.height, doc.asset.units.extent);
         let bounds = self.bounds_for(doc);
+        // Sizes follow this clip's skeleton (not the whole file's), whatever the unit.
+        let size = bounds.max - bounds.min;
+        let scale = Scale::new(size.y, size.max_element());
         let offset = match view.layout {
             Layout::SideBySide => Self::side_offset(&bounds, scale),
             Layout::Overlay => Vec3::ZERO,
@@ -396,14 +398,17 @@ impl Viewport {
             )],
         };
         for (p, text, color) in labels {
-            if let Some(s) = to_screen(p) {
-                let galley =
-                    painter.layout_no_wrap(text, FontId::proportional(15.0), to_color(color));
-                let r = Align2::CENTER_BOTTOM
-                    .anchor_size(s, galley.size())
-                    .expand(4.0);
+            if let Some(s) = to_screen(p)
+                && rect.contains(s)
+            {
+                // A real label (not just paint) so tests and screen readers find it.
+                let galley_size = painter
+                    .layout_no_wrap(text.clone(), FontId::proportional(15.0), Color32::WHITE)
+                    .size();
+                let r = Align2::CENTER_BOTTOM.anchor_size(s, galley_size).expand(4.0);
                 painter.rect_filled(r, 4.0, Color32::from_black_alpha(150));
-                painter.galley(r.min + Vec2::splat(4.0), galley, Color32::WHITE);
+                let text = egui::RichText::new(text).size(15.0).color(to_color(color));
+                ui.put(r.shrink(4.0), egui::Label::new(text).selectable(false).extend());
             }
         }
         // Legend.
