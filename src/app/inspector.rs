@@ -557,11 +557,11 @@ impl App {
             return;
         };
         // Availability is checked before a dialog is shown.
-        if let Err(e) = f(doc, Path::new("")) {
-            if e.contains("not available yet") {
-                self.status = e;
-                return;
-            }
+        if let Err(e) = f(doc, Path::new(""))
+            && e.contains("not available yet")
+        {
+            self.status = e;
+            return;
         }
         let path = path.or_else(|| {
             rfd::FileDialog::new()

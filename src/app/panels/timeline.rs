@@ -116,10 +116,14 @@ pub fn error_line(doc: &Document, frame: f32, selected: Option<usize>) -> String
         return "Error at frame: no samples".into();
     }
     let row = &r.errors.at_samples[f * r.errors.joints..(f + 1) * r.errors.joints];
-    let (wj, we) = row
-        .iter()
-        .enumerate()
-        .fold((0, 0.0f32), |a, (j, &e)| if e > a.1 { (j, e) } else { a });
+    let evaluated = &doc.resolved.limits.evaluated;
+    let Some(first) = evaluated.iter().position(|&e| e) else {
+        return "Error at frame: no joint carries markers".into();
+    };
+    let (wj, we) = row.iter().enumerate().filter(|(j, _)| evaluated[*j]).fold(
+        (first, 0.0f32),
+        |a, (j, &e)| if e > a.1 { (j, e) } else { a },
+    );
     let names = &doc.asset.skeleton.joints;
     let mut s = format!(
         "Error at frame {f}: max {} ({}) against tolerance {}",

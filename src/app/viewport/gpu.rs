@@ -146,7 +146,15 @@ impl ViewportGpu {
         let color_format = target_format;
         let flags = adapter.get_texture_format_features(color_format).flags;
         let depth_flags = adapter.get_texture_format_features(DEPTH_FORMAT).flags;
-        let samples = if flags.sample_count_supported(4) && depth_flags.sample_count_supported(4) {
+        // SKELPACK_MSAA=1 turns multisampling off (it costs most on software renderers).
+        let wanted: u32 = std::env::var("SKELPACK_MSAA")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(4);
+        let samples = if wanted >= 4
+            && flags.sample_count_supported(4)
+            && depth_flags.sample_count_supported(4)
+        {
             4
         } else {
             1

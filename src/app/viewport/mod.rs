@@ -405,10 +405,15 @@ impl Viewport {
                 let galley_size = painter
                     .layout_no_wrap(text.clone(), FontId::proportional(15.0), Color32::WHITE)
                     .size();
-                let r = Align2::CENTER_BOTTOM.anchor_size(s, galley_size).expand(4.0);
+                let r = Align2::CENTER_BOTTOM
+                    .anchor_size(s, galley_size)
+                    .expand(4.0);
                 painter.rect_filled(r, 4.0, Color32::from_black_alpha(150));
                 let text = egui::RichText::new(text).size(15.0).color(to_color(color));
-                ui.put(r.shrink(4.0), egui::Label::new(text).selectable(false).extend());
+                ui.put(
+                    r.shrink(4.0),
+                    egui::Label::new(text).selectable(false).extend(),
+                );
             }
         }
         // Legend.

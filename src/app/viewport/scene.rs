@@ -342,7 +342,7 @@ pub fn add_skeleton(
 fn bone_matrix(a: Vec3, b: Vec3, parent: Affine3A, scale: Scale) -> Option<Mat4> {
     let d = b - a;
     let len = d.length();
-    if !(len > scale.size * 1e-4) {
+    if len.is_nan() || len <= scale.size * 1e-4 {
         return None;
     }
     let y = d / len;
