@@ -9,6 +9,7 @@
 pub mod app;
 pub mod cli;
 pub mod codec;
+pub mod container;
 pub mod fsutil;
 pub mod import;
 pub mod metric;

@@ -152,15 +152,19 @@ fn broken_file_shows_error_and_keeps_the_document() {
 }
 
 #[test]
-fn export_reports_availability_and_settings_edits_undo() {
+fn export_skp_gltf_availability_and_settings_undo() {
     let mut h = harness(Some(robot()));
-    h.state_mut().perform(Action::ExportSkp(None));
+    h.state_mut().perform(Action::ExportGltf(None));
     h.run();
-    assert!(
-        h.state().status().contains("not available yet"),
-        "{}",
-        h.state().status()
-    );
+    let status = h.state().status().to_owned();
+    assert!(status.contains("not available yet"), "{status}");
+    let dir = tempfile::tempdir().unwrap();
+    let skp = dir.path().join("robot.skp");
+    h.state_mut().perform(Action::ExportSkp(Some(skp.clone())));
+    h.run();
+    let status = h.state().status().to_owned();
+    assert!(status.contains("wrote"), "{status}");
+    skelpack::container::read(&skp).expect("the exported .skp reads back");
 
     let tol_before = h
         .state()

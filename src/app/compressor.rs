@@ -1,40 +1,14 @@
-//! The one place the app touches the codec. Until `skelpack::codec::compress` lands, the
-//! "compressed" clip is the raw clip itself (zero error, ratio 1); switching to the real codec
-//! changes only [`compress`] and [`Compressed`]'s fields.
+//! The one place the app touches the codec: compresses a clip with `codec::compress` and
+//! measures the result with the metric (the joint x frame matrix the timeline and panels use).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+pub use crate::codec::Control;
+use crate::codec::{CodecError, CompressedClip};
 use crate::metric::{ErrorReport, PoseSource, Reference, measure};
-use crate::model::{Clip, Skeleton, Transform};
+use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
-
-/// Cancellation flag and progress (0..1), shared between the UI and a worker.
-#[derive(Debug, Default)]
-pub struct Control {
-    cancelled: AtomicBool,
-    progress: AtomicU32,
-}
-
-impl Control {
-    pub fn new() -> Self {
-        Self::default()
-    }
-    pub fn cancel(&self) {
-        self.cancelled.store(true, Ordering::Relaxed);
-    }
-    pub fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::Relaxed)
-    }
-    pub fn set_progress(&self, p: f32) {
-        self.progress
-            .store(p.clamp(0.0, 1.0).to_bits(), Ordering::Relaxed);
-    }
-    pub fn progress(&self) -> f32 {
-        f32::from_bits(self.progress.load(Ordering::Relaxed))
-    }
-}
 
 /// A decoded pose source the viewport can sample (the compressed clip).
 pub type SharedPoses = Arc<dyn PoseSource + Send + Sync>;
@@ -61,10 +35,14 @@ impl Sizes {
 /// One compressed clip and how it measures.
 pub struct Compressed {
     pub poses: SharedPoses,
+    /// The codec's output (exported as is).
+    pub clip: Arc<CompressedClip>,
     pub errors: ErrorReport,
     pub sizes: Sizes,
     pub elapsed: Duration,
-    /// True while the codec is not on main: the "compressed" clip is the raw clip.
+    /// False when the codec could not meet every tolerance (see `clip.report.failures`).
+    pub contract_met: bool,
+    /// True when the compressed side is the raw clip (no codec).
     pub is_passthrough: bool,
 }
 
@@ -83,41 +61,29 @@ pub fn compress(
     control: &Control,
 ) -> Result<Compressed, Failure> {
     let start = Instant::now();
-    control.set_progress(0.05);
-    // Stand-in codec: the raw clip, measured with the real metric so every panel works.
-    let poses: SharedPoses = Arc::new(RawPoses(clip.clone()));
+    let c = crate::codec::compress(skeleton, clip, settings, control).map_err(|e| match e {
+        CodecError::Cancelled => Failure::Cancelled,
+        e => Failure::Error(e.to_string()),
+    })?;
     if control.is_cancelled() {
         return Err(Failure::Cancelled);
     }
-    control.set_progress(0.3);
+    let c = Arc::new(c);
     let reference = Reference::new(skeleton, clip, clip.frame_count);
-    if control.is_cancelled() {
-        return Err(Failure::Cancelled);
-    }
-    control.set_progress(0.6);
-    let errors = measure(skeleton, &reference, poses.as_ref(), &settings.limits, true);
-    control.set_progress(1.0);
-    let raw = clip.raw_bytes();
-    let keys = clip.frame_count * clip.tracks.len() * 3;
+    let errors = measure(skeleton, &reference, c.as_ref(), &settings.limits, true);
+    let r = &c.report;
     Ok(Compressed {
-        poses,
-        errors,
+        poses: c.clone(),
         sizes: Sizes {
-            raw_bytes: raw,
-            compressed_bytes: raw,
-            keys_kept: keys,
-            keys_raw: keys,
+            raw_bytes: r.raw_bytes as usize,
+            compressed_bytes: r.payload_bytes as usize,
+            keys_kept: r.keys_kept,
+            keys_raw: r.keys_raw,
         },
+        contract_met: r.contract_met,
+        clip: c,
+        errors,
         elapsed: start.elapsed(),
-        is_passthrough: true,
+        is_passthrough: false,
     })
-}
-
-/// A raw clip as a pose source.
-struct RawPoses(Clip);
-
-impl PoseSource for RawPoses {
-    fn sample_local(&self, frame: f32, out: &mut [Transform]) {
-        self.0.sample_local(frame, out)
-    }
 }

@@ -6,6 +6,7 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Duration;
 
 use super::compressor::{self, Compressed, Control, Failure};
+
 use crate::import::Asset;
 use crate::settings::Resolved;
 

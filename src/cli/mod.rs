@@ -1,7 +1,11 @@
 //! The command line: one file per subcommand. `run` returns the process exit code
 //! (0 ok, 1 a contract was not met, 2 bad input).
 
+mod compress;
 mod inspect;
+mod report;
+mod table;
+mod tuning;
 #[cfg(feature = "gui")]
 mod view;
 
@@ -29,6 +33,10 @@ pub struct Cli {
 pub enum Command {
     /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON).
     Inspect(inspect::Args),
+    /// Compress every clip of one file and write a .skp (or a compressed glTF).
+    Compress(compress::Args),
+    /// Compress every clip of files or folders and print sizes and errors.
+    Report(report::Args),
     /// Open FILE in the app, wait for the compressed result, save a screenshot, exit.
     #[cfg(feature = "gui")]
     View(view::Args),
@@ -38,6 +46,8 @@ pub enum Command {
 pub fn run(command: Command) -> i32 {
     let result = match command {
         Command::Inspect(a) => inspect::run(a),
+        Command::Compress(a) => compress::run(a),
+        Command::Report(a) => report::run(a),
         #[cfg(feature = "gui")]
         Command::View(a) => view::run(a),
     };

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::budget::Budgets;
 use crate::metric::JointLimits;
-use crate::model::{Clip, Skeleton, TrackKind, Transform};
+use crate::model::{Clip, Skeleton, TrackKind, Transform, quat_angle};
 
 /// What a track needs to be reproduced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -38,7 +38,7 @@ impl Classification {
 
 /// Largest angle between any sample of `track` and `q` (radians).
 pub fn max_angle(track: &[Quat], q: Quat) -> f32 {
-    track.iter().map(|r| r.angle_between(q)).fold(0.0, f32::max)
+    track.iter().map(|r| quat_angle(*r, q)).fold(0.0, f32::max)
 }
 
 /// Largest distance between any sample of `track` and `v`.
@@ -76,7 +76,7 @@ pub fn constant_quat(track: &[Quat]) -> Quat {
 fn varies(clip: &Clip, j: usize, rest: &Transform) -> bool {
     let t = &clip.tracks[j];
     max_distance(&t.translations, rest.translation) > 1e-6 * (1.0 + rest.translation.length())
-        || max_angle(&t.rotations, rest.rotation) > 1e-6
+        || max_angle(&t.rotations, rest.rotation) > 1e-7
         || max_distance(&t.scales, rest.scale) > 1e-6
 }
 

@@ -101,24 +101,68 @@ impl Curve {
     /// Evaluates inside segment `i` (keys `i` and `i + 1`).
     #[inline]
     pub fn sample_segment(&self, i: usize, frame: f32) -> Vec4 {
-        let (f0, f1) = (self.frames[i] as f32, self.frames[i + 1] as f32);
-        let dt = f1 - f0;
-        let u = ((frame - f0) / dt).clamp(0.0, 1.0);
-        let (p0, p1) = (self.values[i], self.values[i + 1]);
-        match self.interpolation {
-            Interpolation::Linear if self.is_rotation => {
-                Vec4::from(slerp_shortest(Quat::from_vec4(p0), Quat::from_vec4(p1), u))
-            }
-            Interpolation::Linear => p0.lerp(p1, u),
-            Interpolation::CatmullRom => {
-                let m0 = self.tangent(i) * dt;
-                let m1 = self.tangent(i + 1) * dt;
-                let v = hermite(p0, m0, p1, m1, u);
-                if self.is_rotation {
-                    v.normalize_or(Vec4::W)
+        let n = self.frames.len();
+        let key = |k: usize| (self.frames[k] as f32, self.values[k]);
+        let window = [
+            key(i.saturating_sub(1)),
+            key(i),
+            key(i + 1),
+            key((i + 2).min(n - 1)),
+        ];
+        eval_window(self.interpolation, self.is_rotation, &window, frame)
+    }
+}
+
+/// Evaluates a segment from a window of four keys `(frame, value)`: the key before the
+/// segment, its two ends, and the key after (repeat an end key where there is none, which
+/// makes the Catmull-Rom tangent one-sided). The one function every decoder uses.
+#[inline]
+pub fn eval_window(
+    interpolation: Interpolation,
+    is_rotation: bool,
+    k: &[(f32, Vec4); 4],
+    frame: f32,
+) -> Vec4 {
+    let (f0, p0) = k[1];
+    let (f1, mut p1) = k[2];
+    let dt = f1 - f0;
+    let u = if dt > 0.0 {
+        ((frame - f0) / dt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    match interpolation {
+        Interpolation::Linear if is_rotation => {
+            Vec4::from(slerp_shortest(Quat::from_vec4(p0), Quat::from_vec4(p1), u))
+        }
+        Interpolation::Linear => p0.lerp(p1, u),
+        Interpolation::CatmullRom => {
+            let align = |prev: Vec4, x: Vec4| {
+                if is_rotation && prev.dot(x) < 0.0 {
+                    -x
                 } else {
-                    v
+                    x
                 }
+            };
+            p1 = align(p0, p1);
+            let (fa, a) = (k[0].0, align(p0, k[0].1));
+            let (fb, b) = (k[3].0, align(p1, k[3].1));
+            // Tangents (per frame): central where a neighbour exists, one-sided otherwise.
+            let m0 = if fa < f0 {
+                (p1 - a) / (f1 - fa)
+            } else {
+                (p1 - p0) / dt
+            };
+            let m1 = if fb > f1 {
+                (b - p0) / (fb - f0)
+            } else {
+                (p1 - p0) / dt
+            };
+            let v = hermite(p0, m0 * dt, p1, m1 * dt, u);
+            if is_rotation {
+                v.normalize_or(Vec4::W)
+            } else {
+                v
             }
         }
     }

@@ -1,9 +1,26 @@
-//! The compressor and decoder (DESIGN §4).
+//! The compressor and decoder (DESIGN §4): classify tracks against hierarchical budgets,
+//! fit keys (linear or Catmull-Rom), quantize (smallest-three, range-reduced variable
+//! widths), verify in object space, repair and relax.
 
 pub mod budget;
 pub mod classify;
+mod compress;
+mod compressed;
+mod control;
+pub mod curve;
+pub mod fit;
+pub mod predict;
+pub mod quantize;
+pub mod report;
+pub mod track;
 
 pub use classify::{Classification, TrackClass, classify};
-pub mod curve;
-
+pub use compress::{CodecError, compress, object_poses};
+pub use compressed::CompressedClip;
+pub use control::Control;
 pub use curve::{Curve, Interpolation};
+pub use report::ClipReport;
+pub use track::{Animated, TrackData};
+pub mod runtime;
+
+pub use runtime::{Cursor, RuntimeClip};

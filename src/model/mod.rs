@@ -11,5 +11,5 @@ mod units;
 pub use clip::{Clip, JointTracks, TrackKind};
 pub use pose::{ObjectPose, Pose, local_to_object};
 pub use skeleton::{Joint, Skeleton};
-pub use transform::{Transform, nlerp_shortest, slerp_shortest};
+pub use transform::{Transform, nlerp_shortest, quat_angle, slerp_shortest};
 pub use units::{LengthUnit, Units};

@@ -82,6 +82,15 @@ pub fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Quat {
     (a * w0 + b * w1).normalize()
 }
 
+/// Angle between two rotations in radians, precise for tiny angles (uses the chord, not
+/// `acos` of the dot product, which f32 cannot resolve below ~1e-3 rad).
+#[inline]
+pub fn quat_angle(a: Quat, b: Quat) -> f32 {
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    let chord = (a - b).length();
+    4.0 * (chord * 0.5).min(1.0).asin()
+}
+
 /// Normalized linear interpolation along the shorter arc (cheap; used between close keys).
 #[inline]
 pub fn nlerp_shortest(a: Quat, b: Quat, u: f32) -> Quat {
@@ -102,6 +111,14 @@ mod tests {
         );
         let expect = Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
         assert!(t.to_affine().abs_diff_eq(expect, 1e-6));
+    }
+
+    #[test]
+    fn quat_angle_resolves_tiny_angles() {
+        let a = Quat::from_rotation_x(0.3);
+        let b = Quat::from_rotation_x(0.3 + 1e-5);
+        assert!((quat_angle(a, -b) - 1e-5).abs() < 2e-6);
+        assert!((quat_angle(Quat::IDENTITY, Quat::from_rotation_y(2.0)) - 2.0).abs() < 1e-5);
     }
 
     #[test]

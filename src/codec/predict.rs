@@ -1,0 +1,175 @@
+//! Lossless coding of a ranged track's quantized keys: within segments of
+//! [`SEGMENT_KEYS`] keys, the first key is stored as is and every later key as the residual
+//! from a prediction: the previous key (first order, best for noisy capture) or the linear
+//! extrapolation of the two previous keys scaled by their key time gaps (second order, best
+//! for smooth curves), whichever makes the track smaller. Residuals are zigzag-coded and bit-packed with one width per segment and
+//! component. A segment decodes on its own, so random access touches at most one segment.
+
+use super::quantize::{Codes, Format, Range};
+
+/// Keys per prediction segment.
+pub const SEGMENT_KEYS: usize = 16;
+/// Bits of one per-segment, per-component residual width.
+pub const WIDTH_BITS: u32 = 5;
+
+/// The prediction of key `i` (component `c`) from the previous keys of its segment,
+/// clamped to the code range `[0, max]` so residuals fit in one bit more than the codes.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub fn predict(
+    codes: &[Codes],
+    frames: &[u32],
+    seg_start: usize,
+    i: usize,
+    c: usize,
+    max: u64,
+    order: u8,
+) -> i64 {
+    if i == seg_start {
+        return 0;
+    }
+    let prev = codes[i - 1][c] as i64;
+    if i == seg_start + 1 || order < 2 {
+        return prev;
+    }
+    let prev2 = codes[i - 2][c] as i64;
+    let (t0, t1, t2) = (frames[i - 2] as i64, frames[i - 1] as i64, frames[i] as i64);
+    // prev + (prev - prev2) * (t2 - t1) / (t1 - t0), rounded half away from zero, in integers.
+    let num = (prev - prev2) * (t2 - t1);
+    let den = t1 - t0;
+    let q = if num >= 0 {
+        (2 * num + den) / (2 * den)
+    } else {
+        -((-2 * num + den) / (2 * den))
+    };
+    (prev + q).clamp(0, max as i64)
+}
+
+#[inline]
+pub fn zigzag(x: i64) -> u64 {
+    ((x << 1) ^ (x >> 63)) as u64
+}
+
+#[inline]
+pub fn unzigzag(z: u64) -> i64 {
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
+}
+
+/// Bits needed to hold `z`.
+#[inline]
+pub fn width_of(z: u64) -> u32 {
+    64 - z.leading_zeros()
+}
+
+/// The varying components of a format/range (the ones stored).
+pub fn stored_components(format: Format, range: &Range) -> Vec<usize> {
+    match format {
+        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => vec![],
+        _ => (0..3).filter(|&c| range.extent[c] > 0.0).collect(),
+    }
+}
+
+/// Residual widths per segment and stored component, for codes of `bits` bits.
+pub fn segment_widths(
+    codes: &[Codes],
+    frames: &[u32],
+    comps: &[usize],
+    bits: u32,
+    order: u8,
+) -> Vec<[u32; 3]> {
+    let max = (1u64 << bits) - 1;
+    let mut out = Vec::new();
+    for start in (0..codes.len()).step_by(SEGMENT_KEYS) {
+        let end = (start + SEGMENT_KEYS).min(codes.len());
+        let mut w = [0u32; 3];
+        for &c in comps {
+            for i in start + 1..end {
+                let r = codes[i][c] as i64 - predict(codes, frames, start, i, c, max, order);
+                w[c] = w[c].max(width_of(zigzag(r)));
+            }
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// Bits of an animated track's key values with the best predictor order.
+pub fn value_bits(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> u64 {
+    let order = best_order(format, range, codes, frames);
+    value_bits_with(format, range, codes, frames, order)
+}
+
+/// The predictor order (1 or 2) that codes the track in fewer bits (2 on a tie).
+pub fn best_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> u8 {
+    let one = value_bits_with(format, range, codes, frames, 1);
+    let two = value_bits_with(format, range, codes, frames, 2);
+    if one < two { 1 } else { 2 }
+}
+
+/// Bits of the key values with a given predictor order: for S3 48 per key; for ranged
+/// formats, per segment the widths (5 per stored component), the first key in full and the
+/// residuals.
+pub fn value_bits_with(
+    format: Format,
+    range: &Range,
+    codes: &[Codes],
+    frames: &[u32],
+    order: u8,
+) -> u64 {
+    let bits = match format {
+        Format::SmallestThree48 => return 48 * codes.len() as u64,
+        Format::SmallestThreeWide { bits } => return (2 + 3 * bits as u64) * codes.len() as u64,
+        Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u64,
+    };
+    let comps = stored_components(format, range);
+    let mut total = 0u64;
+    for (s, w) in segment_widths(codes, frames, &comps, bits as u32, order)
+        .iter()
+        .enumerate()
+    {
+        let n = (codes.len() - s * SEGMENT_KEYS).min(SEGMENT_KEYS) as u64;
+        for &c in &comps {
+            total += WIDTH_BITS as u64 + bits + (n - 1) * w[c] as u64;
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zigzag_round_trips() {
+        for x in [-5i64, -1, 0, 1, 7, 1 << 30, -(1 << 30)] {
+            assert_eq!(unzigzag(zigzag(x)), x);
+        }
+    }
+
+    #[test]
+    fn smooth_tracks_cost_few_bits() {
+        let frames: Vec<u32> = (0..64).collect();
+        let codes: Vec<Codes> = frames
+            .iter()
+            .map(|&f| [(1000.0 + 400.0 * (f as f64 * 0.1).sin()) as u32, 5, 77])
+            .collect();
+        let range = Range {
+            min: [0.0; 3],
+            extent: [1.0, 0.0, 1.0],
+            ..Range::default()
+        };
+        let f = Format::RangedVector { bits: 12 };
+        let coded = value_bits(f, &range, &codes, &frames);
+        assert!(coded < 64 * 24 / 2, "{coded} bits");
+    }
+
+    #[test]
+    fn prediction_scales_with_key_gaps() {
+        let frames = [0u32, 2, 6];
+        let codes = [[10u32, 0, 0], [20, 0, 0], [0, 0, 0]];
+        // 20 + (20 - 10) * 4 / 2 = 40
+        assert_eq!(predict(&codes, &frames, 0, 2, 0, 1000, 2), 40);
+        assert_eq!(predict(&codes, &frames, 0, 2, 0, 30, 2), 30);
+        assert_eq!(predict(&codes, &frames, 0, 2, 0, 1000, 1), 20);
+    }
+}

@@ -1,0 +1,317 @@
+//! Quantization of key values.
+//!
+//! * Rotations, `SmallestThree48`: the largest-magnitude component is made positive and
+//!   dropped (2-bit index); the other three lie in `[-1/√2, 1/√2]` and take 15 bits each.
+//! * Rotations, `RangedRotation`: each key is stored relative to a per-track reference
+//!   rotation (the track's mean, itself stored in smallest-three form): `q' = ref⁻¹ q` lies
+//!   near identity, so its `w` is large (made positive and dropped) and `x, y, z` are small;
+//!   they are range-reduced over the track and stored with `bits` each — far fewer than 15
+//!   when the joint moves little, and finer than 15 when a long lever arm needs it.
+//! * Vectors (translation, scale): range-reduced per component, `bits` each; components
+//!   that do not vary take no bits.
+//!
+//! Ranges are stored as f32 and used exactly as stored, so decoding is bit-exact.
+
+use glam::{Quat, Vec4};
+use serde::Serialize;
+
+const S3_MAX: f32 = std::f32::consts::FRAC_1_SQRT_2;
+const S3_BITS: u32 = 15;
+
+/// How one animated track's key values are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Format {
+    /// 48 bits per rotation key.
+    SmallestThree48,
+    /// Smallest-three with `bits` (16 to 23) per component: 2 + 3 x bits per key, for
+    /// rotations that swing too far for a reference and need more than 15 bits.
+    SmallestThreeWide { bits: u8 },
+    /// Rotation relative to the range's reference: `x, y, z` in `bits` each within the range.
+    RangedRotation { bits: u8 },
+    /// Vector: `bits` per varying component within the range.
+    RangedVector { bits: u8 },
+}
+
+/// Per-component minimum and extent of a range-reduced track, and (rotations) the
+/// reference rotation keys are stored relative to.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Range {
+    pub min: [f32; 3],
+    pub extent: [f32; 3],
+    #[serde(skip)]
+    pub reference: Quat,
+    /// The reference's smallest-three code, as stored (re-encoding a decoded rotation can
+    /// pick another dropped component when two tie, so the code is kept).
+    #[serde(skip)]
+    pub reference_code: Codes,
+}
+
+impl Default for Range {
+    fn default() -> Self {
+        Self {
+            min: [0.0; 3],
+            extent: [0.0; 3],
+            reference: Quat::IDENTITY,
+            reference_code: [0; 3],
+        }
+    }
+}
+
+impl Range {
+    /// The bounding range of `values` over components `comps`.
+    pub fn of(values: impl Iterator<Item = [f32; 3]>) -> Self {
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for v in values {
+            for c in 0..3 {
+                lo[c] = lo[c].min(v[c]);
+                hi[c] = hi[c].max(v[c]);
+            }
+        }
+        let mut extent = [0.0; 3];
+        for c in 0..3 {
+            if !lo[c].is_finite() {
+                lo[c] = 0.0;
+            }
+            extent[c] = (hi[c] - lo[c]).max(0.0);
+            if !extent[c].is_finite() {
+                extent[c] = 0.0;
+            }
+        }
+        Self {
+            min: lo,
+            extent,
+            ..Self::default()
+        }
+    }
+
+    /// Components that vary (and therefore take bits).
+    pub fn varying(&self) -> usize {
+        self.extent.iter().filter(|&&e| e > 0.0).count()
+    }
+}
+
+impl Format {
+    /// Bits one key's value takes.
+    pub fn bits_per_key(&self, range: &Range) -> u32 {
+        match *self {
+            Self::SmallestThree48 => 48,
+            Self::SmallestThreeWide { bits } => 2 + 3 * bits as u32,
+            Self::RangedRotation { bits } | Self::RangedVector { bits } => {
+                bits as u32 * range.varying() as u32
+            }
+        }
+    }
+}
+
+/// Quantized integers of one key (unused components are zero).
+pub type Codes = [u32; 3];
+
+fn to_unit(v: f32, min: f32, extent: f32, bits: u8) -> u32 {
+    if extent <= 0.0 {
+        return 0;
+    }
+    let max = ((1u64 << bits) - 1) as f32;
+    (((v - min) / extent).clamp(0.0, 1.0) * max).round() as u32
+}
+
+fn from_unit(q: u32, min: f32, extent: f32, bits: u8) -> f32 {
+    if extent <= 0.0 {
+        return min;
+    }
+    let max = ((1u64 << bits) - 1) as f32;
+    min + (q as f32 / max) * extent
+}
+
+/// Encodes a rotation in smallest-three 48-bit form: (index, three 15-bit codes).
+pub fn encode_s3(q: Quat) -> (u8, Codes) {
+    encode_s3_bits(q, S3_BITS as u8)
+}
+
+/// Smallest-three with `bits` per component: (index, three codes).
+pub fn encode_s3_bits(q: Quat, bits: u8) -> (u8, Codes) {
+    let a = q.to_array();
+    let mut idx = 0;
+    for i in 1..4 {
+        if a[i].abs() > a[idx].abs() {
+            idx = i;
+        }
+    }
+    let sign = if a[idx] < 0.0 { -1.0 } else { 1.0 };
+    let mut codes = [0u32; 3];
+    let mut k = 0;
+    for (i, &c) in a.iter().enumerate() {
+        if i != idx {
+            codes[k] = to_unit(c * sign, -S3_MAX, 2.0 * S3_MAX, bits);
+            k += 1;
+        }
+    }
+    (idx as u8, codes)
+}
+
+/// Decodes a smallest-three rotation.
+pub fn decode_s3(idx: u8, codes: Codes) -> Quat {
+    decode_s3_bits(idx, codes, S3_BITS as u8)
+}
+
+/// Decodes smallest-three with `bits` per component.
+pub fn decode_s3_bits(idx: u8, codes: Codes, bits: u8) -> Quat {
+    let mut kept = [0.0f32; 3];
+    for k in 0..3 {
+        kept[k] = from_unit(codes[k], -S3_MAX, 2.0 * S3_MAX, bits);
+    }
+    rebuild(idx, kept)
+}
+
+/// Rebuilds a unit quaternion from three components and the (positive) dropped one.
+fn rebuild(dropped: u8, kept: [f32; 3]) -> Quat {
+    let sum = kept[0] * kept[0] + kept[1] * kept[1] + kept[2] * kept[2];
+    let d = (1.0 - sum).max(0.0).sqrt();
+    let mut a = [0.0f32; 4];
+    let mut k = 0;
+    for (i, slot) in a.iter_mut().enumerate() {
+        if i == dropped as usize {
+            *slot = d;
+        } else {
+            *slot = kept[k];
+            k += 1;
+        }
+    }
+    Quat::from_array(a).normalize()
+}
+
+/// `x, y, z` of `reference⁻¹ q` with `w` made positive.
+pub fn relative_xyz(q: Quat, reference: Quat) -> [f32; 3] {
+    let r = reference.conjugate() * q;
+    let r = if r.w < 0.0 { -r } else { r };
+    [r.x, r.y, r.z]
+}
+
+/// The reference for a ranged rotation track: its mean rotation, rounded to smallest-three
+/// form (as stored); `None` when some key lies more than ~145° from it (`w` < 0.3), where
+/// rebuilding `w` would lose precision.
+pub fn choose_reference(track: &[Quat]) -> Option<(Quat, Codes)> {
+    let mean = crate::codec::classify::constant_quat(track);
+    let code = encode(Format::SmallestThree48, &Range::default(), Vec4::from(mean));
+    let reference = Quat::from_vec4(decode(Format::SmallestThree48, &Range::default(), code));
+    track
+        .iter()
+        .all(|q| (reference.conjugate() * *q).w.abs() >= 0.3)
+        .then_some((reference, code))
+}
+
+/// Encodes one value in `format` with `range`.
+pub fn encode(format: Format, range: &Range, v: Vec4) -> Codes {
+    match format {
+        Format::SmallestThree48 => {
+            let (idx, c) = encode_s3(Quat::from_vec4(v));
+            [c[0] | (idx as u32) << 16, c[1], c[2]]
+        }
+        Format::SmallestThreeWide { bits } => {
+            let (idx, c) = encode_s3_bits(Quat::from_vec4(v), bits);
+            [c[0] | (idx as u32) << 24, c[1], c[2]]
+        }
+        Format::RangedRotation { bits } => {
+            let k = relative_xyz(Quat::from_vec4(v), range.reference);
+            std::array::from_fn(|c| to_unit(k[c], range.min[c], range.extent[c], bits))
+        }
+        Format::RangedVector { bits } => {
+            let a = v.truncate().to_array();
+            std::array::from_fn(|c| to_unit(a[c], range.min[c], range.extent[c], bits))
+        }
+    }
+}
+
+/// Decodes one value.
+pub fn decode(format: Format, range: &Range, codes: Codes) -> Vec4 {
+    match format {
+        Format::SmallestThree48 => {
+            let idx = (codes[0] >> 16) as u8 & 3;
+            Vec4::from(decode_s3(idx, [codes[0] & 0xFFFF, codes[1], codes[2]]))
+        }
+        Format::SmallestThreeWide { bits } => {
+            let idx = (codes[0] >> 24) as u8 & 3;
+            Vec4::from(decode_s3_bits(
+                idx,
+                [codes[0] & 0xFF_FFFF, codes[1], codes[2]],
+                bits,
+            ))
+        }
+        Format::RangedRotation { bits } => {
+            let xyz =
+                std::array::from_fn(|c| from_unit(codes[c], range.min[c], range.extent[c], bits));
+            Vec4::from((range.reference * rebuild(3, xyz)).normalize())
+        }
+        Format::RangedVector { bits } => {
+            let v: [f32; 3] =
+                std::array::from_fn(|c| from_unit(codes[c], range.min[c], range.extent[c], bits));
+            Vec4::new(v[0], v[1], v[2], 0.0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranged_rotation_is_finer_than_s3_with_enough_bits() {
+        let track: Vec<Quat> = (0..50)
+            .map(|i| {
+                Quat::from_euler(
+                    glam::EulerRot::ZYX,
+                    2.0 + 0.01 * i as f32,
+                    -1.2,
+                    0.4 * (i as f32 * 0.1).sin(),
+                )
+            })
+            .collect();
+        let (reference, reference_code) = choose_reference(&track).unwrap();
+        let mut range = Range::of(track.iter().map(|q| relative_xyz(*q, reference)));
+        range.reference = reference;
+        range.reference_code = reference_code;
+        let f = Format::RangedRotation { bits: 20 };
+        for q in &track {
+            let d = Quat::from_vec4(decode(f, &range, encode(f, &range, Vec4::from(*q))));
+            assert!(
+                crate::model::quat_angle(*q, d) < 2e-6,
+                "{}",
+                crate::model::quat_angle(*q, d)
+            );
+        }
+    }
+
+    #[test]
+    fn s3_precision_is_about_4e5_per_component() {
+        for i in 0..200 {
+            let q = Quat::from_euler(
+                glam::EulerRot::XYZ,
+                i as f32 * 0.1,
+                i as f32 * -0.37,
+                i as f32 * 0.05,
+            )
+            .normalize();
+            let c = encode(Format::SmallestThree48, &Range::default(), Vec4::from(q));
+            let d = Quat::from_vec4(decode(Format::SmallestThree48, &Range::default(), c));
+            // Half a 15-bit step (2.2e-5) per stored component; the rebuilt one absorbs theirs.
+            for (a, b) in q.to_array().iter().zip(d.to_array()) {
+                assert!((a.abs() - b.abs()).abs() < 6e-5, "{q:?} {d:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn ranged_vector_round_trips_within_half_step() {
+        let r = Range {
+            min: [-1.0, 2.0, 0.0],
+            extent: [2.0, 0.0, 1.0],
+            ..Range::default()
+        };
+        let f = Format::RangedVector { bits: 8 };
+        let v = Vec4::new(0.3, 2.0, 0.77, 0.0);
+        let d = decode(f, &r, encode(f, &r, v));
+        assert!((d - v).abs().max_element() <= 2.0 / 255.0 / 2.0 + 1e-6);
+        assert_eq!(f.bits_per_key(&r), 16);
+    }
+}

@@ -1,0 +1,356 @@
+//! Encoding one track at a local tolerance: rest, constant, or animated with the smallest
+//! (format, bit width, interpolation) whose fitted keys hold the tolerance.
+
+use glam::{Quat, Vec4};
+use serde::Serialize;
+
+use super::classify::{constant_quat, constant_vec3};
+use super::curve::{Curve, Interpolation};
+use super::fit::{Fit, Target, distance, fit};
+use super::predict::value_bits;
+use super::quantize::{Codes, Format, Range, choose_reference, decode, encode, relative_xyz};
+use crate::settings::{Bits, Method};
+
+/// One track's reference data.
+pub struct TrackInput<'a> {
+    /// Values at every frame (rotations as x, y, z, w; vectors with w = 0).
+    pub raw: &'a [Vec4],
+    /// Reference values halfway between frames, when midpoints are enforced.
+    pub mids: Option<&'a [Vec4]>,
+    /// The skeleton's rest value.
+    pub rest: Vec4,
+    pub is_rotation: bool,
+}
+
+/// How a track is stored.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TrackData {
+    /// Equal to the rest pose within tolerance: nothing stored.
+    Rest,
+    /// One value; `quantized` when it is stored in the track's key format (S3 48-bit for
+    /// rotations) rather than as raw f32.
+    Constant {
+        value: Vec4,
+        quantized: bool,
+    },
+    Animated(Animated),
+}
+
+/// An animated track: quantized keys and the curve they decode to.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Animated {
+    pub curve: Curve,
+    pub format: Format,
+    pub range: Range,
+    /// Quantized codes per key.
+    pub codes: Vec<Codes>,
+    /// Frames in the order the fitter inserted them.
+    pub insert_order: Vec<u32>,
+}
+
+/// Summary of a track's storage, for reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct TrackCost {
+    pub keys: usize,
+    pub bits_per_key: u32,
+    pub bits: u64,
+}
+
+impl TrackData {
+    /// Evaluates at a fractional frame (`rest` for rest tracks).
+    #[inline]
+    pub fn sample(&self, frame: f32, rest: Vec4) -> Vec4 {
+        match self {
+            Self::Rest => rest,
+            Self::Constant { value, .. } => *value,
+            Self::Animated(a) => a.curve.sample(frame),
+        }
+    }
+
+    /// Key count (0 rest, 1 constant).
+    pub fn keys(&self) -> usize {
+        match self {
+            Self::Rest => 0,
+            Self::Constant { .. } => 1,
+            Self::Animated(a) => a.curve.len(),
+        }
+    }
+
+    /// Storage in bits according to the container's layout.
+    pub fn cost(&self, is_rotation: bool, frames: usize) -> TrackCost {
+        match self {
+            Self::Rest => TrackCost {
+                keys: 0,
+                bits_per_key: 0,
+                bits: 0,
+            },
+            Self::Constant { quantized, .. } => {
+                let b = constant_bits(is_rotation, *quantized);
+                TrackCost {
+                    keys: 1,
+                    bits_per_key: b,
+                    bits: b as u64,
+                }
+            }
+            Self::Animated(a) => {
+                let bpk = a.format.bits_per_key(&a.range);
+                TrackCost {
+                    keys: a.curve.len(),
+                    bits_per_key: bpk,
+                    bits: animated_bits(a.format, &a.range, &a.curve.frames, &a.codes, frames),
+                }
+            }
+        }
+    }
+}
+
+/// Bits of a constant value after its class: a 1-bit "quantized" flag, then 48 (S3) or
+/// 32 per float.
+pub fn constant_bits(is_rotation: bool, quantized: bool) -> u32 {
+    1 + match (is_rotation, quantized) {
+        (true, true) => 48,
+        (true, false) => 128,
+        (false, _) => 96,
+    }
+}
+
+/// Bits of the key-count field: enough for `frame_count`.
+pub fn count_bits(frame_count: usize) -> u32 {
+    32 - (frame_count as u32).leading_zeros()
+}
+
+/// Metadata bits of an animated track after its class (see docs/FORMAT.md): descriptor 13,
+/// range (3 minimums + 1 extent per varying component, f32 each; none for S3), key count,
+/// gap width 5, gaps `(keys - 2) x width`.
+pub fn animated_meta_bits(
+    format: Format,
+    range: &Range,
+    frames: &[u32],
+    frame_count: usize,
+) -> u64 {
+    let keys = frames.len() as u64;
+    13 + range_bits(format, range)
+        + count_bits(frame_count) as u64
+        + 5
+        + keys.saturating_sub(2) * gap_width(frames) as u64
+}
+
+/// Bits of a track's range: 3 minimums and an extent per varying component (f32 each),
+/// plus a 48-bit reference for ranged rotations.
+pub fn range_bits(format: Format, range: &Range) -> u64 {
+    match format {
+        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => 0,
+        Format::RangedRotation { .. } => 48 + 32 * (3 + range.varying() as u64),
+        Format::RangedVector { .. } => 32 * (3 + range.varying() as u64),
+    }
+}
+
+/// Total bits of an animated track: metadata plus coded key values.
+pub fn animated_bits(
+    format: Format,
+    range: &Range,
+    frames: &[u32],
+    codes: &[Codes],
+    frame_count: usize,
+) -> u64 {
+    animated_meta_bits(format, range, frames, frame_count)
+        + value_bits(format, range, codes, frames)
+}
+
+/// Bits needed for the largest `gap - 1` between consecutive keys.
+pub fn gap_width(frames: &[u32]) -> u32 {
+    let max = frames
+        .windows(2)
+        .map(|w| w[1] - w[0] - 1)
+        .max()
+        .unwrap_or(0);
+    32 - max.leading_zeros()
+}
+
+/// Encodes a track at `tolerance` (radians for rotations, units for vectors).
+pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bits) -> TrackData {
+    let raw = input.raw;
+    let rot = input.is_rotation;
+    let max_dev = |v: Vec4| {
+        let s = raw
+            .iter()
+            .map(|x| distance(rot, *x, v))
+            .fold(0.0f32, f32::max);
+        let m = input.mids.map_or(0.0, |m| {
+            m.iter()
+                .map(|x| distance(rot, *x, v))
+                .fold(0.0f32, f32::max)
+        });
+        s.max(m)
+    };
+    if max_dev(input.rest) <= tolerance {
+        return TrackData::Rest;
+    }
+    if rot {
+        let c = constant_quat(&to_quats(raw));
+        // The container stores the constant by re-encoding it: use the quantized value only
+        // when that round trip is stable (it may not be when two components tie for largest).
+        let s3 = |v: Vec4| {
+            let r = Range::default();
+            decode(
+                Format::SmallestThree48,
+                &r,
+                encode(Format::SmallestThree48, &r, v),
+            )
+        };
+        let q = s3(Vec4::from(c));
+        let q = if s3(q) == q { q } else { s3(q) };
+        if s3(q) == q && max_dev(q) <= tolerance {
+            return TrackData::Constant {
+                value: q,
+                quantized: true,
+            };
+        }
+        if max_dev(Vec4::from(c)) <= tolerance {
+            return TrackData::Constant {
+                value: Vec4::from(c),
+                quantized: false,
+            };
+        }
+    } else {
+        let c = constant_vec3(&raw.iter().map(|v| v.truncate()).collect::<Vec<_>>()).extend(0.0);
+        if max_dev(c) <= tolerance {
+            return TrackData::Constant {
+                value: c,
+                quantized: false,
+            };
+        }
+    }
+    let mut best: Option<(u64, Animated)> = None;
+    for format in candidate_formats(input, bits) {
+        let range = range_of(input, format);
+        let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
+        let key_values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
+        let target = Target {
+            raw,
+            mids: input.mids,
+            key_values: &key_values,
+            is_rotation: rot,
+        };
+        let mut any = false;
+        for &interp in method.candidates() {
+            let fitted = if method == Method::None {
+                let all: Vec<u32> = (0..raw.len() as u32).collect();
+                fit_all(&target, tolerance, all)
+            } else {
+                fit(&target, interp, tolerance)
+            };
+            let Some(Fit {
+                frames,
+                insert_order,
+            }) = fitted
+            else {
+                continue;
+            };
+            any = true;
+            let kept: Vec<Codes> = frames.iter().map(|&f| codes[f as usize]).collect();
+            let cost = animated_bits(format, &range, &frames, &kept, raw.len());
+            if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                let values = frames.iter().map(|&f| key_values[f as usize]).collect();
+                let curve = Curve::new(interp, rot, frames, values);
+                best = Some((
+                    cost,
+                    Animated {
+                        curve,
+                        format,
+                        range,
+                        codes: kept,
+                        insert_order,
+                    },
+                ));
+            }
+        }
+        // Fewer bits only add error: once a width cannot hold the tolerance, stop narrowing.
+        if !any
+            && matches!(
+                format,
+                Format::RangedRotation { .. } | Format::RangedVector { .. }
+            )
+        {
+            break;
+        }
+    }
+    match best {
+        Some((_, a)) => TrackData::Animated(a),
+        // Even every key at full precision misses (tolerance below quantization): keep every
+        // frame at the finest format; verification reports the floor.
+        None => {
+            let format = if rot {
+                Format::SmallestThree48
+            } else {
+                Format::RangedVector { bits: 24 }
+            };
+            let range = range_of(input, format);
+            let frames: Vec<u32> = (0..raw.len() as u32).collect();
+            let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
+            let values = codes.iter().map(|c| decode(format, &range, *c)).collect();
+            TrackData::Animated(Animated {
+                curve: Curve::new(Interpolation::Linear, rot, frames.clone(), values),
+                format,
+                range,
+                codes,
+                insert_order: frames,
+            })
+        }
+    }
+}
+
+fn fit_all(target: &Target, tolerance: f32, frames: Vec<u32>) -> Option<Fit> {
+    let ok = (0..target.raw.len())
+        .all(|f| distance(target.is_rotation, target.raw[f], target.key_values[f]) <= tolerance);
+    ok.then(|| Fit {
+        insert_order: frames.clone(),
+        frames,
+    })
+}
+
+fn to_quats(v: &[Vec4]) -> Vec<Quat> {
+    v.iter().map(|x| Quat::from_vec4(*x)).collect()
+}
+
+/// Formats to try, widest first (so the narrowing loop can stop at the first failure).
+fn candidate_formats(input: &TrackInput, bits: Bits) -> Vec<Format> {
+    match (input.is_rotation, bits) {
+        (true, Bits::Fixed) => vec![Format::SmallestThree48],
+        (false, Bits::Fixed) => vec![Format::RangedVector { bits: 16 }],
+        (true, Bits::Auto) => {
+            let mut v = vec![Format::SmallestThree48];
+            if choose_reference(&to_quats(input.raw)).is_some() {
+                v.extend((3..=23u8).rev().map(|b| Format::RangedRotation { bits: b }));
+            } else {
+                // Large swings: finer smallest-three for long lever arms.
+                v.splice(
+                    0..0,
+                    (16..=23u8)
+                        .rev()
+                        .map(|b| Format::SmallestThreeWide { bits: b }),
+                );
+            }
+            v
+        }
+        (false, Bits::Auto) => (3..=24u8)
+            .rev()
+            .map(|b| Format::RangedVector { bits: b })
+            .collect(),
+    }
+}
+
+fn range_of(input: &TrackInput, format: Format) -> Range {
+    match format {
+        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => Range::default(),
+        Format::RangedRotation { .. } => {
+            let quats = to_quats(input.raw);
+            let (reference, code) = choose_reference(&quats).unwrap_or((Quat::IDENTITY, [0; 3]));
+            let mut r = Range::of(quats.iter().map(|q| relative_xyz(*q, reference)));
+            r.reference = reference;
+            r.reference_code = code;
+            r
+        }
+        Format::RangedVector { .. } => Range::of(input.raw.iter().map(|v| v.truncate().to_array())),
+    }
+}
