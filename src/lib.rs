@@ -5,6 +5,8 @@
 //! [`settings`] holds what the user tunes. The GUI in `app` sits on top and is the only
 //! module that touches egui / wgpu.
 
+#[cfg(feature = "gui")]
+pub mod app;
 pub mod character;
 pub mod cli;
 pub mod codec;

@@ -5,8 +5,11 @@ fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
         Some(command) => run(command),
+        #[cfg(feature = "gui")]
+        None => skelpack::app::run(cli.file),
+        #[cfg(not(feature = "gui"))]
         None => {
-            eprintln!("the inspector app is not built yet; try `skelpack inspect FILE`");
+            eprintln!("built without the app (feature `gui`); try `skelpack inspect FILE`");
             2
         }
     };

@@ -8,6 +8,8 @@ mod make_character;
 mod report;
 mod table;
 mod tuning;
+#[cfg(feature = "gui")]
+mod view;
 
 use std::path::PathBuf;
 
@@ -43,6 +45,9 @@ pub enum Command {
     MakeCharacter(make_character::Args),
     /// Compress every clip of files or folders and print sizes and errors.
     Report(report::Args),
+    /// Open FILE in the app, wait for the compressed result, save a screenshot, exit.
+    #[cfg(feature = "gui")]
+    View(view::Args),
 }
 
 /// Runs a subcommand; returns the exit code.
@@ -53,6 +58,8 @@ pub fn run(command: Command) -> i32 {
         Command::Convert(a) => convert::run(a),
         Command::MakeCharacter(a) => make_character::run(a),
         Command::Report(a) => report::run(a),
+        #[cfg(feature = "gui")]
+        Command::View(a) => view::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,41 @@
+//! Everything the user can ask for, from a menu, a key, a panel or a test hook. Panels push
+//! actions; the app applies them after the frame's UI, in one place.
+
+use std::path::PathBuf;
+
+use super::state::Layout;
+use crate::settings::Settings;
+
+#[derive(Clone, Debug)]
+pub enum Action {
+    /// Open a file (from a dialog, Open Recent, a drop, or a test).
+    Open(PathBuf),
+    /// Ask for a file with a dialog, then open it.
+    OpenDialog,
+    OpenDefault,
+    ClearRecent,
+    /// Export the compressed glTF (None: ask with a dialog).
+    ExportGltf(Option<PathBuf>),
+    /// Export the `.skp` container (None: ask with a dialog).
+    ExportSkp(Option<PathBuf>),
+    /// Save settings (None: beside the asset).
+    SaveSettings(Option<PathBuf>),
+    Quit,
+    Undo,
+    Redo,
+    /// Replace the settings with an edited copy; the label names the edit for Undo.
+    EditSettings(String, Box<Settings>),
+    SetLayout(Layout),
+    Select(Option<usize>),
+    SetClip(usize),
+    TogglePlay,
+    Step(i32),
+    /// Go to a (fractional) frame.
+    Seek(f32),
+    FrameCamera,
+    CancelCompression,
+    Recompress,
+    DismissBanner,
+    ShowAbout,
+    ShowShortcuts,
+}

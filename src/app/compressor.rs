@@ -1,0 +1,89 @@
+//! The one place the app touches the codec: compresses a clip with `codec::compress` and
+//! measures the result with the metric (the joint x frame matrix the timeline and panels use).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use crate::codec::Control;
+use crate::codec::{CodecError, CompressedClip};
+use crate::metric::{ErrorReport, PoseSource, Reference, measure};
+use crate::model::{Clip, Skeleton};
+use crate::settings::Resolved;
+
+/// A decoded pose source the viewport can sample (the compressed clip).
+pub type SharedPoses = Arc<dyn PoseSource + Send + Sync>;
+
+/// Sizes and counts the stats panel shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sizes {
+    pub raw_bytes: usize,
+    pub compressed_bytes: usize,
+    pub keys_kept: usize,
+    pub keys_raw: usize,
+}
+
+impl Sizes {
+    pub fn ratio(&self) -> f32 {
+        if self.compressed_bytes == 0 {
+            0.0
+        } else {
+            self.raw_bytes as f32 / self.compressed_bytes as f32
+        }
+    }
+}
+
+/// One compressed clip and how it measures.
+pub struct Compressed {
+    pub poses: SharedPoses,
+    /// The codec's output (exported as is).
+    pub clip: Arc<CompressedClip>,
+    pub errors: ErrorReport,
+    pub sizes: Sizes,
+    pub elapsed: Duration,
+    /// False when the codec could not meet every tolerance (see `clip.report.failures`).
+    pub contract_met: bool,
+    /// True when the compressed side is the raw clip (no codec).
+    pub is_passthrough: bool,
+}
+
+/// Why a compression produced nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Failure {
+    Cancelled,
+    Error(String),
+}
+
+/// Compresses `clip` with `settings`, reporting progress and honouring cancellation.
+pub fn compress(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    settings: &Resolved,
+    control: &Control,
+) -> Result<Compressed, Failure> {
+    let start = Instant::now();
+    let c = crate::codec::compress(skeleton, clip, settings, control).map_err(|e| match e {
+        CodecError::Cancelled => Failure::Cancelled,
+        e => Failure::Error(e.to_string()),
+    })?;
+    if control.is_cancelled() {
+        return Err(Failure::Cancelled);
+    }
+    let c = Arc::new(c);
+    let reference = Reference::new(skeleton, clip, clip.frame_count);
+    let errors = measure(skeleton, &reference, c.as_ref(), &settings.limits, true);
+    let r = &c.report;
+    Ok(Compressed {
+        poses: c.clone(),
+        sizes: Sizes {
+            raw_bytes: r.raw_bytes as usize,
+            compressed_bytes: r.payload_bytes as usize,
+            keys_kept: r.keys_kept,
+            keys_raw: r.keys_raw,
+        },
+        contract_met: r.contract_met,
+        clip: c,
+        errors,
+        elapsed: start.elapsed(),
+        is_passthrough: false,
+    })
+}

@@ -1,0 +1,937 @@
+//! The inspector window: owns the state, lays out the panels around the viewport, applies
+//! actions, runs compression jobs, persists recent files and view options.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use egui::{Key, Modifiers};
+
+use super::actions::Action;
+use super::compressor::Failure;
+use super::default_asset;
+use super::history::History;
+use super::jobs::Jobs;
+use super::panels::{self, banner::Banner};
+use super::state::{Document, Layout, Playback, Source, ViewOptions};
+use super::viewport::Viewport;
+use crate::settings::Settings;
+
+const RECENT_KEY: &str = "skelpack.recent";
+const VIEW_KEY: &str = "skelpack.view";
+const MAX_RECENT: usize = 10;
+
+/// How the app starts (the `view` command and tests use the extra fields).
+#[derive(Clone, Debug, Default)]
+pub struct StartOptions {
+    /// A file to open; None opens the default character.
+    pub file: Option<PathBuf>,
+    pub clip: Option<String>,
+    pub frame: Option<f32>,
+    /// Save a screenshot here once the compressed result is shown, then close.
+    pub screenshot: Option<PathBuf>,
+    /// Play this many frames once the result is shown, log frame times, then close.
+    pub measure_frames: Option<usize>,
+    /// Ignore persisted state (recent files, view options).
+    pub ignore_storage: bool,
+}
+
+/// What an automated run (`skelpack view`) reports when it ends.
+#[derive(Clone, Debug, Default)]
+pub struct AutoOutcome {
+    pub error: Option<String>,
+    pub screenshot: Option<PathBuf>,
+    pub frame_times_ms: Vec<f64>,
+    pub build_times_ms: Vec<f64>,
+}
+
+struct Autopilot {
+    screenshot: Option<PathBuf>,
+    measure: usize,
+    ready_frames: usize,
+    requested: bool,
+    measured: Vec<f64>,
+    builds: Vec<f64>,
+    outcome: Arc<Mutex<AutoOutcome>>,
+    done: Arc<Mutex<bool>>,
+}
+
+/// The application.
+pub struct App {
+    doc: Option<Document>,
+    next_id: u64,
+    playback: Playback,
+    view: ViewOptions,
+    selected: Option<usize>,
+    history: History<Settings>,
+    last_edit: Option<(String, Instant)>,
+    jobs: Jobs,
+    viewport: Viewport,
+    recent: Vec<PathBuf>,
+    banner: Option<Banner>,
+    status: String,
+    show_about: bool,
+    show_shortcuts: bool,
+    joint_filter: String,
+    pending: Vec<Action>,
+    autopilot: Option<Autopilot>,
+    last_frame: Option<Instant>,
+    frame_ms: f64,
+    title: String,
+    adapter: String,
+    viewport_rect: Option<egui::Rect>,
+}
+
+impl App {
+    /// The app on the default character (or on persisted state).
+    pub fn new(cc: &eframe::CreationContext<'_>) -> Self {
+        Self::with_options(cc, StartOptions::default())
+    }
+
+    pub fn with_options(cc: &eframe::CreationContext<'_>, opts: StartOptions) -> Self {
+        let rs = cc.wgpu_render_state.as_ref();
+        let adapter = rs.map_or("no wgpu".into(), |r| {
+            let i = r.adapter.get_info();
+            format!("{} ({:?})", i.name, i.backend)
+        });
+        let viewport = Viewport::new(rs);
+        let mut jobs = Jobs::default();
+        let ctx = cc.egui_ctx.clone();
+        jobs.set_waker(Arc::new(move || ctx.request_repaint()));
+        let (recent, view) = match (cc.storage, opts.ignore_storage) {
+            (Some(s), false) => (
+                eframe::get_value(s, RECENT_KEY).unwrap_or_default(),
+                eframe::get_value(s, VIEW_KEY).unwrap_or_default(),
+            ),
+            _ => (Vec::new(), ViewOptions::default()),
+        };
+        let mut app = Self {
+            doc: None,
+            next_id: 1,
+            playback: Playback::default(),
+            view,
+            selected: None,
+            history: History::default(),
+            last_edit: None,
+            jobs,
+            viewport,
+            recent,
+            banner: None,
+            status: "Ready".into(),
+            show_about: false,
+            show_shortcuts: false,
+            joint_filter: String::new(),
+            pending: Vec::new(),
+            autopilot: None,
+            last_frame: None,
+            frame_ms: 0.0,
+            title: String::new(),
+            adapter,
+            viewport_rect: None,
+        };
+        match &opts.file {
+            Some(p) => {
+                app.open_path(p);
+            }
+            None => app.open_default(),
+        }
+        if let Some(name) = &opts.clip
+            && let Some(doc) = &app.doc
+        {
+            match doc.asset.clips.iter().position(|c| &c.name == name) {
+                Some(i) => app.set_clip(i),
+                None => app.set_banner(
+                    format!("No clip named '{name}'"),
+                    format!(
+                        "{} has: {}",
+                        doc.title(),
+                        doc.asset
+                            .clips
+                            .iter()
+                            .map(|c| c.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ),
+            }
+        }
+        if let Some(f) = opts.frame {
+            app.playback.frame = f.clamp(0.0, app.frame_count().saturating_sub(1) as f32);
+        }
+        if opts.screenshot.is_some() || opts.measure_frames.is_some() {
+            app.autopilot = Some(Autopilot {
+                screenshot: opts.screenshot.clone(),
+                measure: opts.measure_frames.unwrap_or(0),
+                ready_frames: 0,
+                requested: false,
+                measured: Vec::new(),
+                builds: Vec::new(),
+                outcome: Arc::new(Mutex::new(AutoOutcome::default())),
+                done: Arc::new(Mutex::new(false)),
+            });
+        }
+        app
+    }
+
+    // ----- test hooks and programmatic actions -----
+
+    /// Opens a file; on failure keeps the current document and shows the error banner.
+    pub fn open_path(&mut self, path: &Path) -> bool {
+        match crate::import::load(path) {
+            Ok(asset) => {
+                let (settings, warn) = load_sidecar(path);
+                self.install(Source::File(path.to_path_buf()), asset, settings);
+                self.push_recent(path);
+                self.status = format!("Opened {}", path.display());
+                if let Some(w) = warn {
+                    self.set_banner("Settings file ignored".into(), w);
+                }
+                true
+            }
+            Err(e) => {
+                self.set_banner(
+                    format!(
+                        "Could not open {}",
+                        path.file_name().map_or_else(
+                            || path.display().to_string(),
+                            |n| n.to_string_lossy().into()
+                        )
+                    ),
+                    e.to_string(),
+                );
+                self.status = format!("Open failed: {e}");
+                false
+            }
+        }
+    }
+
+    /// Opens the default character.
+    pub fn open_default(&mut self) {
+        match default_asset::load_default() {
+            Ok(asset) => {
+                self.install(Source::Default, asset, Settings::default());
+                self.status = "Opened the default character".into();
+            }
+            Err(e) => self.set_banner("Could not open the default character".into(), e.to_string()),
+        }
+    }
+
+    fn install(&mut self, source: Source, asset: crate::import::Asset, settings: Settings) {
+        self.jobs.cancel();
+        let id = self.next_id;
+        self.next_id += 1;
+        self.doc = Some(Document::new(id, source, asset, settings));
+        self.selected = None;
+        self.history.clear();
+        self.last_edit = None;
+        self.playback = Playback {
+            speed: self.playback.speed,
+            looping: self.playback.looping,
+            ..Playback::default()
+        };
+        self.banner = None;
+        self.viewport.request_frame();
+        self.ensure_job();
+    }
+
+    pub fn document(&self) -> Option<&Document> {
+        self.doc.as_ref()
+    }
+
+    pub fn selected(&self) -> Option<usize> {
+        self.selected
+    }
+
+    pub fn select_joint(&mut self, joint: Option<usize>) {
+        self.selected = joint.filter(|&j| {
+            self.doc
+                .as_ref()
+                .is_some_and(|d| j < d.asset.skeleton.len())
+        });
+    }
+
+    pub fn playback(&self) -> &Playback {
+        &self.playback
+    }
+
+    pub fn playback_mut(&mut self) -> &mut Playback {
+        &mut self.playback
+    }
+
+    pub fn view_options(&self) -> &ViewOptions {
+        &self.view
+    }
+
+    pub fn view_options_mut(&mut self) -> &mut ViewOptions {
+        &mut self.view
+    }
+
+    pub fn set_layout(&mut self, layout: Layout) {
+        if self.view.layout != layout {
+            self.view.layout = layout;
+            self.viewport.request_frame();
+        }
+    }
+
+    /// The error banner's title and message.
+    pub fn error_banner(&self) -> Option<(&str, &str)> {
+        self.banner
+            .as_ref()
+            .map(|b| (b.title.as_str(), b.message.as_str()))
+    }
+
+    pub fn status(&self) -> &str {
+        &self.status
+    }
+
+    pub fn recent_files(&self) -> &[PathBuf] {
+        &self.recent
+    }
+
+    pub fn set_clip(&mut self, clip: usize) {
+        if let Some(doc) = &mut self.doc
+            && clip < doc.asset.clips.len()
+            && clip != doc.clip
+        {
+            doc.clip = clip;
+            doc.refresh();
+            self.playback.frame = 0.0;
+            self.viewport.request_frame();
+            self.ensure_job();
+        }
+    }
+
+    /// Queues an action as if a menu item or button had been used.
+    pub fn perform(&mut self, action: Action) {
+        self.pending.push(action);
+    }
+
+    /// Blocks until the current document's compressed result is in (tests, `view`).
+    pub fn wait_for_result(&mut self, timeout: Duration) -> bool {
+        let end = Instant::now() + timeout;
+        loop {
+            self.ensure_job();
+            let Some(doc) = &self.doc else { return false };
+            if doc.result.is_some() {
+                return true;
+            }
+            if doc.failure.is_some() {
+                return false;
+            }
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            if let Some(r) = self.jobs.wait(left) {
+                self.accept(r);
+            }
+        }
+    }
+
+    /// True while a compression job runs.
+    pub fn is_compressing(&self) -> bool {
+        self.jobs.running().is_some()
+    }
+
+    /// Where the 3-D viewport was drawn last frame (points).
+    pub fn viewport_rect(&self) -> Option<egui::Rect> {
+        self.viewport_rect
+    }
+
+    /// Milliseconds between the last two frames.
+    pub fn frame_time_ms(&self) -> f64 {
+        self.frame_ms
+    }
+
+    /// CPU time spent building the last viewport frame.
+    pub fn viewport_build_time(&self) -> Duration {
+        self.viewport.last_build
+    }
+
+    pub fn undo(&mut self) {
+        self.pending.push(Action::Undo);
+        self.apply_pending_now();
+    }
+
+    pub fn redo(&mut self) {
+        self.pending.push(Action::Redo);
+        self.apply_pending_now();
+    }
+
+    /// Applies queued actions immediately (outside a frame; no dialogs are involved).
+    pub fn apply_pending_now(&mut self) {
+        let actions = std::mem::take(&mut self.pending);
+        for a in actions {
+            self.apply(a, None);
+        }
+    }
+
+    /// The outcome of an automated run, once it has finished.
+    pub fn auto_outcome(&self) -> Option<Arc<Mutex<AutoOutcome>>> {
+        self.autopilot.as_ref().map(|a| a.outcome.clone())
+    }
+
+    // ----- internals -----
+
+    fn frame_count(&self) -> usize {
+        self.doc.as_ref().map_or(1, |d| d.frame_count())
+    }
+
+    fn set_banner(&mut self, title: String, message: String) {
+        self.banner = Some(Banner { title, message });
+    }
+
+    fn push_recent(&mut self, path: &Path) {
+        let p = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        self.recent.retain(|r| r != &p);
+        self.recent.insert(0, p);
+        self.recent.truncate(MAX_RECENT);
+    }
+
+    /// Starts a job for the current key unless one runs or a result / failure is in.
+    fn ensure_job(&mut self) {
+        let Some(doc) = &self.doc else { return };
+        if !doc.has_clip() || doc.result.is_some() || doc.failure.is_some() {
+            return;
+        }
+        let key = doc.key();
+        if self.jobs.running().is_some_and(|(k, _)| k == key) {
+            return;
+        }
+        self.jobs
+            .start(key, doc.asset.clone(), doc.resolved.clone());
+    }
+
+    fn accept(&mut self, r: super::jobs::JobResult) {
+        let Some(doc) = &mut self.doc else { return };
+        if r.key != doc.key() {
+            return; // stale: computed for another document, clip or settings revision
+        }
+        match r.outcome {
+            Ok(c) => {
+                self.status = format!(
+                    "Compressed '{}': {:.2}:1, max error {}",
+                    doc.clip_name(),
+                    c.sizes.ratio(),
+                    panels::fmt_len(c.errors.samples.max, doc.resolved.unit)
+                );
+                doc.result = Some(c);
+                doc.failure = None;
+            }
+            Err(Failure::Cancelled) => {
+                doc.failure = Some("Compression cancelled.".into());
+            }
+            Err(Failure::Error(e)) => {
+                doc.failure = Some(format!("Compression failed: {e}"));
+            }
+        }
+    }
+
+    fn apply(&mut self, action: Action, ctx: Option<&egui::Context>) {
+        match action {
+            Action::Open(p) => {
+                self.open_path(&p);
+            }
+            Action::OpenDialog => {
+                let picked = rfd::FileDialog::new()
+                    .add_filter("Animation", &["glb", "gltf", "bvh", "sjson"])
+                    .pick_file();
+                match picked {
+                    Some(p) => {
+                        self.open_path(&p);
+                    }
+                    None => {
+                        self.status =
+                            "Open: no file chosen (drop a file on the window, or pass a path)"
+                                .into()
+                    }
+                }
+            }
+            Action::OpenDefault => self.open_default(),
+            Action::ClearRecent => self.recent.clear(),
+            Action::ExportGltf(p) => self.export(
+                p,
+                "glb",
+                "Export Compressed glTF",
+                super::exporter::export_gltf,
+            ),
+            Action::ExportSkp(p) => {
+                self.export(p, "skp", "Export .skp", super::exporter::export_skp)
+            }
+            Action::SaveSettings(p) => self.save_settings(p),
+            Action::Quit => {
+                if let Some(c) = ctx {
+                    c.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            }
+            Action::Undo | Action::Redo => {
+                let Some(doc) = &mut self.doc else { return };
+                let label = if matches!(action, Action::Undo) {
+                    self.history.undo(&mut doc.settings)
+                } else {
+                    self.history.redo(&mut doc.settings)
+                };
+                if let Some(l) = label {
+                    doc.settings_rev += 1;
+                    doc.refresh();
+                    self.last_edit = None;
+                    self.status = format!(
+                        "{} {l}",
+                        if matches!(action, Action::Undo) {
+                            "Undid"
+                        } else {
+                            "Redid"
+                        }
+                    );
+                    self.ensure_job();
+                }
+            }
+            Action::EditSettings(label, settings) => {
+                let Some(doc) = &mut self.doc else { return };
+                if *settings == doc.settings {
+                    return;
+                }
+                // Consecutive drags of one value make one undo step.
+                let coalesce = self
+                    .last_edit
+                    .as_ref()
+                    .is_some_and(|(l, t)| *l == label && t.elapsed() < Duration::from_millis(800));
+                let before = std::mem::replace(&mut doc.settings, *settings);
+                if !coalesce {
+                    self.history.record(label.clone(), before);
+                }
+                self.last_edit = Some((label.clone(), Instant::now()));
+                doc.settings_rev += 1;
+                doc.refresh();
+                self.status = format!("Changed {label}; recompressing");
+                self.ensure_job();
+            }
+            Action::SetLayout(l) => self.set_layout(l),
+            Action::Select(j) => self.select_joint(j),
+            Action::SetClip(c) => self.set_clip(c),
+            Action::TogglePlay => {
+                let n = self.frame_count();
+                let p = &mut self.playback;
+                if !p.playing && !p.looping && p.frame >= (n.saturating_sub(1)) as f32 {
+                    p.frame = 0.0;
+                }
+                p.playing = !p.playing;
+            }
+            Action::Step(d) => {
+                let n = self.frame_count();
+                self.playback.step(d, n);
+            }
+            Action::Seek(f) => {
+                self.playback.playing = false;
+                self.playback.frame = f.clamp(0.0, self.frame_count().saturating_sub(1) as f32);
+            }
+            Action::FrameCamera => self.viewport.request_frame(),
+            Action::CancelCompression => {
+                self.jobs.cancel();
+                if let Some(doc) = &mut self.doc {
+                    doc.failure = Some("Compression cancelled.".into());
+                }
+            }
+            Action::Recompress => {
+                if let Some(doc) = &mut self.doc {
+                    doc.settings_rev += 1;
+                    doc.refresh();
+                }
+                self.ensure_job();
+            }
+            Action::DismissBanner => self.banner = None,
+            Action::ShowAbout => self.show_about = true,
+            Action::ShowShortcuts => self.show_shortcuts = true,
+        }
+    }
+
+    fn export(
+        &mut self,
+        path: Option<PathBuf>,
+        ext: &str,
+        what: &str,
+        f: fn(&Document, &Path) -> Result<super::exporter::ExportSummary, String>,
+    ) {
+        let Some(doc) = &self.doc else {
+            self.status = format!("{what}: open a file first");
+            return;
+        };
+        // Availability is checked before a dialog is shown.
+        if let Err(e) = f(doc, Path::new(""))
+            && e.contains("not available yet")
+        {
+            self.status = e;
+            return;
+        }
+        let path = path.or_else(|| {
+            rfd::FileDialog::new()
+                .add_filter(what, &[ext])
+                .set_file_name(format!("{}.{ext}", doc.title()))
+                .save_file()
+        });
+        let Some(path) = path else {
+            self.status = format!("{what}: no file chosen");
+            return;
+        };
+        match f(doc, &path) {
+            Ok(s) => {
+                self.status = format!(
+                    "{what}: wrote {} ({})",
+                    path.display(),
+                    panels::fmt_bytes(s.bytes)
+                )
+            }
+            Err(e) => self.set_banner(format!("{what} failed"), e),
+        }
+    }
+
+    fn save_settings(&mut self, path: Option<PathBuf>) {
+        let Some(doc) = &mut self.doc else { return };
+        let path = path.or_else(|| match &doc.source {
+            Source::File(p) => Some(Settings::sidecar_path(p)),
+            Source::Default => rfd::FileDialog::new()
+                .set_file_name("default_character.glb.skelpack.toml")
+                .save_file(),
+        });
+        let Some(path) = path else {
+            self.status = "Save Settings: no file chosen".into();
+            return;
+        };
+        match doc.settings.save(&path) {
+            Ok(()) => {
+                doc.saved_settings = doc.settings.clone();
+                self.status = format!("Saved settings to {}", path.display());
+            }
+            Err(e) => self.set_banner(
+                "Could not save settings".into(),
+                format!("{}: {e}", path.display()),
+            ),
+        }
+    }
+
+    fn keyboard(&mut self, ctx: &egui::Context) {
+        let typing = ctx.egui_wants_keyboard_input();
+        let mut out = Vec::new();
+        ctx.input_mut(|i| {
+            let cmd = Modifiers::COMMAND;
+            if i.consume_key(cmd, Key::O) {
+                out.push(Action::OpenDialog);
+            }
+            if i.consume_key(cmd, Key::S) {
+                out.push(Action::SaveSettings(None));
+            }
+            if i.consume_key(cmd, Key::Q) {
+                out.push(Action::Quit);
+            }
+            if i.consume_key(cmd | Modifiers::SHIFT, Key::Z) || i.consume_key(cmd, Key::Y) {
+                out.push(Action::Redo);
+            }
+            if i.consume_key(cmd, Key::Z) {
+                out.push(Action::Undo);
+            }
+            if typing {
+                return;
+            }
+            if i.consume_key(Modifiers::NONE, Key::Space) {
+                out.push(Action::TogglePlay);
+            }
+            if i.consume_key(Modifiers::NONE, Key::ArrowLeft) {
+                out.push(Action::Step(-1));
+            }
+            if i.consume_key(Modifiers::NONE, Key::ArrowRight) {
+                out.push(Action::Step(1));
+            }
+            if i.consume_key(Modifiers::NONE, Key::Home) {
+                out.push(Action::Seek(0.0));
+            }
+            if i.consume_key(Modifiers::NONE, Key::End) {
+                out.push(Action::Seek(f32::MAX));
+            }
+            if i.consume_key(Modifiers::NONE, Key::F) {
+                out.push(Action::FrameCamera);
+            }
+            if i.consume_key(Modifiers::NONE, Key::O) {
+                out.push(Action::SetLayout(match self.view.layout {
+                    Layout::SideBySide => Layout::Overlay,
+                    Layout::Overlay => Layout::SideBySide,
+                }));
+            }
+        });
+        self.pending.extend(out);
+    }
+
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let t = match &self.doc {
+            Some(d) => format!(
+                "skelpack — {}{}{}",
+                d.title(),
+                if d.has_clip() {
+                    format!(" [{}]", d.clip_name())
+                } else {
+                    String::new()
+                },
+                if d.is_dirty() { " •" } else { "" }
+            ),
+            None => "skelpack".into(),
+        };
+        if t != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(t.clone()));
+            self.title = t;
+        }
+    }
+
+    fn autopilot(&mut self, ctx: &egui::Context) {
+        let ready = self
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.result.is_some() || d.failure.is_some())
+            || self.doc.is_none();
+        let frame_ms = self.frame_ms;
+        let build = self.viewport.last_build.as_secs_f64() * 1e3;
+        let Some(ap) = &mut self.autopilot else {
+            return;
+        };
+        if *ap.done.lock().expect("autopilot lock") {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        ctx.request_repaint();
+        if !ready {
+            return;
+        }
+        ap.ready_frames += 1;
+        if ap.ready_frames == 1 {
+            if let Some(doc) = &self.doc
+                && let Some(f) = &doc.failure
+            {
+                ap.outcome.lock().expect("autopilot lock").error = Some(f.clone());
+            }
+            if let Some(b) = &self.banner {
+                ap.outcome.lock().expect("autopilot lock").error =
+                    Some(format!("{}: {}", b.title, b.message));
+            }
+            if ap.measure > 0 {
+                self.playback.playing = true;
+                self.playback.looping = true;
+            }
+        }
+        // Skip the first frames after the result lands (layout settles, pipelines warm up).
+        let warm = 5;
+        if ap.ready_frames > warm && ap.measured.len() < ap.measure {
+            ap.measured.push(frame_ms);
+            ap.builds.push(build);
+            return;
+        }
+        if ap.ready_frames <= warm || ap.requested {
+            return;
+        }
+        ap.requested = true;
+        self.playback.playing = false;
+        {
+            let mut o = ap.outcome.lock().expect("autopilot lock");
+            o.frame_times_ms = std::mem::take(&mut ap.measured);
+            o.build_times_ms = std::mem::take(&mut ap.builds);
+        }
+        let done = ap.done.clone();
+        let outcome = ap.outcome.clone();
+        match ap.screenshot.clone() {
+            Some(path) => {
+                let ctx2 = ctx.clone();
+                ctx.request_screenshot(move |image| {
+                    let mut o = outcome.lock().expect("autopilot lock");
+                    match super::png::save(&image, &path) {
+                        Ok(()) => o.screenshot = Some(path),
+                        Err(e) => o.error = Some(format!("{}: {e}", path.display())),
+                    }
+                    *done.lock().expect("autopilot lock") = true;
+                    ctx2.request_repaint();
+                });
+            }
+            None => *done.lock().expect("autopilot lock") = true,
+        }
+    }
+}
+
+fn load_sidecar(asset: &Path) -> (Settings, Option<String>) {
+    let p = Settings::sidecar_path(asset);
+    if !p.is_file() {
+        return (Settings::default(), None);
+    }
+    match Settings::load(&p) {
+        Ok(s) => (s, None),
+        Err(e) => (Settings::default(), Some(e.to_string())),
+    }
+}
+
+impl eframe::App for App {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        let now = Instant::now();
+        let dt = self
+            .last_frame
+            .map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+        self.last_frame = Some(now);
+        self.frame_ms = dt * 1e3;
+
+        for r in self.jobs.poll() {
+            self.accept(r);
+        }
+        self.ensure_job();
+        if self.jobs.running().is_some() {
+            ctx.request_repaint_after(Duration::from_millis(60));
+        }
+
+        // Files dropped on the window.
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        if let Some(p) = dropped.into_iter().next() {
+            self.pending.push(Action::Open(p));
+        }
+        self.keyboard(&ctx);
+
+        // Playback.
+        if self.playback.playing {
+            let (rate, n) = self
+                .doc
+                .as_ref()
+                .map_or((30.0, 1), |d| (d.sample_rate(), d.frame_count()));
+            let step = ctx.input(|i| i.stable_dt).min(0.1);
+            self.playback.advance(step, rate, n);
+            ctx.request_repaint();
+        }
+
+        let mut out = std::mem::take(&mut self.pending);
+        egui::Panel::top("menu").show(ui, |ui| {
+            let ms = panels::menu::MenuState {
+                recent: &self.recent,
+                has_document: self.doc.is_some(),
+                undo: self.history.undo_label(),
+                redo: self.history.redo_label(),
+            };
+            let before = self.view.layout;
+            panels::menu::show(ui, &ms, &mut self.view, &mut out);
+            if self.view.layout != before {
+                self.viewport.request_frame();
+            }
+        });
+        if let Some(b) = &self.banner {
+            egui::Panel::top("banner").show(ui, |ui| panels::banner::show_banner(ui, b, &mut out));
+        }
+        egui::Panel::bottom("status").show(ui, |ui| {
+            let right = format!(
+                "{} · MSAA {}× · frame {:.1} ms (scene {:.2} ms)",
+                self.adapter,
+                self.viewport.samples,
+                self.frame_ms,
+                self.viewport.last_build.as_secs_f64() * 1e3
+            );
+            panels::banner::show_status(ui, &self.status, &right);
+        });
+        if let Some(doc) = &self.doc {
+            egui::Panel::bottom("timeline")
+                .resizable(false)
+                .show(ui, |ui| {
+                    ui.add_space(4.0);
+                    panels::timeline::show(ui, doc, &mut self.playback, self.selected, &mut out);
+                    ui.add_space(2.0);
+                });
+            egui::Panel::left("joints")
+                .resizable(true)
+                .default_size(240.0)
+                .show(ui, |ui| {
+                    panels::joints::show(ui, doc, self.selected, &mut self.joint_filter, &mut out);
+                });
+            let progress = self
+                .jobs
+                .running()
+                .filter(|(k, _)| *k == doc.key())
+                .map(|(_, p)| p);
+            egui::Panel::right("stats")
+                .resizable(true)
+                .default_size(300.0)
+                .show(ui, |ui| {
+                    panels::stats::show(ui, doc, progress, self.selected, &mut out)
+                });
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            ui.horizontal(|ui| {
+                let mut layout = self.view.layout;
+                ui.selectable_value(&mut layout, Layout::SideBySide, "Side by side");
+                ui.selectable_value(&mut layout, Layout::Overlay, "Overlay");
+                if layout != self.view.layout {
+                    out.push(Action::SetLayout(layout));
+                }
+                ui.separator();
+                ui.checkbox(&mut self.view.markers, "Markers");
+                ui.checkbox(&mut self.view.error_vectors, "Error vectors");
+                ui.add_enabled(
+                    self.view.error_vectors,
+                    egui::DragValue::new(&mut self.view.error_scale)
+                        .range(1.0..=10000.0)
+                        .prefix("×")
+                        .speed(1.0),
+                )
+                .on_hover_text("Error vectors are drawn this many times longer");
+                ui.checkbox(&mut self.view.mesh, "Mesh");
+                ui.separator();
+                if ui
+                    .button("Frame")
+                    .on_hover_text("Frame the character (F)")
+                    .clicked()
+                {
+                    out.push(Action::FrameCamera);
+                }
+            });
+            let rect = ui.available_rect_before_wrap();
+            self.viewport_rect = Some(rect);
+            let o = self.viewport.show(
+                ui,
+                rect,
+                self.doc.as_ref(),
+                self.playback.frame,
+                &self.view,
+                self.selected,
+            );
+            if let Some(j) = o.picked {
+                out.push(Action::Select(Some(j)));
+            }
+        });
+        panels::help::show(&ctx, &mut self.show_about, &mut self.show_shortcuts);
+
+        if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
+            let painter = ctx.layer_painter(egui::LayerId::new(
+                egui::Order::Foreground,
+                egui::Id::unique("drop"),
+            ));
+            let r = ctx.content_rect();
+            painter.rect_filled(r, 0.0, egui::Color32::from_black_alpha(160));
+            painter.text(
+                r.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop to open",
+                egui::FontId::proportional(28.0),
+                egui::Color32::WHITE,
+            );
+        }
+
+        if !out.is_empty() {
+            // The next frame shows what the actions changed.
+            ctx.request_repaint();
+        }
+        for a in out {
+            self.apply(a, Some(&ctx));
+        }
+        self.update_title(&ctx);
+        self.autopilot(&ctx);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, RECENT_KEY, &self.recent);
+        eframe::set_value(storage, VIEW_KEY, &self.view);
+    }
+}

@@ -1,0 +1,122 @@
+//! Background compression: one worker thread per request, the previous one cancelled. Every
+//! result carries the [`JobKey`] it was computed for, so a stale result is never shown.
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Duration;
+
+use super::compressor::{self, Compressed, Control, Failure};
+
+use crate::import::Asset;
+use crate::settings::Resolved;
+
+/// What a result was computed for: the document, the clip, and the settings revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobKey {
+    pub document: u64,
+    pub clip: usize,
+    pub settings_rev: u64,
+}
+
+/// A finished job.
+pub struct JobResult {
+    pub key: JobKey,
+    pub outcome: Result<Compressed, Failure>,
+}
+
+struct Running {
+    key: JobKey,
+    control: Arc<Control>,
+}
+
+/// Starts, cancels and collects compression jobs.
+pub struct Jobs {
+    tx: Sender<JobResult>,
+    rx: Receiver<JobResult>,
+    running: Option<Running>,
+    /// Called by workers when they finish (wakes the UI).
+    waker: Option<Arc<dyn Fn() + Send + Sync>>,
+}
+
+impl Default for Jobs {
+    fn default() -> Self {
+        let (tx, rx) = channel();
+        Self {
+            tx,
+            rx,
+            running: None,
+            waker: None,
+        }
+    }
+}
+
+impl Jobs {
+    pub fn set_waker(&mut self, waker: Arc<dyn Fn() + Send + Sync>) {
+        self.waker = Some(waker);
+    }
+
+    /// Cancels any running job and starts one for `key`.
+    pub fn start(&mut self, key: JobKey, asset: Arc<Asset>, settings: Resolved) {
+        self.cancel();
+        let control = Arc::new(Control::new());
+        let tx = self.tx.clone();
+        let waker = self.waker.clone();
+        let c = control.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("compress clip {}", key.clip))
+            .spawn(move || {
+                let clip = &asset.clips[key.clip];
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    compressor::compress(&asset.skeleton, clip, &settings, &c)
+                }))
+                .unwrap_or_else(|_| Err(Failure::Error("the compressor panicked".into())));
+                let _ = tx.send(JobResult { key, outcome });
+                if let Some(w) = waker {
+                    w();
+                }
+            });
+        match spawned {
+            Ok(_) => self.running = Some(Running { key, control }),
+            Err(e) => {
+                let _ = self.tx.send(JobResult {
+                    key,
+                    outcome: Err(Failure::Error(format!("cannot start a worker: {e}"))),
+                });
+            }
+        }
+    }
+
+    /// Cancels the running job (its result, if any, is discarded as stale).
+    pub fn cancel(&mut self) {
+        if let Some(r) = self.running.take() {
+            r.control.cancel();
+        }
+    }
+
+    /// The running job's key and progress.
+    pub fn running(&self) -> Option<(JobKey, f32)> {
+        self.running.as_ref().map(|r| (r.key, r.control.progress()))
+    }
+
+    /// Finished results, oldest first; clears `running` when its result arrives.
+    pub fn poll(&mut self) -> Vec<JobResult> {
+        let results: Vec<JobResult> = self.rx.try_iter().collect();
+        self.forget_finished(&results);
+        results
+    }
+
+    /// Waits up to `timeout` for the next result (tests and the `view` command).
+    pub fn wait(&mut self, timeout: Duration) -> Option<JobResult> {
+        let r = self.rx.recv_timeout(timeout).ok()?;
+        self.forget_finished(std::slice::from_ref(&r));
+        Some(r)
+    }
+
+    fn forget_finished(&mut self, results: &[JobResult]) {
+        if let Some(run) = &self.running
+            && results.iter().any(|r| r.key == run.key)
+        {
+            self.running = None;
+        }
+    }
+}

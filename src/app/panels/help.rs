@@ -1,0 +1,46 @@
+//! Help windows: About and keyboard shortcuts.
+
+pub const SHORTCUTS: &[(&str, &str)] = &[
+    ("Space", "Play / pause"),
+    ("Left / Right", "Step one frame"),
+    ("Home / End", "First / last frame"),
+    ("F", "Frame the character"),
+    ("O", "Side by side / overlay"),
+    ("Ctrl+O", "Open..."),
+    ("Ctrl+S", "Save settings"),
+    ("Ctrl+Z", "Undo"),
+    ("Ctrl+Shift+Z, Ctrl+Y", "Redo"),
+    ("Ctrl+Q", "Quit"),
+    ("Left drag", "Orbit"),
+    ("Right / middle drag, Shift+drag", "Pan"),
+    ("Wheel", "Zoom"),
+    ("Double-click", "Frame the character"),
+    ("Click a joint", "Select it"),
+];
+
+pub fn show(ctx: &egui::Context, about: &mut bool, shortcuts: &mut bool) {
+    egui::Window::new("About skelpack")
+        .open(about)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.heading(format!("skelpack {}", env!("CARGO_PKG_VERSION")));
+            ui.label("Error-bounded skeletal animation compression.");
+            ui.label(
+                "Original and compressed skeletons side by side; the error is the visual \
+                 error of virtual markers at each joint's marker offset.",
+            );
+        });
+    egui::Window::new("Keyboard Shortcuts")
+        .open(shortcuts)
+        .collapsible(false)
+        .show(ctx, |ui| {
+            egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+                for (k, v) in SHORTCUTS {
+                    ui.label(egui::RichText::new(*k).monospace());
+                    ui.label(*v);
+                    ui.end_row();
+                }
+            });
+        });
+}

@@ -1,0 +1,31 @@
+//! The panels around the viewport; each shows state and pushes [`super::actions::Action`]s.
+
+pub mod banner;
+pub mod help;
+pub mod joints;
+pub mod menu;
+pub mod stats;
+pub mod timeline;
+
+/// Formats a length in scene units for a scene in `unit`, in mm (small) or cm.
+pub fn fmt_len(v: f32, unit: crate::model::LengthUnit) -> String {
+    let mm = v / unit.per_metre() * 1000.0;
+    if mm.abs() >= 100.0 {
+        format!("{:.1} cm", mm / 10.0)
+    } else if mm.abs() >= 1.0 {
+        format!("{mm:.2} mm")
+    } else {
+        format!("{mm:.4} mm")
+    }
+}
+
+/// Formats a byte count.
+pub fn fmt_bytes(b: usize) -> String {
+    if b >= 1 << 20 {
+        format!("{:.2} MiB", b as f64 / (1 << 20) as f64)
+    } else if b >= 1 << 10 {
+        format!("{:.1} KiB", b as f64 / 1024.0)
+    } else {
+        format!("{b} B")
+    }
+}

@@ -1,0 +1,255 @@
+//! What the app shows: the open document, playback, view options, the current result.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use glam::Affine3A;
+use serde::{Deserialize, Serialize};
+
+use super::compressor::Compressed;
+use super::jobs::JobKey;
+use crate::import::Asset;
+use crate::model::{Transform, local_to_object};
+use crate::settings::{Resolved, Settings};
+
+/// Where a document came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    Default,
+}
+
+/// An open asset with its settings and the compressed result for the current clip.
+pub struct Document {
+    /// Unique per opened document (results are keyed by it).
+    pub id: u64,
+    pub source: Source,
+    pub asset: Arc<Asset>,
+    pub settings: Settings,
+    /// Bumped on every settings change (edit, undo, redo).
+    pub settings_rev: u64,
+    pub clip: usize,
+    /// Settings resolved for the current clip (limits in scene units).
+    pub resolved: Resolved,
+    /// The result for [`Document::key`], when it has arrived.
+    pub result: Option<Compressed>,
+    /// An error from the last compression of the current key.
+    pub failure: Option<String>,
+    /// The last saved settings (to mark unsaved changes).
+    pub saved_settings: Settings,
+}
+
+impl Document {
+    pub fn new(id: u64, source: Source, asset: Asset, settings: Settings) -> Self {
+        let asset = Arc::new(asset);
+        let resolved = settings.resolve(&asset, asset.clips.first().map_or("", |c| &c.name));
+        Self {
+            id,
+            source,
+            asset,
+            saved_settings: settings.clone(),
+            settings,
+            settings_rev: 0,
+            clip: 0,
+            resolved,
+            result: None,
+            failure: None,
+        }
+    }
+
+    /// What a result must have been computed for to be shown now.
+    pub fn key(&self) -> JobKey {
+        JobKey {
+            document: self.id,
+            clip: self.clip,
+            settings_rev: self.settings_rev,
+        }
+    }
+
+    pub fn has_clip(&self) -> bool {
+        self.clip < self.asset.clips.len()
+    }
+
+    pub fn clip_name(&self) -> &str {
+        self.asset.clips.get(self.clip).map_or("", |c| &c.name)
+    }
+
+    pub fn frame_count(&self) -> usize {
+        self.asset.clips.get(self.clip).map_or(1, |c| c.frame_count)
+    }
+
+    pub fn sample_rate(&self) -> f32 {
+        self.asset
+            .clips
+            .get(self.clip)
+            .map_or(30.0, |c| c.sample_rate)
+    }
+
+    /// The display name (file name).
+    pub fn title(&self) -> String {
+        match &self.source {
+            Source::File(p) => p
+                .file_name()
+                .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into()),
+            Source::Default => super::default_asset::DEFAULT_NAME.into(),
+        }
+    }
+
+    /// Re-resolves limits after a clip or settings change; drops a result that no longer
+    /// matches.
+    pub fn refresh(&mut self) {
+        self.resolved = self
+            .settings
+            .resolve(&self.asset, self.clip_name().to_owned().as_str());
+        self.result = None;
+        self.failure = None;
+    }
+
+    pub fn is_dirty(&self) -> bool {
+        self.settings != self.saved_settings
+    }
+
+    /// Object-space poses of the raw clip and of the compressed result (the raw pose when no
+    /// result has arrived) at a fractional frame.
+    pub fn poses_at(&self, frame: f32) -> Poses {
+        let s = &self.asset.skeleton;
+        let n = s.len();
+        let mut local = vec![Transform::IDENTITY; n];
+        let mut raw = vec![Affine3A::IDENTITY; n];
+        match self.asset.clips.get(self.clip) {
+            Some(c) => c.sample_local(frame, &mut local),
+            None => local = s.rest_pose(),
+        }
+        local_to_object(s, &local, &mut raw);
+        let compressed = self.result.as_ref().map(|r| {
+            let mut out = vec![Affine3A::IDENTITY; n];
+            r.poses.sample_local(frame, &mut local);
+            local_to_object(s, &local, &mut out);
+            out
+        });
+        Poses { raw, compressed }
+    }
+}
+
+/// Object-space poses at one instant.
+pub struct Poses {
+    pub raw: Vec<Affine3A>,
+    pub compressed: Option<Vec<Affine3A>>,
+}
+
+/// Playback of the current clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Playback {
+    pub playing: bool,
+    /// Fractional frame position.
+    pub frame: f32,
+    pub speed: f32,
+    pub looping: bool,
+}
+
+impl Default for Playback {
+    fn default() -> Self {
+        Self {
+            playing: false,
+            frame: 0.0,
+            speed: 1.0,
+            looping: true,
+        }
+    }
+}
+
+impl Playback {
+    /// Advances by `dt` seconds at `rate` fps through `frames` frames.
+    pub fn advance(&mut self, dt: f32, rate: f32, frames: usize) {
+        if !self.playing || frames < 2 {
+            return;
+        }
+        let last = (frames - 1) as f32;
+        self.frame += dt * rate * self.speed;
+        if self.frame > last {
+            if self.looping {
+                self.frame = self.frame.rem_euclid(last);
+            } else {
+                self.frame = last;
+                self.playing = false;
+            }
+        } else if self.frame < 0.0 {
+            self.frame = if self.looping {
+                self.frame.rem_euclid(last)
+            } else {
+                0.0
+            };
+        }
+    }
+
+    /// Steps whole frames, wrapping when looping.
+    pub fn step(&mut self, delta: i32, frames: usize) {
+        self.playing = false;
+        let n = frames.max(1) as i32;
+        let f = self.frame.round() as i32 + delta;
+        let f = if self.looping {
+            f.rem_euclid(n)
+        } else {
+            f.clamp(0, n - 1)
+        };
+        self.frame = f as f32;
+    }
+}
+
+/// How the two skeletons are arranged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Layout {
+    SideBySide,
+    Overlay,
+}
+
+/// What the viewport draws (persisted).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ViewOptions {
+    pub layout: Layout,
+    pub markers: bool,
+    pub error_vectors: bool,
+    pub mesh: bool,
+    pub grid: bool,
+    /// Error vectors are drawn this many times longer than they are.
+    pub error_scale: f32,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        Self {
+            layout: Layout::SideBySide,
+            markers: true,
+            error_vectors: true,
+            mesh: true,
+            grid: true,
+            error_scale: 100.0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn playback_wraps_and_clamps() {
+        let mut p = Playback {
+            playing: true,
+            ..Default::default()
+        };
+        p.advance(1.0, 30.0, 11);
+        assert!((p.frame - 10.0).abs() < 1e-4 || p.frame < 1e-3);
+        p.looping = false;
+        p.playing = true;
+        p.advance(5.0, 30.0, 11);
+        assert_eq!(p.frame, 10.0);
+        assert!(!p.playing);
+        p.step(1, 11);
+        assert_eq!(p.frame, 10.0);
+        p.looping = true;
+        p.step(1, 11);
+        assert_eq!(p.frame, 0.0);
+    }
+}

@@ -1,0 +1,454 @@
+//! The 3-D viewport: camera input, scene building and the paint callback that runs the
+//! wgpu renderers (one per thing drawn: grid, bones, markers, mesh; `shaders/*.wgsl`).
+
+pub mod bones;
+pub mod camera;
+pub mod composite;
+pub mod gpu;
+pub mod grid;
+pub mod markers;
+pub mod mesh;
+pub mod scene;
+
+use std::sync::Arc;
+
+use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2};
+use glam::{Affine3A, Vec3};
+
+use self::camera::OrbitCamera;
+use self::gpu::{ViewportCallback, ViewportGpu};
+use self::scene::{
+    Globals, MeshData, MeshFrame, Scale, SceneFrame, SkeletonStyle, add_error_vectors,
+    add_skeleton, grid_lines, grid_step, joint_radii, live_errors, palette,
+};
+use super::state::{Document, Layout, ViewOptions};
+use crate::model::{Transform, local_to_object};
+
+/// Bounds of the raw clip over all its frames.
+#[derive(Clone, Copy, Debug)]
+struct ClipBounds {
+    min: Vec3,
+    max: Vec3,
+}
+
+/// What the viewport reports back to the app.
+#[derive(Default)]
+pub struct ViewportOutput {
+    /// A joint the user clicked on.
+    pub picked: Option<usize>,
+}
+
+/// Viewport state that lives across frames.
+pub struct Viewport {
+    pub camera: OrbitCamera,
+    bounds: Option<((u64, usize), ClipBounds)>,
+    mesh: Option<Arc<MeshData>>,
+    mesh_doc: Option<u64>,
+    frame_pending: bool,
+    /// False when eframe runs without wgpu (no custom rendering possible).
+    pub gpu: bool,
+    /// MSAA samples in use (1 or 4).
+    pub samples: u32,
+    /// Time spent building the last frame's scene on the CPU.
+    pub last_build: std::time::Duration,
+    /// Joint screen positions of the last frame (for picking): (joint, position).
+    picks: Vec<(usize, Pos2)>,
+}
+
+impl Viewport {
+    /// Installs the GPU resources into eframe's renderer when it runs on wgpu.
+    pub fn new(render_state: Option<&egui_wgpu::RenderState>) -> Self {
+        let mut samples = 1;
+        let gpu = if let Some(rs) = render_state {
+            let g = ViewportGpu::new(&rs.device, &rs.adapter, rs.target_format);
+            samples = g.samples();
+            rs.renderer.write().callback_resources.insert(g);
+            true
+        } else {
+            false
+        };
+        Self {
+            camera: OrbitCamera::default(),
+            bounds: None,
+            mesh: None,
+            mesh_doc: None,
+            frame_pending: true,
+            gpu,
+            samples,
+            last_build: Default::default(),
+            picks: Vec::new(),
+        }
+    }
+
+    /// Frames the character on the next frame.
+    pub fn request_frame(&mut self) {
+        self.frame_pending = true;
+    }
+
+    fn bounds_for(&mut self, doc: &Document) -> ClipBounds {
+        let key = (doc.id, doc.clip);
+        if let Some((k, b)) = self.bounds
+            && k == key
+        {
+            return b;
+        }
+        let s = &doc.asset.skeleton;
+        let n = s.len();
+        let mut local = vec![Transform::IDENTITY; n];
+        let mut obj = vec![Affine3A::IDENTITY; n];
+        let (mut min, mut max) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        let frames = doc.frame_count();
+        let step = (frames / 48).max(1);
+        for f in (0..frames).step_by(step) {
+            match doc.asset.clips.get(doc.clip) {
+                Some(c) => c.sample_local(f as f32, &mut local),
+                None => local = s.rest_pose(),
+            }
+            local_to_object(s, &local, &mut obj);
+            for (j, m) in obj.iter().enumerate() {
+                let p = Vec3::from(m.translation);
+                if s.joints[j].deforming && p.is_finite() {
+                    min = min.min(p);
+                    max = max.max(p);
+                }
+            }
+        }
+        if min.x > max.x {
+            (min, max) = (Vec3::splat(-0.5), Vec3::splat(0.5));
+        }
+        let b = ClipBounds { min, max };
+        self.bounds = Some((key, b));
+        self.frame_pending = true;
+        b
+    }
+
+    /// The offset of the compressed skeleton in side-by-side layout.
+    fn side_offset(b: &ClipBounds, scale: Scale) -> Vec3 {
+        let width = b.max.x - b.min.x;
+        Vec3::X * (width + 0.45 * scale.size).max(0.7 * scale.size)
+    }
+
+    /// Draws the viewport into `rect` and handles camera input.
+    pub fn show(
+        &mut self,
+        ui: &mut egui::Ui,
+        rect: Rect,
+        doc: Option<&Document>,
+        frame: f32,
+        view: &ViewOptions,
+        selected: Option<usize>,
+    ) -> ViewportOutput {
+        let mut out = ViewportOutput::default();
+        let response = ui.interact(
+            rect,
+            ui.scope_id().with("viewport"),
+            Sense::click_and_drag(),
+        );
+        let painter = ui.painter_at(rect);
+        painter.rect_filled(rect, 0.0, to_color(palette::BACKGROUND));
+        let Some(doc) = doc else {
+            painter.text(
+                rect.center(),
+                Align2::CENTER_CENTER,
+                "Open a file (File > Open...) or drop one here",
+                FontId::proportional(16.0),
+                Color32::GRAY,
+            );
+            return out;
+        };
+        let start = std::time::Instant::now();
+        let bounds = self.bounds_for(doc);
+        // Sizes follow this clip's skeleton (not the whole file's), whatever the unit.
+        let size = bounds.max - bounds.min;
+        let scale = Scale::new(size.y, size.max_element());
+        let offset = match view.layout {
+            Layout::SideBySide => Self::side_offset(&bounds, scale),
+            Layout::Overlay => Vec3::ZERO,
+        };
+        let aspect = rect.width() / rect.height().max(1.0);
+        if self.frame_pending && rect.width() > 10.0 {
+            let margin = Vec3::splat(scale.size * 0.08);
+            self.camera
+                .frame(bounds.min - margin, bounds.max + offset + margin, aspect);
+            self.frame_pending = false;
+        }
+        // Camera input.
+        if response.dragged() {
+            let d = response.drag_delta();
+            let pan = response.dragged_by(egui::PointerButton::Secondary)
+                || response.dragged_by(egui::PointerButton::Middle)
+                || ui.input(|i| i.modifiers.shift);
+            if pan {
+                self.camera.pan(glam::Vec2::new(d.x, d.y), rect.height());
+            } else {
+                self.camera.orbit(glam::Vec2::new(d.x, d.y));
+            }
+        }
+        if response.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                self.camera.zoom(scroll);
+            }
+        }
+        if response.double_clicked() {
+            self.request_frame();
+        }
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            out.picked = self
+                .picks
+                .iter()
+                .map(|(j, p)| (*j, p.distance(pos)))
+                .filter(|(_, d)| *d < 14.0)
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(j, _)| j);
+        }
+
+        // Scene.
+        let poses = doc.poses_at(frame);
+        let skeleton = &doc.asset.skeleton;
+        let limits = &doc.resolved.limits;
+        let compressed = poses.compressed.as_deref().unwrap_or(&poses.raw);
+        let errors = live_errors(&poses.raw, compressed, limits);
+        let over: Vec<bool> = errors
+            .iter()
+            .zip(&limits.tolerance)
+            .map(|(e, t)| e > t)
+            .collect();
+        let ppp = ui.ctx().pixels_per_point();
+        let size_px = [
+            (rect.width() * ppp).round().max(1.0) as u32,
+            (rect.height() * ppp).round().max(1.0) as u32,
+        ];
+        let eye = self.camera.eye();
+        let light = (eye - self.camera.target).normalize_or(Vec3::Z) + Vec3::new(0.4, 1.2, 0.2);
+        let floor = if bounds.min.y >= 0.0 && bounds.min.y < 0.2 * scale.size {
+            0.0
+        } else {
+            bounds.min.y
+        };
+        let step = grid_step(scale.size);
+        let centre = (bounds.min + bounds.max + offset) * 0.5;
+        let radius = ((bounds.max + offset - bounds.min).length() * 0.5).max(scale.size) * 2.2;
+        let half_cells = ((radius / step).ceil() as i32).clamp(5, 400);
+        let mut sf = SceneFrame {
+            size_px,
+            clear: palette::BACKGROUND,
+            globals: Globals {
+                view_proj: self.camera.view_proj(aspect).to_cols_array_2d(),
+                eye: eye.extend(1.0).to_array(),
+                light_dir: light.normalize().extend(0.0).to_array(),
+                viewport: [size_px[0] as f32, size_px[1] as f32, ppp, 0.0],
+                ground: [centre.x, floor, centre.z, radius],
+            },
+            grid: if view.grid {
+                grid_lines(
+                    Vec3::new(centre.x, floor, centre.z),
+                    floor,
+                    step,
+                    half_cells,
+                )
+            } else {
+                Vec::new()
+            },
+            bones: Vec::new(),
+            joints: Vec::new(),
+            points: Vec::new(),
+            lines: Vec::new(),
+            mesh: None,
+        };
+        let radii = joint_radii(skeleton, &poses.raw, scale);
+        let none = vec![false; skeleton.len()];
+        add_skeleton(
+            &mut sf,
+            skeleton,
+            &poses.raw,
+            limits,
+            &radii,
+            &SkeletonStyle {
+                offset: Vec3::ZERO,
+                color: palette::ORIGINAL,
+                solid: true,
+                markers: view.markers,
+            },
+            selected,
+            &none,
+            scale,
+        );
+        add_skeleton(
+            &mut sf,
+            skeleton,
+            compressed,
+            limits,
+            &radii,
+            &SkeletonStyle {
+                offset,
+                color: palette::COMPRESSED,
+                solid: view.layout == Layout::SideBySide,
+                markers: view.markers && view.layout == Layout::SideBySide,
+            },
+            selected,
+            &over,
+            scale,
+        );
+        if view.error_vectors {
+            add_error_vectors(
+                &mut sf,
+                &poses.raw,
+                compressed,
+                limits,
+                &errors,
+                offset,
+                view.error_scale,
+            );
+        }
+        if view.mesh {
+            if self.mesh_doc != Some(doc.id) {
+                self.mesh =
+                    MeshData::build(doc.id, &doc.asset.meshes, skeleton.len()).map(Arc::new);
+                self.mesh_doc = Some(doc.id);
+            }
+            if let Some(data) = &self.mesh {
+                let mut pal = Vec::with_capacity(data.palette_len() * 2);
+                data.palette(&poses.raw, &mut pal);
+                data.palette(compressed, &mut pal);
+                let alpha = 0.45;
+                sf.mesh = Some(MeshFrame {
+                    data: data.clone(),
+                    palette: pal,
+                    instances: if view.layout == Layout::SideBySide {
+                        2
+                    } else {
+                        1
+                    },
+                    offset: [[0.0; 4], offset.extend(0.0).to_array()],
+                    tint: [[1.0, 1.0, 1.0, alpha], [1.0, 1.0, 1.0, alpha]],
+                });
+            }
+        }
+        // Picking targets and labels.
+        let size = glam::Vec2::new(rect.width(), rect.height());
+        let to_screen = |p: Vec3| {
+            self.camera
+                .project(p, size)
+                .map(|s| rect.min + Vec2::new(s.x, s.y))
+        };
+        self.picks.clear();
+        for (j, joint) in skeleton.joints.iter().enumerate() {
+            if !joint.deforming {
+                continue;
+            }
+            for (pose, off) in [(&poses.raw, Vec3::ZERO), (&compressed.to_vec(), offset)] {
+                if let Some(p) = to_screen(Vec3::from(pose[j].translation) + off) {
+                    self.picks.push((j, p));
+                }
+            }
+        }
+        self.last_build = start.elapsed();
+        if self.gpu {
+            ui.painter().add(egui_wgpu::Callback::new_paint_callback(
+                rect,
+                ViewportCallback {
+                    frame: Arc::new(sf),
+                },
+            ));
+        } else {
+            painter.text(
+                rect.center(),
+                Align2::CENTER_CENTER,
+                "The 3-D viewport needs the wgpu renderer",
+                FontId::proportional(16.0),
+                Color32::LIGHT_RED,
+            );
+        }
+        let top = |pose: &[Affine3A], off: Vec3| {
+            let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+            for (j, m) in pose.iter().enumerate() {
+                if skeleton.joints[j].deforming {
+                    lo = lo.min(Vec3::from(m.translation));
+                    hi = hi.max(Vec3::from(m.translation));
+                }
+            }
+            let c = (lo + hi) * 0.5 + off;
+            Vec3::new(c.x, hi.y + 0.1 * scale.size, c.z)
+        };
+        let pending = doc.result.is_none();
+        let labels: Vec<(Vec3, String, [f32; 4])> = match view.layout {
+            Layout::SideBySide => vec![
+                (
+                    top(&poses.raw, Vec3::ZERO),
+                    "Original".into(),
+                    palette::ORIGINAL,
+                ),
+                (
+                    top(compressed, offset),
+                    if pending {
+                        "Compressed (computing...)".into()
+                    } else {
+                        "Compressed".into()
+                    },
+                    palette::COMPRESSED,
+                ),
+            ],
+            Layout::Overlay => vec![(
+                top(&poses.raw, Vec3::ZERO),
+                "Original (solid) + Compressed (ghost)".into(),
+                palette::COMPRESSED,
+            )],
+        };
+        for (p, text, color) in labels {
+            if let Some(s) = to_screen(p)
+                && rect.contains(s)
+            {
+                // A real label (not just paint) so tests and screen readers find it.
+                let galley_size = painter
+                    .layout_no_wrap(text.clone(), FontId::proportional(15.0), Color32::WHITE)
+                    .size();
+                let r = Align2::CENTER_BOTTOM
+                    .anchor_size(s, galley_size)
+                    .expand(4.0);
+                painter.rect_filled(r, 4.0, Color32::from_black_alpha(150));
+                let text = egui::RichText::new(text).size(15.0).color(to_color(color));
+                ui.put(
+                    r.shrink(4.0),
+                    egui::Label::new(text).selectable(false).extend(),
+                );
+            }
+        }
+        // Legend.
+        let legend = format!(
+            "LMB orbit · RMB/Shift pan · wheel zoom · double-click frame{}",
+            if view.error_vectors {
+                format!("   error vectors ×{:.0}", view.error_scale)
+            } else {
+                String::new()
+            }
+        );
+        painter.text(
+            rect.left_bottom() + Vec2::new(8.0, -6.0),
+            Align2::LEFT_BOTTOM,
+            legend,
+            FontId::proportional(11.0),
+            Color32::from_gray(150),
+        );
+        if response.hovered() {
+            painter.rect_stroke(
+                rect,
+                0.0,
+                Stroke::new(1.0, Color32::from_gray(70)),
+                StrokeKind::Inside,
+            );
+        }
+        out
+    }
+}
+
+fn to_color(c: [f32; 4]) -> Color32 {
+    Color32::from_rgba_unmultiplied(
+        (c[0] * 255.0) as u8,
+        (c[1] * 255.0) as u8,
+        (c[2] * 255.0) as u8,
+        (c[3] * 255.0) as u8,
+    )
+}

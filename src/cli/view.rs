@@ -1,0 +1,73 @@
+//! `skelpack view FILE [--clip NAME] [--frame N] [--screenshot OUT.png]`: opens the app on a
+//! file, waits until the compressed result is shown, saves a screenshot of the window
+//! (eframe's viewport screenshot) and exits. `--measure-frames N` plays N frames first and
+//! prints the frame times (the viewport's cost on this machine's renderer).
+
+use std::path::PathBuf;
+
+use crate::app::{StartOptions, run_auto};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The file to open (glTF, BVH, ACL SJSON).
+    pub file: PathBuf,
+    /// The clip to show (default: the first).
+    #[arg(long)]
+    pub clip: Option<String>,
+    /// The frame to show.
+    #[arg(long)]
+    pub frame: Option<f32>,
+    /// Where to save the screenshot (PNG).
+    #[arg(long)]
+    pub screenshot: Option<PathBuf>,
+    /// Play this many frames and print frame-time statistics before exiting.
+    #[arg(long)]
+    pub measure_frames: Option<usize>,
+}
+
+pub fn run(a: Args) -> anyhow::Result<i32> {
+    let opts = StartOptions {
+        file: Some(a.file.clone()),
+        clip: a.clip,
+        frame: a.frame,
+        screenshot: a.screenshot,
+        measure_frames: a.measure_frames.or(Some(0)),
+        ignore_storage: true,
+    };
+    let outcome = run_auto(opts).map_err(anyhow::Error::msg)?;
+    if !outcome.frame_times_ms.is_empty() {
+        let s = stats(&outcome.frame_times_ms);
+        let b = stats(&outcome.build_times_ms);
+        println!(
+            "frames: {}  frame time ms: mean {:.2}  median {:.2}  p95 {:.2}  ({:.1} fps)  scene build ms: mean {:.3}",
+            outcome.frame_times_ms.len(),
+            s.0,
+            s.1,
+            s.2,
+            1000.0 / s.0,
+            b.0
+        );
+    }
+    if let Some(p) = &outcome.screenshot {
+        println!("screenshot: {}", p.display());
+    }
+    match outcome.error {
+        Some(e) => {
+            eprintln!("error: {e}");
+            Ok(2)
+        }
+        None => Ok(0),
+    }
+}
+
+/// (mean, median, p95).
+fn stats(v: &[f64]) -> (f64, f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let mean = s.iter().sum::<f64>() / s.len() as f64;
+    let at = |q: f64| s[((s.len() - 1) as f64 * q).round() as usize];
+    (mean, at(0.5), at(0.95))
+}

@@ -1,0 +1,239 @@
+#![cfg(feature = "gui")]
+//! The real app, headless on the software wgpu adapter (Vulkan pinned, see STACK.md):
+//! menus and timeline by label, play / pause, joint selection, layouts, a broken file, export
+//! availability, undo / redo of a settings edit, and a viewport image snapshot.
+
+use std::path::PathBuf;
+use std::sync::Once;
+use std::time::Duration;
+
+use egui::{Pos2, Rect};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use skelpack::app::panels::timeline;
+use skelpack::app::{Action, App, Layout, StartOptions};
+
+const SIZE: [f32; 2] = [1280.0, 800.0];
+
+fn pin_backend() {
+    static ONCE: Once = Once::new();
+    // SAFETY: set once, before any harness (and its wgpu instance) exists.
+    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
+}
+
+fn robot() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb")
+}
+
+/// The app on `file` (None: the default character), with the compressed result in.
+fn harness(file: Option<PathBuf>) -> Harness<'static, App> {
+    pin_backend();
+    let mut h = Harness::builder()
+        .with_size(SIZE)
+        .with_max_steps(30)
+        .wgpu()
+        .build_eframe(move |cc| {
+            App::with_options(
+                cc,
+                StartOptions {
+                    file,
+                    ignore_storage: true,
+                    ..Default::default()
+                },
+            )
+        });
+    assert!(
+        h.state_mut().wait_for_result(Duration::from_secs(60)),
+        "no compressed result"
+    );
+    h.run();
+    h
+}
+
+#[test]
+fn default_character_shows_menus_timeline_and_both_skeletons() {
+    let mut h = harness(None);
+    let doc = h.state().document().expect("default character open");
+    assert!(!doc.asset.clips.is_empty());
+    assert!(doc.result.is_some());
+    for menu in ["File", "Edit", "View", "Help"] {
+        h.get_by_label(menu);
+    }
+    h.get_by_label(timeline::PLAY);
+    h.get_by_label(timeline::SCRUB);
+    h.get_by_label("Loop");
+    h.get_by_label("Original");
+    h.get_by_label("Compressed");
+    h.get_by_label("File").click();
+    h.run();
+    for item in [
+        "Open...",
+        "Open Recent",
+        "Export Compressed glTF...",
+        "Export .skp...",
+        "Save Settings",
+        "Quit",
+    ] {
+        h.get_by_label(item);
+    }
+}
+
+#[test]
+fn play_pause_step_and_space() {
+    let mut h = harness(None);
+    h.get_by_label(timeline::PLAY).click();
+    h.run_steps(4);
+    assert!(h.state().playback().playing);
+    assert!(h.state().playback().frame > 0.0, "playback advanced");
+    h.get_by_label(timeline::PAUSE).click();
+    h.run();
+    assert!(!h.state().playback().playing);
+    h.state_mut().playback_mut().frame = 0.0;
+    h.get_by_label(timeline::NEXT).click();
+    h.run();
+    assert_eq!(h.state().playback().frame, 1.0);
+    h.key_press(egui::Key::ArrowRight);
+    h.run();
+    assert_eq!(h.state().playback().frame, 2.0);
+    h.key_press(egui::Key::Space);
+    h.run_steps(2);
+    assert!(h.state().playback().playing);
+    h.key_press(egui::Key::Space);
+    h.run();
+    assert!(!h.state().playback().playing);
+}
+
+#[test]
+fn select_joint_in_tree_and_switch_layouts() {
+    let mut h = harness(Some(robot()));
+    let (j, name) = {
+        let s = &h.state().document().unwrap().asset.skeleton;
+        let j = s.deforming_joints().next().unwrap();
+        (j, s.joints[j].name.clone())
+    };
+    h.get_by_label(&name).click();
+    h.run();
+    assert_eq!(h.state().selected(), Some(j));
+    h.get_by_label_contains(&format!("Joint {name}"));
+
+    h.get_by_label("Overlay").click();
+    h.run();
+    assert_eq!(h.state().view_options().layout, Layout::Overlay);
+    h.get_by_label("Original (solid) + Compressed (ghost)");
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Layout: side by side").click();
+    h.run();
+    assert_eq!(h.state().view_options().layout, Layout::SideBySide);
+    h.get_by_label("Overlay").click();
+    h.run();
+    h.get_by_label("Side by side").click();
+    h.run();
+    assert_eq!(h.state().view_options().layout, Layout::SideBySide);
+}
+
+#[test]
+fn broken_file_shows_error_and_keeps_the_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("broken.glb");
+    std::fs::write(&bad, b"glTF\x02\x00\x00\x00garbage").unwrap();
+    let mut h = harness(Some(robot()));
+    let before = h.state().document().unwrap().id;
+    h.state_mut().perform(Action::Open(bad));
+    h.run();
+    let (title, message) = h.state().error_banner().expect("error banner");
+    assert!(title.contains("broken.glb"), "{title}");
+    assert!(message.contains("broken.glb"), "{message}");
+    h.get_by_label_contains("Could not open broken.glb");
+    assert_eq!(h.state().document().unwrap().id, before, "kept what it had");
+    h.get_by_label("Dismiss").click();
+    h.run();
+    assert!(h.state().error_banner().is_none());
+}
+
+#[test]
+fn export_skp_gltf_availability_and_settings_undo() {
+    let mut h = harness(Some(robot()));
+    let dir = tempfile::tempdir().unwrap();
+    let glb = dir.path().join("robot.glb");
+    h.state_mut().perform(Action::ExportGltf(Some(glb.clone())));
+    h.run();
+    let status = h.state().status().to_owned();
+    assert!(status.contains("wrote"), "{status}");
+    let back = skelpack::import::load(&glb).expect("the exported glTF imports");
+    assert_eq!(back.clips.len(), 14);
+    let skp = dir.path().join("robot.skp");
+    h.state_mut().perform(Action::ExportSkp(Some(skp.clone())));
+    h.run();
+    let status = h.state().status().to_owned();
+    assert!(status.contains("wrote"), "{status}");
+    skelpack::container::read(&skp).expect("the exported .skp reads back");
+
+    let tol_before = h
+        .state()
+        .document()
+        .unwrap()
+        .resolved
+        .limits
+        .tolerance
+        .clone();
+    let mut s = h.state().document().unwrap().settings.clone();
+    s.preset = Some(skelpack::settings::Preset::Ozz);
+    h.state_mut()
+        .perform(Action::EditSettings("preset ozz".into(), Box::new(s)));
+    h.run_steps(2);
+    assert!(h.state_mut().wait_for_result(Duration::from_secs(60)));
+    h.run();
+    let tol_after = h
+        .state()
+        .document()
+        .unwrap()
+        .resolved
+        .limits
+        .tolerance
+        .clone();
+    assert_ne!(tol_before, tol_after);
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label("Undo preset ozz").click();
+    h.run_steps(2);
+    assert!(h.state_mut().wait_for_result(Duration::from_secs(60)));
+    h.run();
+    assert_eq!(
+        h.state().document().unwrap().resolved.limits.tolerance,
+        tol_before
+    );
+    h.state_mut().redo();
+    assert_eq!(
+        h.state().document().unwrap().resolved.limits.tolerance,
+        tol_after
+    );
+}
+
+#[test]
+fn viewport_snapshot() {
+    let mut h = harness(Some(robot()));
+    let j = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .deforming_joints()
+        .nth(5);
+    h.state_mut().select_joint(j);
+    h.state_mut().playback_mut().frame = 10.0;
+    h.run();
+    // Only the viewport: mask the panels around it (their numbers include timings).
+    let v = h.state().viewport_rect().expect("viewport drawn");
+    let (w, ht) = (SIZE[0], SIZE[1]);
+    for r in [
+        Rect::from_min_max(Pos2::ZERO, Pos2::new(w, v.top())),
+        Rect::from_min_max(Pos2::new(0.0, v.bottom()), Pos2::new(w, ht)),
+        Rect::from_min_max(Pos2::new(0.0, v.top()), Pos2::new(v.left(), v.bottom())),
+        Rect::from_min_max(Pos2::new(v.right(), v.top()), Pos2::new(w, v.bottom())),
+    ] {
+        h.mask(r);
+    }
+    h.snapshot("viewport_robot_side_by_side");
+}
