@@ -338,10 +338,22 @@ impl Settings {
             serde_json::from_str(text).map_err(|e| err(format!("line {}: {e}", e.line())))?
         } else {
             toml::from_str(text).map_err(|e| {
-                let line = e
-                    .span()
-                    .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
                 let msg = e.message().to_owned();
+                // An unknown key is reported on its own line, not its table's.
+                let unknown = msg
+                    .strip_prefix("unknown field `")
+                    .and_then(|r| r.split('`').next())
+                    .and_then(|key| {
+                        text.lines().position(|l| {
+                            let l = l.trim_start();
+                            l.starts_with(key) && l[key.len()..].trim_start().starts_with('=')
+                        })
+                    })
+                    .map(|i| i + 1);
+                let line = unknown.or_else(|| {
+                    e.span()
+                        .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
+                });
                 err(match line {
                     Some(l) => format!("line {l}: {msg}"),
                     None => msg,

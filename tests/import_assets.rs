@@ -227,8 +227,8 @@ fn bvh_cmu_walk() {
     assert_eq!(a.skeleton.len(), 31 + 7, "31 joints + 7 End Sites");
     assert_eq!(
         a.skeleton.max_depth(),
-        11 + 1,
-        "nesting depth 11 plus the End Site"
+        11,
+        "nesting depth 11, End Sites included"
     );
     let c = &a.clips[0];
     assert_eq!((c.frame_count, c.sample_rate), (994, 120.0));
@@ -240,6 +240,11 @@ fn bvh_pirouette() {
     let a = import::load(&common::asset("pirouette.bvh")).unwrap();
     assert_eq!(a.skeleton.deforming_joints().count(), 43);
     assert_eq!(a.skeleton.len(), 43 + 14);
+    assert_eq!(
+        a.skeleton.max_depth(),
+        10,
+        "nesting depth 10, End Sites included"
+    );
     let c = &a.clips[0];
     assert_eq!((c.frame_count, c.sample_rate), (592, 120.0));
     assert!((c.duration() - 4.925).abs() < 1e-3);

@@ -20,10 +20,16 @@ pub fn export_gltf(doc: &Document, path: &Path) -> Result<ExportSummary, String>
     }
     let a = &doc.asset;
     if a.format != crate::import::SourceFormat::Gltf {
-        return Err(format!("{}: compressed glTF export needs a glTF source; use `skelpack convert` first", a.path.display()));
+        return Err(format!(
+            "{}: compressed glTF export needs a glTF source; use `skelpack convert` first",
+            a.path.display()
+        ));
     }
-    crate::export::compress_to_gltf(a, &doc.settings, path, false).map_err(|e| format!("{}: {e}", path.display()))?;
-    let bytes = std::fs::metadata(path).map(|m| m.len() as usize).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::export::compress_to_gltf(a, &doc.settings, path, false)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = std::fs::metadata(path)
+        .map(|m| m.len() as usize)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(ExportSummary { bytes })
 }
 

@@ -28,7 +28,13 @@ impl Budgets {
     /// its path that move (`moving[j]`), weighted equally. A pinned joint re-derives its
     /// track against the decoded ancestors, so the paths of its subtree's markers stop at it:
     /// its ancestors need not budget for them.
-    pub fn new(skeleton: &Skeleton, clip: &Clip, limits: &JointLimits, moving: &[bool], pinned: &[bool]) -> Self {
+    pub fn new(
+        skeleton: &Skeleton,
+        clip: &Clip,
+        limits: &JointLimits,
+        moving: &[bool],
+        pinned: &[bool],
+    ) -> Self {
         let is_pinned = |j: usize| pinned.get(j).copied().unwrap_or(false);
         let n = skeleton.len();
         let mut reach = vec![0.0f32; n];
@@ -60,7 +66,11 @@ impl Budgets {
                     for p in &markers {
                         reach[j] = reach[j].max((*p - pj).length());
                     }
-                    a = if is_pinned(j) { None } else { skeleton.joints[j].parent };
+                    a = if is_pinned(j) {
+                        None
+                    } else {
+                        skeleton.joints[j].parent
+                    };
                 }
             }
             for (j, joint) in skeleton.joints.iter().enumerate() {
@@ -78,7 +88,11 @@ impl Budgets {
         // Moving joints on each evaluated joint's path.
         let mut moving_depth = vec![0usize; n];
         for (j, joint) in skeleton.joints.iter().enumerate() {
-            let above = if is_pinned(j) { 0 } else { joint.parent.map_or(0, |p| moving_depth[p]) };
+            let above = if is_pinned(j) {
+                0
+            } else {
+                joint.parent.map_or(0, |p| moving_depth[p])
+            };
             moving_depth[j] = above + usize::from(moving[j]);
         }
         let mut displacement = vec![f32::INFINITY; n];
@@ -90,7 +104,11 @@ impl Budgets {
             let mut a = Some(k);
             while let Some(j) = a {
                 displacement[j] = displacement[j].min(share);
-                a = if is_pinned(j) { None } else { skeleton.joints[j].parent };
+                a = if is_pinned(j) {
+                    None
+                } else {
+                    skeleton.joints[j].parent
+                };
             }
         }
         Self {

@@ -15,7 +15,9 @@ use super::curve::align_hemispheres;
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
 use super::track::{TrackData, TrackInput, encode_track};
 use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
-use crate::model::{Clip, Skeleton, TrackKind, Transform, local_to_object, local_to_object_f64, slerp_shortest};
+use crate::model::{
+    Clip, Skeleton, TrackKind, Transform, local_to_object, local_to_object_f64, slerp_shortest,
+};
 use crate::settings::Resolved;
 
 /// Why compression stopped without a result.
@@ -94,7 +96,9 @@ impl Inputs {
         let mut local = vec![Transform::IDENTITY; n];
         let mut obj = vec![DAffine3::IDENTITY; n];
         for j in 0..n {
-            let Some(parent) = skeleton.joints[j].parent else { continue };
+            let Some(parent) = skeleton.joints[j].parent else {
+                continue;
+            };
             if !pinned[j] {
                 continue;
             }
@@ -103,7 +107,11 @@ impl Inputs {
                 local_to_object_f64(skeleton, &local, &mut obj);
                 let l = obj[parent].inverse() * *raw_obj;
                 let (s, r, t) = l.to_scale_rotation_translation();
-                [t.as_vec3().extend(0.0), Vec4::from(r.as_quat().normalize()), s.as_vec3().extend(0.0)]
+                [
+                    t.as_vec3().extend(0.0),
+                    Vec4::from(r.as_quat().normalize()),
+                    s.as_vec3().extend(0.0),
+                ]
             };
             let mut raw: [Vec<Vec4>; 3] = Default::default();
             for f in 0..frames {
@@ -251,7 +259,12 @@ pub fn compress(
         let redone: Vec<(usize, [TrackData; 3])> = (0..n)
             .into_par_iter()
             .filter(|&j| redo[j] && moving[j])
-            .map(|j| (j, std::array::from_fn(|k| encode(&inputs, j, k, scale[j][k]))))
+            .map(|j| {
+                (
+                    j,
+                    std::array::from_fn(|k| encode(&inputs, j, k, scale[j][k])),
+                )
+            })
             .collect();
         for (j, t) in redone {
             out.tracks[j] = t;

@@ -1,0 +1,170 @@
+//! Settings sidecars: round trips (TOML and JSON), strict validation with the field path and
+//! line, unknown names reported, atomic writes, and the CLI reading them.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use skelpack::import;
+use skelpack::settings::{Bits, ClipSettings, JointSettings, Method, Preset, Settings};
+
+fn sample() -> Settings {
+    let mut joints = BTreeMap::new();
+    joints.insert(
+        "RightHand".to_owned(),
+        JointSettings {
+            tolerance_mm: Some(0.05),
+            marker_offset_cm: Some(10.0),
+            pinned: Some(true),
+        },
+    );
+    let mut clip_joints = BTreeMap::new();
+    clip_joints.insert(
+        "Head".to_owned(),
+        JointSettings {
+            tolerance_mm: Some(0.02),
+            ..Default::default()
+        },
+    );
+    let mut clips = BTreeMap::new();
+    clips.insert(
+        "Walk".to_owned(),
+        ClipSettings {
+            preset: Some(Preset::Ozz),
+            method: Some(Method::Linear),
+            bits: Some(Bits::Fixed),
+            joints: clip_joints,
+            ..Default::default()
+        },
+    );
+    Settings {
+        preset: Some(Preset::Acl),
+        tolerance_mm: Some(0.2),
+        method: Method::CatmullRom,
+        joints,
+        clips,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn toml_and_json_round_trip() {
+    let d = tempfile::tempdir().unwrap();
+    for name in ["a.skelpack.toml", "a.skelpack.json"] {
+        let p = d.path().join(name);
+        sample().save(&p).unwrap();
+        assert_eq!(Settings::load(&p).unwrap(), sample(), "{name}");
+    }
+}
+
+fn parse_err(text: &str) -> String {
+    Settings::parse(text, Path::new("x.skelpack.toml"))
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn unknown_keys_are_rejected() {
+    let e = parse_err("tolerance_mm = 0.1\ntolerence_cm = 3\n");
+    assert!(e.contains("line 2") && e.contains("tolerence_cm"), "{e}");
+    let e = parse_err("[joints.Hand]\npined = true\n");
+    assert!(e.contains("pined"), "{e}");
+}
+
+#[test]
+fn bad_values_name_the_field_path_and_line() {
+    let e = parse_err("preset = \"acl\"\n\n[joints.\"Hand\"]\ntolerance_mm = -1\n");
+    assert!(
+        e.contains("joints.\"Hand\".tolerance_mm") && e.contains("line 4"),
+        "{e}"
+    );
+    let e = parse_err("method = \"cubic\"\n");
+    assert!(e.contains("line 1") && e.contains("cubic"), "{e}");
+    let e = parse_err("[clips.Walk]\nmarker_offset_cm = 0\n");
+    assert!(e.contains("clips.\"Walk\".marker_offset_cm"), "{e}");
+}
+
+#[test]
+fn unknown_joint_and_clip_names_are_listed() {
+    let asset = import::load(&common::asset("CesiumMan.glb")).unwrap();
+    let mut s = Settings::default();
+    s.joints
+        .insert("NoSuchJoint".into(), JointSettings::default());
+    s.clips.insert("NoSuchClip".into(), ClipSettings::default());
+    let (joints, clips) = s.unknown_names(&asset.skeleton, &["animation0"]);
+    assert_eq!(joints, vec!["NoSuchJoint".to_owned()]);
+    assert_eq!(clips, vec!["NoSuchClip".to_owned()]);
+}
+
+#[test]
+fn per_joint_values_resolve_in_scene_units() {
+    let asset = import::load(&common::asset("Fox.glb")).unwrap(); // centimetres
+    let mut s = Settings::from_preset(Preset::Acl);
+    s.joints.insert(
+        "b_Head_05".into(),
+        JointSettings {
+            tolerance_mm: Some(0.5),
+            marker_offset_cm: Some(10.0),
+            pinned: Some(true),
+        },
+    );
+    let r = s.resolve(&asset, "Walk");
+    let head = asset.skeleton.find("b_Head_05").unwrap();
+    assert!(
+        (r.limits.tolerance[head] - 0.05).abs() < 1e-6,
+        "0.5 mm = 0.05 cm"
+    );
+    assert!((r.limits.marker_offset[head] - 10.0).abs() < 1e-6);
+    assert!(r.pinned[head]);
+    assert!(
+        (r.limits.tolerance[0] - 0.01).abs() < 1e-6,
+        "0.1 mm = 0.01 cm"
+    );
+}
+
+#[test]
+fn cli_reads_the_settings_file_and_warns_about_unknown_names() {
+    let d = tempfile::tempdir().unwrap();
+    let settings = d.path().join("s.toml");
+    std::fs::write(
+        &settings,
+        "preset = \"ozz\"\n[joints.Ghost]\npinned = true\n",
+    )
+    .unwrap();
+    let out = d.path().join("c.skp");
+    let o = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args([
+            "compress",
+            common::asset("CesiumMan.glb").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--settings",
+            settings.to_str().unwrap(),
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("Ghost"));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(json["output_bytes"].as_u64().unwrap() > 0);
+    // A bad settings file is a clear error, exit 2, and writes nothing.
+    std::fs::write(&settings, "tolerance_mm = \"small\"\n").unwrap();
+    let out2 = d.path().join("d.skp");
+    let o = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args([
+            "compress",
+            common::asset("CesiumMan.glb").to_str().unwrap(),
+            "-o",
+            out2.to_str().unwrap(),
+            "--settings",
+            settings.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("s.toml"));
+    assert!(!out2.exists());
+}
