@@ -289,19 +289,21 @@ pub fn compress(
             order.sort_by_key(|&(j, k)| {
                 std::cmp::Reverse(out.tracks[j][k].cost(k == 1, frames).bits)
             });
-            for (j, k) in order {
-                if control.is_cancelled() {
-                    return Err(CodecError::Cancelled);
-                }
-                let old_bits = out.tracks[j][k].cost(k == 1, frames).bits;
-                if old_bits == 0 {
-                    continue;
-                }
-                let s = scale[j][k] * factor;
-                let candidate = encode(&inputs, j, k, s);
-                if candidate.cost(k == 1, frames).bits >= old_bits {
-                    continue;
-                }
+            // Candidates depend only on each track's own data: encode them in parallel,
+            // then accept them one at a time against the whole skeleton.
+            let candidates: Vec<(usize, usize, f32, TrackData)> = order
+                .par_iter()
+                .filter(|&&(j, k)| out.tracks[j][k].cost(k == 1, frames).bits > 0)
+                .filter_map(|&(j, k)| {
+                    let s = scale[j][k] * factor;
+                    let c = encode(&inputs, j, k, s);
+                    (c.cost(k == 1, frames).bits < out.tracks[j][k].cost(k == 1, frames).bits).then_some((j, k, s, c))
+                })
+                .collect();
+            if control.is_cancelled() {
+                return Err(CodecError::Cancelled);
+            }
+            for (j, k, s, candidate) in candidates {
                 let old = std::mem::replace(&mut out.tracks[j][k], candidate);
                 let e = measure(skeleton, &reference, &out, limits, true);
                 if passes(&e, limits) {

@@ -3,10 +3,30 @@
 //! Works for both interpolations; evaluates exactly what [`super::Curve`] evaluates, with the
 //! key values the quantizer will produce, so the tolerance holds after quantization.
 
+use std::collections::BinaryHeap;
+
 use glam::{Quat, Vec4};
 
 use super::curve::{Interpolation, eval_window};
 use crate::model::quat_angle;
+
+/// An f32 with a total order, for the max-heap of segment errors.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct OrdF32(f32);
+
+impl Eq for OrdF32 {}
+
+impl PartialOrd for OrdF32 {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrdF32 {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
 
 /// Kept keys and the order in which the fitter inserted them (the two end keys first).
 #[derive(Clone, Debug, PartialEq)]
@@ -52,32 +72,31 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
     }
     let mut keys: Vec<u32> = vec![0, n as u32 - 1];
     let mut order = keys.clone();
+    // Worst point per segment, keyed by the segment's first key frame; a max-heap of
+    // (error, first key frame) finds the worst segment, skipping entries made stale by an
+    // insertion (their error no longer matches the segment's).
     let mut seg: Vec<(f32, f32)> = vec![segment_error(target, interpolation, &keys, 0)];
-    loop {
-        let (si, &(err, at)) = seg
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1.0.total_cmp(&b.1.0))
-            .expect("at least one segment");
+    let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::new();
+    heap.push((OrdF32(seg[0].0), 0));
+    while let Some((OrdF32(err), k0)) = heap.pop() {
+        let Ok(si) = keys.binary_search(&k0) else { continue };
+        if si + 1 >= keys.len() || seg[si].0 != err {
+            continue;
+        }
         if err <= tolerance {
             break;
         }
+        let at = seg[si].1;
         // The worst point is a sample frame, or a midpoint whose neighbours may be keys.
-        let (k0, k1) = (keys[si], keys[si + 1]);
+        let k1 = keys[si + 1];
         let frame = if at.fract() == 0.0 {
             at as u32
         } else {
             let (a, b) = (at.floor() as u32, at.ceil() as u32);
             let candidates = [a, b].into_iter().filter(|&f| f > k0 && f < k1);
             match candidates.max_by(|&x, &y| {
-                let ex = dist(
-                    target.raw[x as usize],
-                    sample(target, interpolation, &keys, si, x as f32),
-                );
-                let ey = dist(
-                    target.raw[y as usize],
-                    sample(target, interpolation, &keys, si, y as f32),
-                );
+                let ex = dist(target.raw[x as usize], sample(target, interpolation, &keys, si, x as f32));
+                let ey = dist(target.raw[y as usize], sample(target, interpolation, &keys, si, y as f32));
                 ex.total_cmp(&ey)
             }) {
                 Some(f) => f,
@@ -90,15 +109,12 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
         seg.insert(pos, (0.0, 0.0));
         // Segments whose shape depends on the new key: its own two, plus (Catmull-Rom)
         // the neighbours whose end tangents changed.
-        let reach = if interpolation == Interpolation::CatmullRom {
-            2
-        } else {
-            0
-        };
+        let reach = if interpolation == Interpolation::CatmullRom { 2 } else { 0 };
         let lo = (pos - 1).saturating_sub(reach);
         let hi = (pos + reach).min(keys.len() - 2);
         for s in lo..=hi {
             seg[s] = segment_error(target, interpolation, &keys, s);
+            heap.push((OrdF32(seg[s].0), keys[s]));
         }
     }
     Some(Fit {

@@ -222,6 +222,9 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
         }
     }
     let mut best: Option<(u64, Animated)> = None;
+    // Narrowing the width first shrinks the track, then the extra keys it needs outweigh the
+    // saved bits: stop once the cost has risen at two widths in a row.
+    let (mut previous, mut rising) = (u64::MAX, 0);
     for format in candidate_formats(input, bits) {
         let range = range_of(input, format);
         let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
@@ -233,6 +236,7 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
             is_rotation: rot,
         };
         let mut any = false;
+        let mut width_best = u64::MAX;
         for &interp in method.candidates() {
             let fitted = if method == Method::None {
                 let all: Vec<u32> = (0..raw.len() as u32).collect();
@@ -250,6 +254,7 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
             any = true;
             let kept: Vec<Codes> = frames.iter().map(|&f| codes[f as usize]).collect();
             let cost = animated_bits(format, &range, &frames, &kept, raw.len());
+            width_best = width_best.min(cost);
             if best.as_ref().is_none_or(|(b, _)| cost < *b) {
                 let values = frames.iter().map(|&f| key_values[f as usize]).collect();
                 let curve = Curve::new(interp, rot, frames, values);
@@ -265,13 +270,13 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
                 ));
             }
         }
+        let ranged = matches!(format, Format::RangedRotation { .. } | Format::RangedVector { .. });
+        if ranged {
+            rising = if width_best > previous { rising + 1 } else { 0 };
+            previous = width_best;
+        }
         // Fewer bits only add error: once a width cannot hold the tolerance, stop narrowing.
-        if !any
-            && matches!(
-                format,
-                Format::RangedRotation { .. } | Format::RangedVector { .. }
-            )
-        {
+        if ranged && (!any || rising >= 2) {
             break;
         }
     }
