@@ -297,7 +297,8 @@ pub fn compress(
                 .filter_map(|&(j, k)| {
                     let s = scale[j][k] * factor;
                     let c = encode(&inputs, j, k, s);
-                    (c.cost(k == 1, frames).bits < out.tracks[j][k].cost(k == 1, frames).bits).then_some((j, k, s, c))
+                    (c.cost(k == 1, frames).bits < out.tracks[j][k].cost(k == 1, frames).bits)
+                        .then_some((j, k, s, c))
                 })
                 .collect();
             if control.is_cancelled() {

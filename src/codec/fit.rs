@@ -79,7 +79,9 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
     let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::new();
     heap.push((OrdF32(seg[0].0), 0));
     while let Some((OrdF32(err), k0)) = heap.pop() {
-        let Ok(si) = keys.binary_search(&k0) else { continue };
+        let Ok(si) = keys.binary_search(&k0) else {
+            continue;
+        };
         if si + 1 >= keys.len() || seg[si].0 != err {
             continue;
         }
@@ -95,8 +97,14 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
             let (a, b) = (at.floor() as u32, at.ceil() as u32);
             let candidates = [a, b].into_iter().filter(|&f| f > k0 && f < k1);
             match candidates.max_by(|&x, &y| {
-                let ex = dist(target.raw[x as usize], sample(target, interpolation, &keys, si, x as f32));
-                let ey = dist(target.raw[y as usize], sample(target, interpolation, &keys, si, y as f32));
+                let ex = dist(
+                    target.raw[x as usize],
+                    sample(target, interpolation, &keys, si, x as f32),
+                );
+                let ey = dist(
+                    target.raw[y as usize],
+                    sample(target, interpolation, &keys, si, y as f32),
+                );
                 ex.total_cmp(&ey)
             }) {
                 Some(f) => f,
@@ -109,7 +117,11 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
         seg.insert(pos, (0.0, 0.0));
         // Segments whose shape depends on the new key: its own two, plus (Catmull-Rom)
         // the neighbours whose end tangents changed.
-        let reach = if interpolation == Interpolation::CatmullRom { 2 } else { 0 };
+        let reach = if interpolation == Interpolation::CatmullRom {
+            2
+        } else {
+            0
+        };
         let lo = (pos - 1).saturating_sub(reach);
         let hi = (pos + reach).min(keys.len() - 2);
         for s in lo..=hi {

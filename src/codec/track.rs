@@ -270,7 +270,10 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
                 ));
             }
         }
-        let ranged = matches!(format, Format::RangedRotation { .. } | Format::RangedVector { .. });
+        let ranged = matches!(
+            format,
+            Format::RangedRotation { .. } | Format::RangedVector { .. }
+        );
         if ranged {
             rising = if width_best > previous { rising + 1 } else { 0 };
             previous = width_best;

@@ -8,4 +8,4 @@ mod visual_error;
 
 pub use limits::JointLimits;
 pub use report::{ErrorReport, ErrorStats};
-pub use visual_error::{PoseSource, Reference, joint_error, measure};
+pub use visual_error::{PoseSource, Reference, joint_error, joint_error_f32, measure, to_f64};

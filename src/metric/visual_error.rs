@@ -31,6 +31,26 @@ pub fn joint_error(a: &DAffine3, b: &DAffine3, d: f32) -> f32 {
     ex.max(ey).max(ez).sqrt() as f32
 }
 
+/// The largest marker distance between two single-precision object transforms (for
+/// display; the metric itself composes in double precision).
+#[inline]
+pub fn joint_error_f32(a: &glam::Affine3A, b: &glam::Affine3A, d: f32) -> f32 {
+    joint_error(&to_f64(a), &to_f64(b), d)
+}
+
+/// Widens an affine transform to double precision.
+#[inline]
+pub fn to_f64(a: &glam::Affine3A) -> DAffine3 {
+    DAffine3 {
+        matrix3: glam::DMat3::from_cols(
+            a.matrix3.x_axis.as_dvec3(),
+            a.matrix3.y_axis.as_dvec3(),
+            a.matrix3.z_axis.as_dvec3(),
+        ),
+        translation: a.translation.as_dvec3(),
+    }
+}
+
 /// Reference object-space poses of a clip at every sample and at inner points between
 /// samples (by default the midpoint; `with_inner_points(.., 3)` gives the quarter points a
 /// glTF checker such as `animeval.py --oversample 4` uses).

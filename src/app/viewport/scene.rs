@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Affine3A, Mat4, Vec3};
 
 use crate::import::SkinnedMesh;
-use crate::metric::{JointLimits, joint_error};
+use crate::metric::{JointLimits, joint_error_f32};
 use crate::model::Skeleton;
 
 /// Shared shader constants (`Globals` in every WGSL file).
@@ -406,7 +406,7 @@ pub fn live_errors(raw: &[Affine3A], compressed: &[Affine3A], limits: &JointLimi
     (0..raw.len())
         .map(|j| {
             if limits.evaluated[j] {
-                joint_error(&raw[j], &compressed[j], limits.marker_offset[j])
+                joint_error_f32(&raw[j], &compressed[j], limits.marker_offset[j])
             } else {
                 0.0
             }
