@@ -10,16 +10,32 @@ use skelpack::settings::{JointSettings, Preset, Settings};
 
 #[test]
 fn pinning_the_sword_hand_shrinks_the_arm_and_holds_the_sword() {
-    let asset = import::load_bytes(std::path::Path::new(DEFAULT_CHARACTER_NAME), DEFAULT_CHARACTER_GLB).unwrap();
+    let asset = import::load_bytes(
+        std::path::Path::new(DEFAULT_CHARACTER_NAME),
+        DEFAULT_CHARACTER_GLB,
+    )
+    .unwrap();
     let clip = asset.clips.iter().find(|c| c.name == "JumpAttack").unwrap();
     let plain = Settings::from_preset(Preset::Acl);
     let mut pinned = plain.clone();
-    pinned.joints.insert("RightHand".into(), JointSettings { pinned: Some(true), ..Default::default() });
+    pinned.joints.insert(
+        "RightHand".into(),
+        JointSettings {
+            pinned: Some(true),
+            ..Default::default()
+        },
+    );
 
     let run = |s: &Settings| {
         let r = s.resolve(&asset, &clip.name);
         let c = codec::compress(&asset.skeleton, clip, &r, &Control::new()).unwrap();
-        let e = measure(&asset.skeleton, &Reference::new(&asset.skeleton, clip, clip.frame_count), &c, &r.limits, true);
+        let e = measure(
+            &asset.skeleton,
+            &Reference::new(&asset.skeleton, clip, clip.frame_count),
+            &c,
+            &r.limits,
+            true,
+        );
         (c, e, r)
     };
     let (a, ea, _) = run(&plain);
@@ -28,7 +44,11 @@ fn pinning_the_sword_hand_shrinks_the_arm_and_holds_the_sword() {
     assert!(a.report.contract_met && b.report.contract_met);
     assert!(ea.within_tolerance() && eb.within_tolerance());
     let tip = asset.skeleton.find("SwordTip").unwrap();
-    assert!(eb.joint_max[tip] <= rb.limits.tolerance[tip], "sword tip {}", eb.joint_max[tip]);
+    assert!(
+        eb.joint_max[tip] <= rb.limits.tolerance[tip],
+        "sword tip {}",
+        eb.joint_max[tip]
+    );
     assert!(
         b.report.payload_bytes < a.report.payload_bytes,
         "pinned {} B vs plain {} B",

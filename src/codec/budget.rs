@@ -96,11 +96,11 @@ impl Budgets {
             moving_depth[j] = above + usize::from(moving[j]);
         }
         let mut displacement = vec![f32::INFINITY; n];
-        for k in 0..n {
+        for (k, depth) in moving_depth.iter().enumerate() {
             if !limits.evaluated[k] {
                 continue;
             }
-            let share = limits.tolerance[k] / moving_depth[k].max(1) as f32;
+            let share = limits.tolerance[k] / (*depth).max(1) as f32;
             let mut a = Some(k);
             while let Some(j) = a {
                 displacement[j] = displacement[j].min(share);

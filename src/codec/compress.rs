@@ -95,11 +95,11 @@ impl Inputs {
         let frames = reference.frames;
         let mut local = vec![Transform::IDENTITY; n];
         let mut obj = vec![DAffine3::IDENTITY; n];
-        for j in 0..n {
+        for (j, &is_pinned) in pinned.iter().enumerate().take(n) {
             let Some(parent) = skeleton.joints[j].parent else {
                 continue;
             };
-            if !pinned[j] {
+            if !is_pinned {
                 continue;
             }
             let mut target = |frame: f32, raw_obj: &DAffine3| -> [Vec4; 3] {

@@ -64,9 +64,9 @@ fn put_codes(w: &mut BitWriter, format: Format, range: &Range, c: &Codes) {
             w.put(c[2], bits as u32);
         }
         Format::RangedRotation { bits } | Format::RangedVector { bits } => {
-            for k in 0..3 {
-                if range.extent[k] > 0.0 {
-                    w.put(c[k], bits as u32);
+            for (code, extent) in c.iter().zip(range.extent) {
+                if extent > 0.0 {
+                    w.put(*code, bits as u32);
                 }
             }
         }
@@ -157,6 +157,7 @@ impl KeyCoding {
     }
 
     /// Reads key `i`; `codes[..i]` of this track must already be decoded.
+    #[allow(clippy::too_many_arguments)]
     fn get(
         r: &mut BitReader,
         format: Format,
@@ -350,7 +351,7 @@ pub fn read(
     if frames == 0 || frames > MAX_FRAMES {
         return Err(bad(format!("frame count {frames} out of range")));
     }
-    if !(rate.is_finite() && rate > 0.0) || !start.is_finite() {
+    if !(rate.is_finite() && rate > 0.0 && start.is_finite()) {
         return Err(bad(format!(
             "sample rate {rate} / start time {start} invalid"
         )));

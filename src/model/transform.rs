@@ -1,6 +1,6 @@
 //! A joint's local transform: translation, unit-quaternion rotation, scale.
 
-use glam::{Affine3A, DAffine3, DMat3, DQuat, DVec3, Mat3A, Quat, Vec3, Vec3A};
+use glam::{Affine3A, DAffine3, DMat3, DQuat, Mat3A, Quat, Vec3, Vec3A};
 
 /// Translation, rotation (unit quaternion) and scale, applied scale first, then rotation,
 /// then translation (the glTF / ACL convention).
@@ -60,7 +60,7 @@ impl Transform {
         let s = self.scale.as_dvec3();
         DAffine3 {
             matrix3: DMat3::from_cols(m.x_axis * s.x, m.y_axis * s.y, m.z_axis * s.z),
-            translation: DVec3::from(self.translation.as_dvec3()),
+            translation: self.translation.as_dvec3(),
         }
     }
 
