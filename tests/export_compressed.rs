@@ -26,11 +26,6 @@ fn compress_all(asset: &Asset) -> (Vec<GltfClip>, Vec<Resolved>) {
     (clips, resolved)
 }
 
-/// The error bound an export must hold: the tolerance, or what the codec itself reached
-/// where it reports that it cannot meet it.
-fn bound(c: &GltfClip) -> f32 {
-    c.worst_ratio.max(1.0) * (1.0 + 1e-3)
-}
 
 /// Exports `path` compressed; returns the export, the temp dir and the output path.
 struct Exported {
@@ -60,11 +55,11 @@ fn export(path: &Path, ext: &str) -> Exported {
 }
 
 /// Re-imports the exported file and measures every clip against the original.
-fn verify_with_skelpack(asset: &Asset, clips: &[GltfClip], resolved: &[Resolved], out: &Path) {
+fn verify_with_skelpack(asset: &Asset, resolved: &[Resolved], out: &Path) {
     let back = import::load(out).unwrap();
     assert_eq!(back.skeleton.len(), asset.skeleton.len());
     assert_eq!(back.clips.len(), asset.clips.len());
-    for (((orig, got), r), c) in asset.clips.iter().zip(&back.clips).zip(resolved).zip(clips) {
+    for ((orig, got), r) in asset.clips.iter().zip(&back.clips).zip(resolved) {
         assert_eq!(orig.name, got.name);
         assert_eq!(orig.sample_rate, got.sample_rate, "{}: rate", orig.name);
         assert_eq!(orig.frame_count, got.frame_count, "{}: frames", orig.name);
@@ -72,7 +67,7 @@ fn verify_with_skelpack(asset: &Asset, clips: &[GltfClip], resolved: &[Resolved]
         let reference = Reference::new(&asset.skeleton, orig, orig.frame_count);
         let e = measure(&asset.skeleton, &reference, &cand, &r.limits, false);
         assert!(
-            e.samples.worst_ratio <= bound(c),
+            e.samples.worst_ratio <= 1.0,
             "{} '{}': error {} is {:.3}x the tolerance at joint {} frame {}",
             asset.path.display(),
             orig.name,
@@ -102,18 +97,10 @@ fn every_shared_gltf_exports_within_tolerance() {
             dir: _dir,
         } = export(&path, ext);
         for (a, c) in result.animations.iter().zip(&clips) {
-            assert!(a.worst_ratio <= bound(c), "{}: {a:?}", path.display());
-            if !c.compressed.report.contract_met {
-                println!(
-                    "NOTE {} '{}': the codec reports it cannot meet the tolerance (worst {:.2}x)",
-                    path.display(),
-                    a.name,
-                    c.worst_ratio
-                );
-            }
+            assert!(a.worst_ratio <= 1.0, "{}: {a:?}", path.display());
+            assert!(c.compressed.report.contract_met, "{} '{}'", path.display(), a.name);
         }
-        verify_with_skelpack(&asset, &clips, &resolved, &out);
-        let worst = clips.iter().map(bound).fold(1.0, f32::max) as f64;
+        verify_with_skelpack(&asset, &resolved, &out);
         let tol = resolved[0].limits.tolerance[0] as f64;
         let shell = resolved[0].limits.marker_offset[0];
         let Some(report) = common::animeval(&path, &out, shell) else {
@@ -136,9 +123,10 @@ fn every_shared_gltf_exports_within_tolerance() {
             std::fs::metadata(&path).unwrap().len(),
             file,
         ));
-        // animeval oversamples 4x between the original's keys; allow its float rounding.
+        // animeval oversamples 4x between the original's keys, in f64: the exporter verifies
+        // the same points against a 1% guard band, so the tolerance holds as it measures.
         assert!(
-            max <= tol * worst * 1.01,
+            max <= tol,
             "{}: animeval max error {max} > tolerance {tol}",
             path.display()
         );
