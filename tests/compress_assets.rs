@@ -107,3 +107,32 @@ fn smaller_than_acl_on_the_36_gltf_clips() {
     let total: u64 = files.iter().map(|f| payload(f)).sum();
     assert!(total < 111_550, "{total} B vs ACL 111,550 B");
 }
+
+#[test]
+fn report_lists_every_kept_key_in_insertion_order() {
+    let asset = import::load(&common::asset("CesiumMan.glb")).unwrap();
+    let clip = &asset.clips[0];
+    let c = codec::compress(
+        &asset.skeleton,
+        clip,
+        &Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name),
+        &Control::new(),
+    )
+    .unwrap();
+    let mut animated = 0;
+    for (t, r) in c.tracks.iter().flatten().zip(&c.report.tracks) {
+        if let codec::TrackData::Animated(a) = t {
+            animated += 1;
+            assert_eq!(r.insert_order, a.insert_order);
+            assert_eq!(
+                r.insert_order[..2],
+                [0, clip.frame_count as u32 - 1],
+                "end keys first"
+            );
+            let mut sorted = r.insert_order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, a.curve.frames, "a permutation of the kept keys");
+        }
+    }
+    assert!(animated > 0);
+}

@@ -26,7 +26,6 @@ fn compress_all(asset: &Asset) -> (Vec<GltfClip>, Vec<Resolved>) {
     (clips, resolved)
 }
 
-
 /// Exports `path` compressed; returns the export, the temp dir and the output path.
 struct Exported {
     asset: Asset,
@@ -98,7 +97,12 @@ fn every_shared_gltf_exports_within_tolerance() {
         } = export(&path, ext);
         for (a, c) in result.animations.iter().zip(&clips) {
             assert!(a.worst_ratio <= 1.0, "{}: {a:?}", path.display());
-            assert!(c.compressed.report.contract_met, "{} '{}'", path.display(), a.name);
+            assert!(
+                c.compressed.report.contract_met,
+                "{} '{}'",
+                path.display(),
+                a.name
+            );
         }
         verify_with_skelpack(&asset, &resolved, &out);
         let tol = resolved[0].limits.tolerance[0] as f64;

@@ -168,3 +168,26 @@ fn cli_reads_the_settings_file_and_warns_about_unknown_names() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("s.toml"));
     assert!(!out2.exists());
 }
+
+#[test]
+fn marker_offsets_can_come_from_the_skinned_mesh() {
+    let asset = import::load(&common::asset("CesiumMan.glb")).unwrap();
+    let offsets = skelpack::settings::mesh_marker_offsets(&asset);
+    let with_vertices: Vec<f32> = offsets.iter().flatten().copied().collect();
+    assert!(
+        with_vertices.len() >= 15,
+        "most of the 19 joints move vertices: {offsets:?}"
+    );
+    // CesiumMan is 1.2 m tall: every influenced vertex lies within a metre of its joint.
+    assert!(
+        with_vertices.iter().all(|&d| d > 0.0 && d < 1.0),
+        "{with_vertices:?}"
+    );
+    let s = Settings {
+        markers_from_mesh: true,
+        ..Settings::from_preset(Preset::Acl)
+    };
+    let r = s.resolve(&asset, "animation0");
+    let j = offsets.iter().position(|o| o.is_some()).unwrap();
+    assert_eq!(r.limits.marker_offset[j], offsets[j].unwrap());
+}

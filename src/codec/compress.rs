@@ -388,6 +388,10 @@ fn build_report(
                 bits: cost.bits,
                 format,
                 interpolation,
+                insert_order: match t {
+                    TrackData::Animated(a) => a.insert_order.clone(),
+                    _ => Vec::new(),
+                },
             });
         }
     }

@@ -36,6 +36,9 @@ pub struct TrackReport {
     pub format: Option<Format>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interpolation: Option<super::Interpolation>,
+    /// Kept key frames in the order the fitter inserted them (the two end keys first).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub insert_order: Vec<u32>,
 }
 
 /// A joint whose tolerance could not be met, and by how much.
