@@ -25,6 +25,21 @@ fn robot() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb")
 }
 
+/// Steps frames until the export worker has delivered its result.
+fn wait_for_export(h: &mut Harness<'static, App>) {
+    h.step(); // the action runs on the next frame
+    let start = std::time::Instant::now();
+    while h.state().export_running() {
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "export did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        h.step();
+    }
+    h.run();
+}
+
 /// The app on `file` (None: the default character), with the compressed result in.
 fn harness(file: Option<PathBuf>) -> Harness<'static, App> {
     pin_backend();
@@ -157,16 +172,19 @@ fn export_skp_gltf_availability_and_settings_undo() {
     let dir = tempfile::tempdir().unwrap();
     let glb = dir.path().join("robot.glb");
     h.state_mut().perform(Action::ExportGltf(Some(glb.clone())));
-    h.run();
+    wait_for_export(&mut h);
     let status = h.state().status().to_owned();
     assert!(status.contains("wrote"), "{status}");
     let back = skelpack::import::load(&glb).expect("the exported glTF imports");
     assert_eq!(back.clips.len(), 14);
     let skp = dir.path().join("robot.skp");
     h.state_mut().perform(Action::ExportSkp(Some(skp.clone())));
-    h.run();
+    wait_for_export(&mut h);
     let status = h.state().status().to_owned();
-    assert!(status.contains("wrote"), "{status}");
+    assert!(
+        status.contains("wrote") && status.contains("max error"),
+        "{status}"
+    );
     skelpack::container::read(&skp).expect("the exported .skp reads back");
 
     let tol_before = h

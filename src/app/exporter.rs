@@ -1,51 +1,107 @@
 //! The one place the app calls the exporters: `.skp` through `container::write`, compressed
-//! glTF through `export::compress_to_gltf` (verified as a glTF player evaluates it).
+//! glTF through `export::compress_to_gltf` (verified as a glTF player evaluates it). Exports
+//! run on a worker thread from an [`ExportInput`] snapshot, so the UI never waits for them.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use super::compressor::{self, Control};
 use super::state::Document;
+use crate::codec::CompressedClip;
+use crate::import::Asset;
+use crate::settings::Settings;
+
+/// What an export needs, detached from the document (sendable to a worker).
+#[derive(Clone)]
+pub struct ExportInput {
+    pub asset: Arc<Asset>,
+    pub settings: Settings,
+    /// The current clip's result, reused instead of compressing it again.
+    pub current: Option<(usize, Arc<CompressedClip>)>,
+}
+
+impl ExportInput {
+    pub fn from_document(doc: &Document) -> Self {
+        Self {
+            asset: doc.asset.clone(),
+            settings: doc.settings.clone(),
+            current: doc.result.as_ref().map(|r| (doc.clip, r.clip.clone())),
+        }
+    }
+}
 
 /// What an export wrote.
 pub struct ExportSummary {
     pub bytes: usize,
+    /// Raw size over written size (the animation data for glTF, the payloads for `.skp`).
+    pub ratio: f64,
+    /// Largest error in millimetres over all clips, as the exporter verified it.
+    pub max_error_mm: f64,
+}
+
+/// An exporter: checks availability when `path` is empty (before any dialog), else writes.
+pub type ExportFn = fn(&ExportInput, &Path) -> Result<ExportSummary, String>;
+
+fn mm(asset: &Asset, settings: &Settings, x: f32) -> f64 {
+    let unit = settings.unit.unwrap_or(asset.units.unit);
+    x as f64 * 1000.0 / unit.per_metre() as f64
 }
 
 /// Writes the document's file with its animations replaced by the compressed result.
-/// Only glTF sources can be rewritten this way; BVH and ACL clips are exported as a new
-/// glTF scene whose animations are then compressed.
-pub fn export_gltf(doc: &Document, path: &Path) -> Result<ExportSummary, String> {
-    if path.as_os_str().is_empty() {
-        return Ok(ExportSummary { bytes: 0 }); // availability probe
-    }
-    let a = &doc.asset;
+/// Only glTF sources can be rewritten this way; BVH and ACL clips are exported as a new glTF
+/// scene with `skelpack convert` first.
+pub fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
+    let a = &input.asset;
     if a.format != crate::import::SourceFormat::Gltf {
         return Err(format!(
-            "{}: compressed glTF export needs a glTF source; use `skelpack convert` first",
+            "{}: compressed glTF export needs a glTF source; convert it first (`skelpack convert`)",
             a.path.display()
         ));
     }
-    crate::export::compress_to_gltf(a, &doc.settings, path, false)
+    if path.as_os_str().is_empty() {
+        return Ok(ExportSummary {
+            bytes: 0,
+            ratio: 0.0,
+            max_error_mm: 0.0,
+        }); // availability probe
+    }
+    let r = crate::export::compress_to_gltf(a, &input.settings, path, false)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes = std::fs::metadata(path)
         .map(|m| m.len() as usize)
         .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(ExportSummary { bytes })
+    let (orig, out) = r.animations.iter().fold((0usize, 0usize), |(o, c), x| {
+        (o + x.original_bytes, c + x.exported_bytes)
+    });
+    let max = r
+        .animations
+        .iter()
+        .map(|x| x.max_error)
+        .fold(0.0f32, f32::max);
+    Ok(ExportSummary {
+        bytes,
+        ratio: orig as f64 / out.max(1) as f64,
+        max_error_mm: mm(a, &input.settings, max),
+    })
 }
 
 /// Writes every clip, compressed with the document's settings, into a `.skp` container. The
-/// current clip's result is reused; the others are compressed here.
-pub fn export_skp(doc: &Document, path: &Path) -> Result<ExportSummary, String> {
+/// current clip's result is reused; the others are compressed here (on the export worker).
+pub fn export_skp(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
     if path.as_os_str().is_empty() {
-        return Ok(ExportSummary { bytes: 0 }); // availability probe
+        return Ok(ExportSummary {
+            bytes: 0,
+            ratio: 0.0,
+            max_error_mm: 0.0,
+        }); // availability probe
     }
-    let a = &doc.asset;
+    let a = &input.asset;
     let mut clips = Vec::with_capacity(a.clips.len());
     for (i, clip) in a.clips.iter().enumerate() {
-        match &doc.result {
-            Some(r) if i == doc.clip => clips.push((*r.clip).clone()),
+        match &input.current {
+            Some((c, r)) if *c == i => clips.push((**r).clone()),
             _ => {
-                let resolved = doc.settings.resolve(a, &clip.name);
+                let resolved = input.settings.resolve(a, &clip.name);
                 let c = compressor::compress(&a.skeleton, clip, &resolved, &Control::new())
                     .map_err(|e| format!("clip '{}': {e:?}", clip.name))?;
                 clips.push((*c.clip).clone());
@@ -54,7 +110,15 @@ pub fn export_skp(doc: &Document, path: &Path) -> Result<ExportSummary, String> 
     }
     let bytes = crate::container::write(path, &a.skeleton, &clips)
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    let raw: u64 = clips.iter().map(|c| c.report.raw_bytes).sum();
+    let payload: u64 = clips.iter().map(|c| c.report.payload_bytes).sum();
+    let max = clips
+        .iter()
+        .map(|c| c.report.error_samples.max.max(c.report.error_midpoints.max))
+        .fold(0.0f32, f32::max);
     Ok(ExportSummary {
         bytes: bytes as usize,
+        ratio: raw as f64 / payload.max(1) as f64,
+        max_error_mm: mm(a, &input.settings, max),
     })
 }

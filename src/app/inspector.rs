@@ -80,6 +80,15 @@ pub struct App {
     title: String,
     adapter: String,
     viewport_rect: Option<egui::Rect>,
+    /// An export running on a worker thread.
+    export_job: Option<ExportJob>,
+}
+
+/// A running export: what, where, and the channel its result arrives on.
+struct ExportJob {
+    what: String,
+    path: PathBuf,
+    result: std::sync::mpsc::Receiver<Result<super::exporter::ExportSummary, String>>,
 }
 
 impl App {
@@ -128,6 +137,7 @@ impl App {
             title: String::new(),
             adapter,
             viewport_rect: None,
+            export_job: None,
         };
         match &opts.file {
             Some(p) => {
@@ -550,17 +560,20 @@ impl App {
         path: Option<PathBuf>,
         ext: &str,
         what: &str,
-        f: fn(&Document, &Path) -> Result<super::exporter::ExportSummary, String>,
+        f: super::exporter::ExportFn,
     ) {
         let Some(doc) = &self.doc else {
             self.status = format!("{what}: open a file first");
             return;
         };
+        if self.export_job.is_some() {
+            self.status = format!("{what}: another export is still running");
+            return;
+        }
+        let input = super::exporter::ExportInput::from_document(doc);
         // Availability is checked before a dialog is shown.
-        if let Err(e) = f(doc, Path::new(""))
-            && e.contains("not available yet")
-        {
-            self.status = e;
+        if let Err(e) = f(&input, Path::new("")) {
+            self.set_banner(format!("{what} is not available"), e);
             return;
         }
         let path = path.or_else(|| {
@@ -573,15 +586,47 @@ impl App {
             self.status = format!("{what}: no file chosen");
             return;
         };
-        match f(doc, &path) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let target = path.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(f(&input, &target));
+        });
+        self.status = format!("{what}: writing {}…", path.display());
+        self.export_job = Some(ExportJob {
+            what: what.to_owned(),
+            path,
+            result: rx,
+        });
+    }
+
+    /// True while an export is running on its worker.
+    pub fn export_running(&self) -> bool {
+        self.export_job.is_some()
+    }
+
+    /// Takes a finished export's result into the status bar (or an error banner).
+    fn poll_export(&mut self) {
+        let Some(job) = &self.export_job else { return };
+        let outcome = match job.result.try_recv() {
+            Ok(r) => r,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Err("the export worker stopped unexpectedly".into())
+            }
+        };
+        let job = self.export_job.take().expect("checked above");
+        match outcome {
             Ok(s) => {
                 self.status = format!(
-                    "{what}: wrote {} ({})",
-                    path.display(),
-                    panels::fmt_bytes(s.bytes)
+                    "{}: wrote {} ({}, {:.1}:1, max error {:.4} mm)",
+                    job.what,
+                    job.path.display(),
+                    panels::fmt_bytes(s.bytes),
+                    s.ratio,
+                    s.max_error_mm
                 )
             }
-            Err(e) => self.set_banner(format!("{what} failed"), e),
+            Err(e) => self.set_banner(format!("{} failed", job.what), e),
         }
     }
 
@@ -775,6 +820,10 @@ impl eframe::App for App {
 
         for r in self.jobs.poll() {
             self.accept(r);
+        }
+        self.poll_export();
+        if self.export_job.is_some() {
+            ctx.request_repaint_after(Duration::from_millis(100));
         }
         self.ensure_job();
         if self.jobs.running().is_some() {
