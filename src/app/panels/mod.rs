@@ -1,6 +1,8 @@
 //! The panels around the viewport; each shows state and pushes [`super::actions::Action`]s.
 
 pub mod banner;
+pub mod curves;
+pub mod errors;
 pub mod help;
 pub mod joints;
 pub mod menu;
