@@ -82,7 +82,7 @@ pub struct App {
     title: String,
     adapter: String,
     viewport_rect: Option<egui::Rect>,
-    curves_view: panels::curves::CurvesView,
+    tuning: panels::tuning::TuningView,
     curve_geom: Option<panels::curves::PlotGeom>,
     error_geoms: panels::errors::ErrorGeoms,
 }
@@ -133,7 +133,7 @@ impl App {
             title: String::new(),
             adapter,
             viewport_rect: None,
-            curves_view: Default::default(),
+            tuning: Default::default(),
             curve_geom: None,
             error_geoms: Default::default(),
         };
@@ -374,7 +374,7 @@ impl App {
 
     /// Whether rotations are plotted as Euler angles.
     pub fn set_euler(&mut self, on: bool) {
-        self.curves_view.euler = on;
+        self.tuning.curves.euler = on;
     }
 
     /// Milliseconds between the last two frames.
@@ -885,24 +885,14 @@ impl eframe::App for App {
                 .default_size(340.0)
                 .min_size(160.0)
                 .show(ui, |ui| {
-                    egui::Panel::right("errors")
-                        .resizable(true)
-                        .min_size(240.0)
-                        .default_size(520.0)
-                        .show(ui, |ui| {
-                            self.error_geoms =
-                                panels::errors::show(ui, doc, self.selected, frame, &mut out);
-                        });
-                    egui::CentralPanel::default().show(ui, |ui| {
-                        self.curve_geom = panels::curves::show(
-                            ui,
-                            doc,
-                            self.selected,
-                            frame,
-                            &mut self.curves_view,
-                            &mut out,
-                        );
-                    });
+                    (self.curve_geom, self.error_geoms) = panels::tuning::show(
+                        ui,
+                        doc,
+                        self.selected,
+                        frame,
+                        &mut self.tuning,
+                        &mut out,
+                    );
                 });
             egui::Panel::left("joints")
                 .resizable(true)

@@ -15,6 +15,8 @@ use crate::codec::TrackData;
 pub const HEADING: &str = "Curves";
 /// The rotation display toggle.
 pub const EULER: &str = "Rotation as Euler XYZ (degrees)";
+/// The per-component normalization toggle.
+pub const NORMALIZE: &str = "Normalize components";
 /// The id of the x-axis group shared by the curve plots and the error plot.
 pub const X_LINK: &str = "skelpack.time_axis";
 
@@ -30,10 +32,21 @@ const COLORS: [Color32; 4] = [
 const MAX_DENSE: usize = 6000;
 
 /// Options of the panel (kept by the app between frames).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CurvesView {
     /// Show rotations as Euler angles in degrees instead of quaternion components.
     pub euler: bool,
+    /// Scale each component to its own raw range (shapes of small channels beside large ones).
+    pub normalize: bool,
+}
+
+impl Default for CurvesView {
+    fn default() -> Self {
+        Self {
+            euler: false,
+            normalize: true,
+        }
+    }
 }
 
 /// Where a time plot was drawn: maps frames to screen x (scrubbing, tests).
@@ -77,13 +90,18 @@ pub fn show(
     ui.horizontal(|ui| {
         ui.label(RichText::new(format!("{HEADING}: {name}")).strong());
         ui.checkbox(&mut view.euler, EULER);
-        ui.label(
-            RichText::new(
-                "click / drag: scrub · scroll: pan · ctrl+scroll: zoom · right-drag: zoom box · \
-                 double-click: reset",
+        ui.checkbox(&mut view.normalize, NORMALIZE)
+            .on_hover_text("Each component scaled to its raw range: 0 = min, 1 = max");
+        ui.add(
+            egui::Label::new(
+                RichText::new(
+                    "x red · y green · z blue · w grey · click / drag: scrub · scroll: pan · \
+                     ctrl+scroll: zoom · right-drag: zoom box · double-click: reset",
+                )
+                .weak()
+                .small(),
             )
-            .weak()
-            .small(),
+            .truncate(),
         );
     });
     let (Some(r), Some(clip)) = (&doc.result, doc.asset.clips.get(doc.clip)) else {
@@ -128,6 +146,11 @@ pub fn show(
                     1 if euler => format!("{what} (degrees, XYZ)"),
                     1 => format!("{what} (quaternion)"),
                     _ => what.to_string(),
+                };
+                let label = if view.normalize {
+                    format!("{label}, normalized per component")
+                } else {
+                    label
                 };
                 ui.label(
                     RichText::new(format!(
@@ -175,6 +198,31 @@ pub fn show(
                     .iter()
                     .map(|(f, _)| a.insert_order.iter().position(|o| o == f).map(|p| p + 1))
                     .collect();
+                // Displayed values: components, optionally scaled to each one's raw range.
+                let mut lo = [f64::MAX; 4];
+                let mut hi = [f64::MIN; 4];
+                for v in &raw {
+                    let c = components(k, *v, euler);
+                    for i in 0..4 {
+                        lo[i] = lo[i].min(c[i]);
+                        hi[i] = hi[i].max(c[i]);
+                    }
+                }
+                let normalize = view.normalize;
+                let disp = move |v: Vec4| -> [f64; 4] {
+                    let mut c = components(k, v, euler);
+                    if normalize {
+                        for i in 0..4 {
+                            let span = hi[i] - lo[i];
+                            c[i] = if span > 1e-9 {
+                                (c[i] - lo[i]) / span
+                            } else {
+                                0.5
+                            };
+                        }
+                    }
+                    c
+                };
                 let key_radius = if keys.len() > 80 { 2.5 } else { 4.0 };
                 let ncomp = if k == 1 && !euler { 4 } else { 3 };
                 let resp = Plot::new(("curve", k))
@@ -194,7 +242,7 @@ pub fn show(
                                     axis,
                                     raw.iter()
                                         .enumerate()
-                                        .map(|(f, v)| [f as f64, components(k, *v, euler)[c]])
+                                        .map(|(f, v)| [f as f64, disp(*v)[c]])
                                         .collect::<Vec<_>>(),
                                 )
                                 .radius(1.6)
@@ -205,7 +253,7 @@ pub fn show(
                                     axis,
                                     dense
                                         .iter()
-                                        .map(|(f, v)| [*f, components(k, *v, euler)[c]])
+                                        .map(|(f, v)| [*f, disp(*v)[c]])
                                         .collect::<Vec<_>>(),
                                 )
                                 .color(col)
@@ -215,7 +263,7 @@ pub fn show(
                                 Points::new(
                                     axis,
                                     keys.iter()
-                                        .map(|(f, v)| [*f as f64, components(k, *v, euler)[c]])
+                                        .map(|(f, v)| [*f as f64, disp(*v)[c]])
                                         .collect::<Vec<_>>(),
                                 )
                                 .radius(key_radius)
@@ -232,17 +280,18 @@ pub fn show(
                             .count()
                             .max(1);
                         let room = p.transform().frame().width() / visible as f32;
+                        // Crowded: number only the earliest insertions (the most important keys).
+                        let width = p.transform().frame().width();
+                        let budget = if room >= 14.0 {
+                            usize::MAX
+                        } else {
+                            (width / 26.0) as usize + 2
+                        };
                         for ((f, v), rank) in keys.iter().zip(&ranks) {
-                            if room < 14.0 {
-                                break;
-                            }
-                            let Some(rank) = rank.filter(|&r| r > 2) else {
+                            let Some(rank) = rank.filter(|&r| r > 2 && r <= budget) else {
                                 continue;
                             };
-                            let top = components(k, *v, euler)[..ncomp]
-                                .iter()
-                                .copied()
-                                .fold(f64::MIN, f64::max);
+                            let top = disp(*v)[..ncomp].iter().copied().fold(f64::MIN, f64::max);
                             p.text(
                                 Text::new(
                                     "",

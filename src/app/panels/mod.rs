@@ -8,6 +8,7 @@ pub mod joints;
 pub mod menu;
 pub mod stats;
 pub mod timeline;
+pub mod tuning;
 
 /// Formats a length in scene units for a scene in `unit`, in mm (small) or cm.
 pub fn fmt_len(v: f32, unit: crate::model::LengthUnit) -> String {
