@@ -83,7 +83,10 @@ pub fn show(
 ) -> Option<PlotGeom> {
     let Some(j) = joint else {
         ui.label(RichText::new(HEADING).strong());
-        ui.label(RichText::new("Select a joint (tree or viewport) to see its curves.").weak());
+        ui.label(
+            RichText::new("Select a joint (tree, viewport or error heatmap) to see its curves.")
+                .weak(),
+        );
         return None;
     };
     let name = &doc.asset.skeleton.joints[j].name;

@@ -315,3 +315,27 @@ fn heatmap(
         });
     geom
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_round_trip_and_colours_order() {
+        let g = HeatmapGeom {
+            rect: Rect::from_min_size(Pos2::new(100.0, 50.0), Vec2::new(300.0, 40.0)),
+            rows: vec![3, 0, 7, 5],
+            frames: 150,
+        };
+        for (j, f) in [(3, 0), (7, 149), (5, 77), (0, 12)] {
+            let p = g.cell_center(j, f).unwrap();
+            assert_eq!(g.cell_at(p), Some((j, f)));
+        }
+        assert_eq!(g.cell_center(1, 0), None);
+        assert_eq!(g.cell_at(Pos2::new(99.0, 60.0)), None);
+        let (lo, mid, hi) = (ratio_color(0.0), ratio_color(0.5), ratio_color(1.5));
+        assert!(lo.g() > lo.r(), "green when small");
+        assert!(mid.r() > 200 && mid.g() > 180, "yellow halfway");
+        assert!(hi.r() > 200 && hi.g() < 60, "red over tolerance");
+    }
+}
