@@ -10,7 +10,7 @@ use std::time::Duration;
 use egui::{Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skelpack::app::panels::timeline;
+use skelpack::app::panels::{curves, errors, timeline};
 use skelpack::app::{Action, App, Layout, StartOptions};
 
 const SIZE: [f32; 2] = [1280.0, 800.0];
@@ -254,4 +254,84 @@ fn viewport_snapshot() {
         h.mask(r);
     }
     h.snapshot("viewport_robot_side_by_side");
+}
+
+/// The app on the ACL clip with `joint` selected and the playhead at frame 0.
+fn acl_with_joint(joint: &str) -> (Harness<'static, App>, usize) {
+    let mut h = harness(Some(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/acl/13_07.acl.sjson"),
+    ));
+    let j = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .joints
+        .iter()
+        .position(|x| x.name == joint)
+        .expect("joint");
+    h.state_mut().select_joint(Some(j));
+    h.state_mut().playback_mut().frame = 0.0;
+    h.run();
+    (h, j)
+}
+
+#[test]
+fn curves_panel_shows_tracks_and_scrubs_by_drag() {
+    let (mut h, _) = acl_with_joint("rFoot");
+    h.get_by_label_contains(&format!("{}: rFoot", curves::HEADING));
+    h.get_by_label(curves::EULER);
+    h.get_by_label_contains("Rotation (quaternion)");
+    // A rest or constant track says so instead of plotting nothing.
+    h.get_by_label_contains("Scale: rest pose — not stored");
+    let g = h.state().curve_plot().expect("curve plot drawn");
+    let target = 120.0;
+    let p = g.point_at(target);
+    h.hover_at(p);
+    h.drag_at(p);
+    h.run_steps(2);
+    h.drop_at(p);
+    h.run();
+    let f = h.state().playback().frame;
+    assert!((f - target as f32).abs() < 2.0, "scrubbed to {f}");
+    // Dragging further moves the playhead with the pointer.
+    let p2 = g.point_at(200.0);
+    h.drag_at(g.point_at(150.0));
+    h.run_steps(1);
+    h.hover_at(p2);
+    h.run_steps(1);
+    h.drop_at(p2);
+    h.run();
+    let f = h.state().playback().frame;
+    assert!((f - 200.0).abs() < 2.0, "dragged to {f}");
+    // Euler display does not lose the plot.
+    h.state_mut().set_euler(true);
+    h.run();
+    h.get_by_label_contains("Rotation (degrees, XYZ)");
+}
+
+#[test]
+fn heatmap_click_selects_joint_and_frame() {
+    let (mut h, _) = acl_with_joint("rFoot");
+    h.get_by_label(errors::HEATMAP);
+    let hm = h.state().heatmap().expect("heatmap drawn").clone();
+    let doc = h.state().document().unwrap();
+    let target = doc
+        .asset
+        .skeleton
+        .joints
+        .iter()
+        .position(|x| x.name == "lShldr")
+        .unwrap();
+    let p = hm.cell_center(target, 42).expect("a row for lShldr");
+    assert_eq!(hm.cell_at(p), Some((target, 42)));
+    h.hover_at(p);
+    h.drag_at(p);
+    h.drop_at(p);
+    h.run();
+    assert_eq!(h.state().selected(), Some(target));
+    assert!((h.state().playback().frame - 42.0).abs() < 1.0);
+    h.get_by_label_contains(&format!("{}: lShldr", errors::HEADING));
+    assert!(h.state().error_plot().is_some(), "error plot for the joint");
 }

@@ -28,6 +28,8 @@ pub struct StartOptions {
     pub file: Option<PathBuf>,
     pub clip: Option<String>,
     pub frame: Option<f32>,
+    /// A joint to select (by name).
+    pub joint: Option<String>,
     /// Save a screenshot here once the compressed result is shown, then close.
     pub screenshot: Option<PathBuf>,
     /// Play this many frames once the result is shown, log frame times, then close.
@@ -80,6 +82,9 @@ pub struct App {
     title: String,
     adapter: String,
     viewport_rect: Option<egui::Rect>,
+    tuning: panels::tuning::TuningView,
+    curve_geom: Option<panels::curves::PlotGeom>,
+    error_geoms: panels::errors::ErrorGeoms,
     /// An export running on a worker thread.
     export_job: Option<ExportJob>,
 }
@@ -137,6 +142,9 @@ impl App {
             title: String::new(),
             adapter,
             viewport_rect: None,
+            tuning: Default::default(),
+            curve_geom: None,
+            error_geoms: Default::default(),
             export_job: None,
         };
         match &opts.file {
@@ -163,6 +171,16 @@ impl App {
                             .join(", ")
                     ),
                 ),
+            }
+        }
+        if let Some(name) = &opts.joint {
+            let j = app
+                .doc
+                .as_ref()
+                .and_then(|d| d.asset.skeleton.joints.iter().position(|j| &j.name == name));
+            match j {
+                Some(j) => app.select_joint(Some(j)),
+                None => app.set_banner(format!("No joint named '{name}'"), String::new()),
             }
         }
         if let Some(f) = opts.frame {
@@ -346,6 +364,27 @@ impl App {
     /// Where the 3-D viewport was drawn last frame (points).
     pub fn viewport_rect(&self) -> Option<egui::Rect> {
         self.viewport_rect
+    }
+
+    /// Where the first curve plot (the selected joint's first animated track) was drawn
+    /// last frame.
+    pub fn curve_plot(&self) -> Option<panels::curves::PlotGeom> {
+        self.curve_geom
+    }
+
+    /// Where the selected joint's error plot was drawn last frame.
+    pub fn error_plot(&self) -> Option<panels::curves::PlotGeom> {
+        self.error_geoms.plot
+    }
+
+    /// Where the error heatmap was drawn last frame (cells by joint and frame).
+    pub fn heatmap(&self) -> Option<&panels::errors::HeatmapGeom> {
+        self.error_geoms.heatmap.as_ref()
+    }
+
+    /// Whether rotations are plotted as Euler angles.
+    pub fn set_euler(&mut self, on: bool) {
+        self.tuning.curves.euler = on;
     }
 
     /// Milliseconds between the last two frames.
@@ -888,6 +927,21 @@ impl eframe::App for App {
                     ui.add_space(4.0);
                     panels::timeline::show(ui, doc, &mut self.playback, self.selected, &mut out);
                     ui.add_space(2.0);
+                });
+            let frame = self.playback.frame;
+            egui::Panel::bottom("tuning")
+                .resizable(true)
+                .default_size(340.0)
+                .min_size(160.0)
+                .show(ui, |ui| {
+                    (self.curve_geom, self.error_geoms) = panels::tuning::show(
+                        ui,
+                        doc,
+                        self.selected,
+                        frame,
+                        &mut self.tuning,
+                        &mut out,
+                    );
                 });
             egui::Panel::left("joints")
                 .resizable(true)

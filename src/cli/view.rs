@@ -14,6 +14,9 @@ pub struct Args {
     /// The clip to show (default: the first).
     #[arg(long)]
     pub clip: Option<String>,
+    /// The joint to select (its curves and errors are shown).
+    #[arg(long)]
+    pub joint: Option<String>,
     /// The frame to show.
     #[arg(long)]
     pub frame: Option<f32>,
@@ -30,6 +33,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         file: Some(a.file.clone()),
         clip: a.clip,
         frame: a.frame,
+        joint: a.joint,
         screenshot: a.screenshot,
         measure_frames: a.measure_frames.or(Some(0)),
         ignore_storage: true,

@@ -1,11 +1,14 @@
 //! The panels around the viewport; each shows state and pushes [`super::actions::Action`]s.
 
 pub mod banner;
+pub mod curves;
+pub mod errors;
 pub mod help;
 pub mod joints;
 pub mod menu;
 pub mod stats;
 pub mod timeline;
+pub mod tuning;
 
 /// Formats a length in scene units for a scene in `unit`, in mm (small) or cm.
 pub fn fmt_len(v: f32, unit: crate::model::LengthUnit) -> String {
