@@ -464,6 +464,10 @@ impl App {
                     c.sizes.ratio(),
                     panels::fmt_len(c.errors.samples.max, doc.resolved.unit)
                 );
+                // With nothing selected, show the joint compression hurts most.
+                if self.selected.is_none() {
+                    self.selected = Some(c.errors.samples.worst_joint);
+                }
                 doc.result = Some(c);
                 doc.failure = None;
             }
