@@ -1,13 +1,6 @@
 // Bones (octahedra) and joints (spheres): instanced, lit solids.
 
-struct Globals {
-    view_proj: mat4x4<f32>,
-    eye: vec4<f32>,
-    light_dir: vec4<f32>,
-    viewport: vec4<f32>,
-    ground: vec4<f32>,
-};
-@group(0) @binding(0) var<uniform> g: Globals;
+// `Globals` (g) comes from globals.wgsl.
 
 struct VIn {
     @location(0) pos: vec3<f32>,

@@ -1,14 +1,7 @@
 // Virtual markers as screen-sized discs, and overlay lines (marker sticks, error vectors,
 // ghost bones), both drawn on top of the solids.
 
-struct Globals {
-    view_proj: mat4x4<f32>,
-    eye: vec4<f32>,
-    light_dir: vec4<f32>,
-    viewport: vec4<f32>,
-    ground: vec4<f32>,
-};
-@group(0) @binding(0) var<uniform> g: Globals;
+// `Globals` (g) comes from globals.wgsl.
 
 struct PointIn {
     @location(0) center: vec3<f32>,

@@ -1,14 +1,7 @@
 // The skinned mesh: linear blend skinning on the GPU, drawn as a translucent shell.
 // Instance 0 is the original pose, instance 1 the compressed pose.
 
-struct Globals {
-    view_proj: mat4x4<f32>,
-    eye: vec4<f32>,
-    light_dir: vec4<f32>,
-    viewport: vec4<f32>,
-    ground: vec4<f32>,
-};
-@group(0) @binding(0) var<uniform> g: Globals;
+// `Globals` (g) comes from globals.wgsl.
 
 struct MeshParams {
     offset: array<vec4<f32>, 2>,

@@ -4,7 +4,7 @@ use egui_wgpu::wgpu;
 use glam::Vec3;
 use wgpu::util::DeviceExt as _;
 
-use super::gpu::{DynBuffer, Shared, shader};
+use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::scene::{SceneFrame, Solid};
 
 #[repr(C)]
@@ -85,19 +85,20 @@ fn sphere() -> Vec<ShapeVertex> {
 
 impl BonesRenderer {
     pub fn new(device: &wgpu::Device, shared: &Shared) -> Self {
-        let module = shader(device, "bones", include_str!("../../../shaders/bones.wgsl"));
+        let module = scene_shader(device, "bones", include_str!("../../../shaders/bones.wgsl"));
         let layout = shared.layout(device, None);
         let shape_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
         let instance_attrs = wgpu::vertex_attr_array![
             2 => Float32x4, 3 => Float32x4, 4 => Float32x4, 5 => Float32x4, 6 => Float32x4
         ];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("bones"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
+        let pipeline = shared.pipeline(
+            device,
+            &PipelineSpec {
+                label: "bones",
                 module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
+                layout: &layout,
+                vs: "vs_main",
+                fs: "fs_main",
                 buffers: &[
                     Some(wgpu::VertexBufferLayout {
                         array_stride: std::mem::size_of::<ShapeVertex>() as u64,
@@ -110,23 +111,10 @@ impl BonesRenderer {
                         attributes: &instance_attrs,
                     }),
                 ],
-            },
-            primitive: wgpu::PrimitiveState {
                 topology: wgpu::PrimitiveTopology::TriangleList,
-                cull_mode: None,
-                ..Default::default()
+                depth: shared.depth(true, wgpu::CompareFunction::Less),
             },
-            depth_stencil: Some(shared.depth(true, wgpu::CompareFunction::Less)),
-            multisample: shared.multisample(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &shared.color_target(),
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        );
         let shape = |label, v: Vec<ShapeVertex>| Shape {
             vertices: device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),

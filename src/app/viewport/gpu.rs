@@ -72,7 +72,48 @@ pub struct Shared {
     pub samples: u32,
 }
 
+/// What differs between the scene renderers' pipelines; everything else (alpha blending
+/// into the offscreen target, multisampling, no culling) is shared.
+pub struct PipelineSpec<'a> {
+    pub label: &'a str,
+    pub module: &'a wgpu::ShaderModule,
+    pub layout: &'a wgpu::PipelineLayout,
+    pub vs: &'a str,
+    pub fs: &'a str,
+    pub buffers: &'a [Option<wgpu::VertexBufferLayout<'a>>],
+    pub topology: wgpu::PrimitiveTopology,
+    pub depth: wgpu::DepthStencilState,
+}
+
 impl Shared {
+    /// A render pipeline drawing into the offscreen scene target.
+    pub fn pipeline(&self, device: &wgpu::Device, spec: &PipelineSpec<'_>) -> wgpu::RenderPipeline {
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(spec.label),
+            layout: Some(spec.layout),
+            vertex: wgpu::VertexState {
+                module: spec.module,
+                entry_point: Some(spec.vs),
+                compilation_options: Default::default(),
+                buffers: spec.buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: spec.topology,
+                ..Default::default()
+            },
+            depth_stencil: Some(spec.depth.clone()),
+            multisample: self.multisample(),
+            fragment: Some(wgpu::FragmentState {
+                module: spec.module,
+                entry_point: Some(spec.fs),
+                compilation_options: Default::default(),
+                targets: &self.color_target(),
+            }),
+            multiview_mask: None,
+            cache: None,
+        })
+    }
+
     /// Standard alpha blending into the offscreen colour target.
     pub fn color_target(&self) -> [Option<wgpu::ColorTargetState>; 1] {
         [Some(wgpu::ColorTargetState {
@@ -353,6 +394,22 @@ impl egui_wgpu::CallbackTrait for ViewportCallback {
 }
 
 /// Builds a shader module from a WGSL file in `shaders/`.
+/// A scene shader: `shaders/globals.wgsl` (the camera uniforms) followed by `source`.
+pub fn scene_shader(
+    device: &wgpu::Device,
+    label: &str,
+    source: &'static str,
+) -> wgpu::ShaderModule {
+    let full = format!(
+        "{}\n{source}",
+        include_str!("../../../shaders/globals.wgsl")
+    );
+    device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(full.into()),
+    })
+}
+
 pub fn shader(device: &wgpu::Device, label: &str, source: &'static str) -> wgpu::ShaderModule {
     device.create_shader_module(wgpu::ShaderModuleDescriptor {
         label: Some(label),

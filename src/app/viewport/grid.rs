@@ -2,7 +2,7 @@
 
 use egui_wgpu::wgpu;
 
-use super::gpu::{DynBuffer, Shared, shader};
+use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::scene::{LineVertex, SceneFrame};
 
 pub struct GridRenderer {
@@ -16,36 +16,25 @@ pub const LINE_ATTRS: [wgpu::VertexAttribute; 2] =
 
 impl GridRenderer {
     pub fn new(device: &wgpu::Device, shared: &Shared) -> Self {
-        let module = shader(device, "grid", include_str!("../../../shaders/grid.wgsl"));
+        let module = scene_shader(device, "grid", include_str!("../../../shaders/grid.wgsl"));
         let layout = shared.layout(device, None);
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("grid"),
-            layout: Some(&layout),
-            vertex: wgpu::VertexState {
+        let pipeline = shared.pipeline(
+            device,
+            &PipelineSpec {
+                label: "grid",
                 module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
+                layout: &layout,
+                vs: "vs_main",
+                fs: "fs_main",
                 buffers: &[Some(wgpu::VertexBufferLayout {
                     array_stride: std::mem::size_of::<LineVertex>() as u64,
                     step_mode: wgpu::VertexStepMode::Vertex,
                     attributes: &LINE_ATTRS,
                 })],
-            },
-            primitive: wgpu::PrimitiveState {
                 topology: wgpu::PrimitiveTopology::LineList,
-                ..Default::default()
+                depth: shared.depth(false, wgpu::CompareFunction::LessEqual),
             },
-            depth_stencil: Some(shared.depth(false, wgpu::CompareFunction::LessEqual)),
-            multisample: shared.multisample(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &shared.color_target(),
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        );
         Self {
             pipeline,
             vertices: DynBuffer::new(device, "grid vertices", wgpu::BufferUsages::VERTEX),

@@ -3,7 +3,7 @@
 
 use egui_wgpu::wgpu;
 
-use super::gpu::{DynBuffer, Shared, shader};
+use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::grid::LINE_ATTRS;
 use super::scene::{LineVertex, Point, SceneFrame};
 
@@ -18,7 +18,7 @@ pub struct MarkersRenderer {
 
 impl MarkersRenderer {
     pub fn new(device: &wgpu::Device, shared: &Shared) -> Self {
-        let module = shader(
+        let module = scene_shader(
             device,
             "markers",
             include_str!("../../../shaders/markers.wgsl"),
@@ -26,30 +26,19 @@ impl MarkersRenderer {
         let layout = shared.layout(device, None);
         let point_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32, 2 => Float32x4];
         let make = |label, vs, fs, layout_v: wgpu::VertexBufferLayout<'_>, topology| {
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(label),
-                layout: Some(&layout),
-                vertex: wgpu::VertexState {
+            shared.pipeline(
+                device,
+                &PipelineSpec {
+                    label,
                     module: &module,
-                    entry_point: Some(vs),
-                    compilation_options: Default::default(),
+                    layout: &layout,
+                    vs,
+                    fs,
                     buffers: &[Some(layout_v)],
-                },
-                primitive: wgpu::PrimitiveState {
                     topology,
-                    ..Default::default()
+                    depth: shared.depth(false, wgpu::CompareFunction::Always),
                 },
-                depth_stencil: Some(shared.depth(false, wgpu::CompareFunction::Always)),
-                multisample: shared.multisample(),
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(fs),
-                    compilation_options: Default::default(),
-                    targets: &shared.color_target(),
-                }),
-                multiview_mask: None,
-                cache: None,
-            })
+            )
         };
         let points_pipeline = make(
             "marker points",

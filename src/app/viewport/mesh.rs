@@ -6,7 +6,7 @@ use std::sync::Arc;
 use egui_wgpu::wgpu;
 use wgpu::util::DeviceExt as _;
 
-use super::gpu::{DynBuffer, Shared, shader};
+use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::scene::{MeshData, MeshVertex, SceneFrame};
 
 #[repr(C)]
@@ -36,7 +36,7 @@ pub struct MeshRenderer {
 
 impl MeshRenderer {
     pub fn new(device: &wgpu::Device, shared: &Shared) -> Self {
-        let module = shader(device, "mesh", include_str!("../../../shaders/mesh.wgsl"));
+        let module = scene_shader(device, "mesh", include_str!("../../../shaders/mesh.wgsl"));
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::VERTEX,
@@ -59,36 +59,24 @@ impl MeshRenderer {
             0 => Float32x3, 1 => Float32x3, 2 => Uint16x4, 3 => Float32x4, 4 => Float32x4,
             5 => Uint32
         ];
-        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("mesh"),
-            layout: Some(&pipeline_layout),
-            vertex: wgpu::VertexState {
+        let pipeline = // Mirrored joints flip the winding: no culling (the builder never culls).
+        shared.pipeline(
+            device,
+            &PipelineSpec {
+                label: "mesh",
                 module: &module,
-                entry_point: Some("vs_main"),
-                compilation_options: Default::default(),
+                layout: &pipeline_layout,
+                vs: "vs_main",
+                fs: "fs_main",
                 buffers: &[Some(wgpu::VertexBufferLayout {
                     array_stride: std::mem::size_of::<MeshVertex>() as u64,
                     step_mode: wgpu::VertexStepMode::Vertex,
                     attributes: &attrs,
                 })],
-            },
-            primitive: wgpu::PrimitiveState {
                 topology: wgpu::PrimitiveTopology::TriangleList,
-                // Mirrored joints flip the winding: no culling.
-                cull_mode: None,
-                ..Default::default()
+                depth: shared.depth(false, wgpu::CompareFunction::Less),
             },
-            depth_stencil: Some(shared.depth(false, wgpu::CompareFunction::Less)),
-            multisample: shared.multisample(),
-            fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_main"),
-                compilation_options: Default::default(),
-                targets: &shared.color_target(),
-            }),
-            multiview_mask: None,
-            cache: None,
-        });
+        );
         let params = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("mesh params"),
             contents: bytemuck::bytes_of(&Params::default()),
