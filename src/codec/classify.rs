@@ -1,7 +1,7 @@
 //! Track classification: equal to the rest pose, constant, or animated — decided against the
 //! local tolerance the hierarchy budget gives each track, never by a fixed epsilon.
 
-use glam::{Quat, Vec3};
+use glam::{Quat, Vec3, Vec4};
 use serde::Serialize;
 
 use super::budget::Budgets;
@@ -75,9 +75,19 @@ pub fn constant_quat(track: &[Quat]) -> Quat {
 /// A track "moves" when it varies at all beyond float noise (used to share budgets).
 fn varies(clip: &Clip, j: usize, rest: &Transform) -> bool {
     let t = &clip.tracks[j];
-    max_distance(&t.translations, rest.translation) > 1e-6 * (1.0 + rest.translation.length())
-        || max_angle(&t.rotations, rest.rotation) > 1e-7
-        || max_distance(&t.scales, rest.scale) > 1e-6
+    let v3 = |v: &[glam::Vec3]| v.iter().map(|x| x.extend(0.0)).collect::<Vec<_>>();
+    let rot: Vec<Vec4> = t.rotations.iter().map(|q| Vec4::from(*q)).collect();
+    track_moves(&v3(&t.translations), rest.translation.extend(0.0), false)
+        || track_moves(&rot, Vec4::from(rest.rotation), true)
+        || track_moves(&v3(&t.scales), rest.scale.extend(0.0), false)
+}
+
+/// Whether a track leaves its rest value beyond float noise: the tracks that share a
+/// marker's budget (the compressor and the classifier use this one definition).
+pub fn track_moves(values: &[Vec4], rest: Vec4, is_rotation: bool) -> bool {
+    values
+        .iter()
+        .any(|v| super::fit::distance(is_rotation, *v, rest) > 1e-7)
 }
 
 /// Classifies every track of `clip` against budgets derived from `limits`.

@@ -4,20 +4,18 @@
 
 use std::time::Instant;
 
-use glam::{Affine3A, DAffine3, Quat, Vec4};
+use glam::{DAffine3, Quat, Vec4};
 use rayon::prelude::*;
 
 use super::budget::Budgets;
-use super::classify::TrackClass;
+use super::classify::{TrackClass, track_moves};
 use super::compressed::CompressedClip;
 use super::control::Control;
 use super::curve::align_hemispheres;
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
 use super::track::{TrackData, TrackInput, encode_track};
 use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
-use crate::model::{
-    Clip, Skeleton, TrackKind, Transform, local_to_object, local_to_object_f64, slerp_shortest,
-};
+use crate::model::{Clip, Skeleton, TrackKind, Transform, local_to_object_f64, slerp_shortest};
 use crate::settings::Resolved;
 
 /// Why compression stopped without a result.
@@ -166,28 +164,18 @@ pub fn compress(
     let reference = Reference::new(skeleton, clip, frames);
     let mut inputs = Inputs::new(skeleton, clip);
     let pinned = &settings.pinned;
-    let moving: Vec<bool> = (0..n)
-        .map(|j| {
-            (0..3).any(|k| {
-                !inputs.raw[j][k]
-                    .iter()
-                    .all(|v| super::fit::distance(k == 1, *v, inputs.rest[j][k]) <= 1e-7)
-            }) || pinned.get(j).copied().unwrap_or(false)
-        })
-        .collect();
-    let budgets = Budgets::new(skeleton, clip, limits, &moving, pinned);
+    // Tracks that move share their joint's budget; a pinned joint counts as moving.
+    let is_pinned = |j: usize| pinned.get(j).copied().unwrap_or(false);
     let moving_tracks: Vec<usize> = (0..n)
         .map(|j| {
-            (0..3)
-                .filter(|&k| {
-                    !inputs.raw[j][k]
-                        .iter()
-                        .all(|v| super::fit::distance(k == 1, *v, inputs.rest[j][k]) <= 1e-7)
-                })
-                .count()
-                .max(usize::from(moving[j]))
+            let m = (0..3)
+                .filter(|&k| track_moves(&inputs.raw[j][k], inputs.rest[j][k], k == 1))
+                .count();
+            m.max(usize::from(is_pinned(j)))
         })
         .collect();
+    let moving: Vec<bool> = moving_tracks.iter().map(|&m| m > 0).collect();
+    let budgets = Budgets::new(skeleton, clip, limits, &moving, pinned);
     let base: Vec<[f32; 3]> = (0..n)
         .map(|j| {
             let t = budgets.local_tolerances(j, moving_tracks[j], 1.0);
@@ -431,18 +419,4 @@ fn build_report(
         relaxed_tracks: relaxed,
         compress_ms: started.elapsed().as_secs_f64() * 1000.0,
     }
-}
-
-/// Object-space poses of a decoded clip at every frame (for tools that need them).
-pub fn object_poses(skeleton: &Skeleton, clip: &CompressedClip) -> Vec<Vec<Affine3A>> {
-    let n = skeleton.len();
-    let mut local = vec![Transform::IDENTITY; n];
-    (0..clip.frame_count)
-        .map(|f| {
-            let mut obj = vec![Affine3A::IDENTITY; n];
-            crate::metric::PoseSource::sample_local(clip, f as f32, &mut local);
-            local_to_object(skeleton, &local, &mut obj);
-            obj
-        })
-        .collect()
 }

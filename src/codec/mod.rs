@@ -15,7 +15,7 @@ pub mod report;
 pub mod track;
 
 pub use classify::{Classification, TrackClass, classify};
-pub use compress::{CodecError, compress, object_poses};
+pub use compress::{CodecError, compress};
 pub use compressed::CompressedClip;
 pub use control::Control;
 pub use curve::{Curve, Interpolation};
