@@ -1,28 +1,14 @@
 //! `skelpack convert`: BVH and ACL clips become glTF scenes that re-import to the same poses.
 
-mod export_util;
-use export_util as common;
+mod common;
 
 use std::path::Path;
 use std::process::Command;
 
-use skelpack::export::write_scene;
 use skelpack::import;
 
 fn check(path: &Path, ext: &str) {
-    let orig = import::load(path).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join(format!("out.{ext}"));
-    write_scene(
-        &out,
-        &orig.skeleton,
-        &orig.clips,
-        &orig.meshes,
-        Some(path),
-        false,
-    )
-    .unwrap();
-    let back = import::load(&out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (orig, back, _dir, _out) = common::scene_round_trip(path, ext);
     // Every deforming joint comes back under its name; End Sites (non-deforming leaves)
     // are written as nodes but carry no markers.
     for j in orig.skeleton.joints.iter().filter(|j| j.deforming) {
@@ -49,13 +35,13 @@ fn check(path: &Path, ext: &str) {
 #[test]
 fn bvh_files_convert_to_the_same_poses() {
     for name in ["CMU_131_01.bvh", "pirouette.bvh"] {
-        check(&common::shared(name), "glb");
+        check(&common::asset(name), "glb");
     }
 }
 
 #[test]
 fn acl_clips_convert_to_the_same_poses() {
-    let files = import::collect_files(&common::shared("acl")).unwrap();
+    let files = import::collect_files(&common::asset("acl")).unwrap();
     assert!(files.len() >= 8, "{files:?}");
     for f in files {
         check(&f, "gltf");
@@ -68,7 +54,7 @@ fn convert_command_writes_a_glb() {
     let out = dir.path().join("walk.glb");
     let st = Command::new(env!("CARGO_BIN_EXE_skelpack"))
         .arg("convert")
-        .arg(common::shared("CMU_131_01.bvh"))
+        .arg(common::asset("CMU_131_01.bvh"))
         .arg(&out)
         .output()
         .unwrap();
@@ -83,7 +69,7 @@ fn convert_command_writes_a_glb() {
     // A bad extension is a one-line error, exit code 2.
     let st = Command::new(env!("CARGO_BIN_EXE_skelpack"))
         .arg("convert")
-        .arg(common::shared("CMU_131_01.bvh"))
+        .arg(common::asset("CMU_131_01.bvh"))
         .arg(dir.path().join("walk.fbx"))
         .output()
         .unwrap();

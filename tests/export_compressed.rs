@@ -3,8 +3,7 @@
 //! independent `animeval.py`. Prints the animation bytes table that docs/EXPORT.md quotes
 //! (`cargo test --no-default-features --release --test export_compressed -- --nocapture`).
 
-mod export_util;
-use export_util as common;
+mod common;
 
 use std::path::Path;
 
@@ -81,7 +80,7 @@ fn verify_with_skelpack(asset: &Asset, resolved: &[Resolved], out: &Path) {
 #[test]
 fn every_shared_gltf_exports_within_tolerance() {
     let mut rows = Vec::new();
-    for path in common::shared_gltf_assets() {
+    for path in common::gltf_assets() {
         let ext = if path.extension().is_some_and(|e| e == "gltf") {
             "gltf"
         } else {
@@ -146,7 +145,7 @@ fn every_shared_gltf_exports_within_tolerance() {
 
 #[test]
 fn morph_weight_channels_are_carried_over() {
-    let path = common::shared("RobotExpressive.glb");
+    let path = common::asset("RobotExpressive.glb");
     let Exported {
         result,
         out,
@@ -190,7 +189,7 @@ fn morph_weight_channels_are_carried_over() {
 
 #[test]
 fn cesium_man_is_smaller_than_the_reference_optimizers() {
-    let path = common::shared("CesiumMan.glb");
+    let path = common::asset("CesiumMan.glb");
     let Exported { result, .. } = export(&path, "glb");
     let bytes: usize = result.animations.iter().map(|a| a.exported_bytes).sum();
     assert!(bytes < 10_144, "{bytes} animation bytes");
@@ -201,7 +200,7 @@ fn cesium_man_is_smaller_than_the_reference_optimizers() {
 fn refuses_to_overwrite_the_input() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("RiggedSimple.glb");
-    std::fs::copy(common::shared("RiggedSimple.glb"), &src).unwrap();
+    std::fs::copy(common::asset("RiggedSimple.glb"), &src).unwrap();
     let asset = import::load(&src).unwrap();
     let (clips, _resolved) = compress_all(&asset);
     let e = export_gltf(&src, &src, &asset, &clips, false).unwrap_err();
@@ -213,7 +212,7 @@ fn refuses_to_overwrite_the_input() {
 #[test]
 fn cli_entry_points_write_verified_files() {
     let dir = tempfile::tempdir().unwrap();
-    let asset = import::load(&common::shared("RiggedSimple.glb")).unwrap();
+    let asset = import::load(&common::asset("RiggedSimple.glb")).unwrap();
     let settings = Settings::from_preset(Preset::Acl);
     let out = dir.path().join("a.gltf");
     let r = skelpack::export::compress_to_gltf(&asset, &settings, &out, false).unwrap();

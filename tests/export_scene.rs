@@ -1,8 +1,7 @@
 //! glTF scene export: every shared glTF asset re-imports to the same skeleton, clips and
 //! meshes, and animeval sees no error between the original and the re-exported file.
 
-mod export_util;
-use export_util as common;
+mod common;
 
 use std::path::Path;
 
@@ -92,26 +91,14 @@ fn itertools(a: &import::SkinnedMesh, b: &import::SkinnedMesh) -> Vec<Influence>
 }
 
 fn round_trip(path: &Path, ext: &str) -> (Asset, tempfile::TempDir, std::path::PathBuf) {
-    let orig = import::load(path).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join(format!("out.{ext}"));
-    write_scene(
-        &out,
-        &orig.skeleton,
-        &orig.clips,
-        &orig.meshes,
-        Some(path),
-        false,
-    )
-    .unwrap();
-    let back = import::load(&out).unwrap();
+    let (orig, back, dir, out) = common::scene_round_trip(path, ext);
     assert_same(&orig, &back);
     (orig, dir, out)
 }
 
 #[test]
 fn shared_gltf_assets_round_trip_as_glb_and_gltf() {
-    for path in common::shared_gltf_assets() {
+    for path in common::gltf_assets() {
         round_trip(&path, "glb");
         round_trip(&path, "gltf");
     }
@@ -120,7 +107,7 @@ fn shared_gltf_assets_round_trip_as_glb_and_gltf() {
 #[test]
 fn animeval_sees_no_error_after_a_round_trip() {
     for name in ["CesiumMan.glb", "SimpleSkin.gltf", "Fox.glb"] {
-        let path = common::shared(name);
+        let path = common::asset(name);
         let (orig, _dir, out) = round_trip(&path, "glb");
         let shell = orig.units.from_metres(0.03);
         let Some(report) = common::animeval(&path, &out, shell) else {
@@ -138,7 +125,7 @@ fn animeval_sees_no_error_after_a_round_trip() {
 fn refuses_to_overwrite_its_input() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("in.glb");
-    std::fs::copy(common::shared("RiggedSimple.glb"), &src).unwrap();
+    std::fs::copy(common::asset("RiggedSimple.glb"), &src).unwrap();
     let a = import::load(&src).unwrap();
     let e = write_scene(&src, &a.skeleton, &a.clips, &a.meshes, Some(&src), false).unwrap_err();
     assert!(e.to_string().contains("--force"), "{e}");
@@ -148,7 +135,7 @@ fn refuses_to_overwrite_its_input() {
 
 #[test]
 fn rejects_an_unknown_extension() {
-    let a = import::load(&common::shared("RiggedSimple.glb")).unwrap();
+    let a = import::load(&common::asset("RiggedSimple.glb")).unwrap();
     let e = write_scene(
         Path::new("x.fbx"),
         &a.skeleton,

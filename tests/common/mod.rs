@@ -1,7 +1,13 @@
-//! Shared helpers for integration tests: where the third-party assets live.
+//! Shared helpers for integration tests: where the third-party assets live, writing a scene
+//! and reading it back, name-mapped measurement, and the independent `animeval.py` judge.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use skelpack::import::{self, Asset};
+use skelpack::metric::{JointLimits, Reference, measure};
+use skelpack::model::{Clip, Skeleton};
 
 /// `../shared/assets` beside the checkout (panics with a clear message when missing).
 pub fn assets() -> PathBuf {
@@ -32,4 +38,98 @@ pub fn gltf_assets() -> Vec<PathBuf> {
 /// Every importable file (glTF, BVH, ACL clips), recursively.
 pub fn all_assets() -> Vec<PathBuf> {
     skelpack::import::collect_files(&assets()).unwrap()
+}
+
+/// Writes `path`'s skeleton, clips and meshes as a new glTF scene (`ext`: glb or gltf) and
+/// imports it back: (original, re-imported, the temporary folder holding it, its path).
+pub fn scene_round_trip(path: &Path, ext: &str) -> (Asset, Asset, tempfile::TempDir, PathBuf) {
+    let orig = import::load(path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join(format!("out.{ext}"));
+    skelpack::export::write_scene(
+        &out,
+        &orig.skeleton,
+        &orig.clips,
+        &orig.meshes,
+        Some(path),
+        false,
+    )
+    .unwrap();
+    let back = import::load(&out).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (orig, back, dir, out)
+}
+
+/// `clip` (on `from`) re-expressed on `to`, matching joints by name; joints `from` lacks
+/// hold `to`'s rest pose.
+pub fn remap(from: &Skeleton, clip: &Clip, to: &Skeleton) -> Clip {
+    let mut out = Clip::rest(clip.name.clone(), to, clip.sample_rate, clip.frame_count);
+    out.start_time = clip.start_time;
+    for (j, joint) in to.joints.iter().enumerate() {
+        if let Some(i) = from.find(&joint.name) {
+            out.tracks[j] = clip.tracks[i].clone();
+        }
+    }
+    out
+}
+
+/// Largest visual error (samples and midpoints) of `candidate` (on `cand_skel`) against
+/// `reference` (on `skeleton`), markers at `offset` on every deforming joint of `skeleton`.
+pub fn max_error(
+    skeleton: &Skeleton,
+    reference: &Clip,
+    cand_skel: &Skeleton,
+    candidate: &Clip,
+    offset: f32,
+) -> f32 {
+    assert_eq!(
+        reference.frame_count, candidate.frame_count,
+        "frame counts differ"
+    );
+    let cand = remap(cand_skel, candidate, skeleton);
+    let r = Reference::new(skeleton, reference, reference.frame_count);
+    let limits = JointLimits::uniform(skeleton, offset, 1.0);
+    let e = measure(skeleton, &r, &cand, &limits, true);
+    e.samples.max.max(e.midpoints.map_or(0.0, |m| m.max))
+}
+
+/// Runs `animeval.py ORIGINAL EXPORTED --json --shell SHELL`; `None` (with a message) when
+/// python3 or numpy is missing.
+pub fn animeval(original: &Path, exported: &Path, shell: f32) -> Option<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/animeval.py");
+    let probe = Command::new("python3")
+        .args(["-c", "import numpy"])
+        .output();
+    if !matches!(probe, Ok(ref o) if o.status.success()) || !script.exists() {
+        eprintln!("SKIPPED animeval check: python3 with numpy (or animeval.py) is not available");
+        return None;
+    }
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(original)
+        .arg(exported)
+        .args(["--json", "--shell", &shell.to_string()])
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "animeval failed on {}: {}\n{}",
+        exported.display(),
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    Some(serde_json::from_slice(&out.stdout).expect("animeval JSON"))
+}
+
+/// The largest `max_error` over all animations of an animeval report.
+pub fn animeval_max(report: &serde_json::Value) -> f64 {
+    report["animations"]
+        .as_array()
+        .expect("animations")
+        .iter()
+        .map(|a| {
+            let unmatched = a["joints_unmatched"].as_array().map_or(0, Vec::len);
+            assert_eq!(unmatched, 0, "animeval could not match joints: {a}");
+            a["error"]["max"].as_f64().expect("error.max")
+        })
+        .fold(0.0, f64::max)
 }
