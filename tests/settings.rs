@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use skelpack::import;
-use skelpack::settings::{Bits, ClipSettings, JointSettings, Method, Preset, Settings};
+use skelpack::settings::{Bits, ClipSettings, JointEdit, JointSettings, Method, Preset, Settings};
 
 fn sample() -> Settings {
     let mut joints = BTreeMap::new();
@@ -190,4 +190,81 @@ fn marker_offsets_can_come_from_the_skinned_mesh() {
     let r = s.resolve(&asset, "animation0");
     let j = offsets.iter().position(|o| o.is_some()).unwrap();
     assert_eq!(r.limits.marker_offset[j], offsets[j].unwrap());
+}
+
+#[test]
+fn joint_edits_go_where_the_clip_takes_its_value_from() {
+    let asset = import::load(&common::asset("CesiumMan.glb")).unwrap();
+    let clip = asset.clips[0].name.clone();
+    let sk = &asset.skeleton;
+    let names: Vec<&str> = sk
+        .deforming_joints()
+        .take(3)
+        .map(|j| sk.joints[j].name.as_str())
+        .collect();
+    let mut s = Settings::default();
+    // A clip override of the first joint's tolerance takes that joint's edits.
+    s.clips.entry(clip.clone()).or_default().joints.insert(
+        names[0].to_owned(),
+        JointSettings {
+            tolerance_mm: Some(0.3),
+            ..Default::default()
+        },
+    );
+    s.edit_joints(&clip, names.iter().copied(), JointEdit::ToleranceMm(0.02));
+    assert_eq!(s.clips[&clip].joints[names[0]].tolerance_mm, Some(0.02));
+    assert!(!s.joints.contains_key(names[0]));
+    assert_eq!(s.joints[names[1]].tolerance_mm, Some(0.02));
+    let r = s.resolve(&asset, &clip);
+    let per_mm = r.unit.per_metre() / 1000.0;
+    for n in &names {
+        let j = sk.find(n).unwrap();
+        assert!((r.limits.tolerance[j] - 0.02 * per_mm).abs() < 1e-9);
+    }
+
+    // Pinning then unpinning leaves no file-wide entry behind; reset removes overrides.
+    s.edit_joints(&clip, [names[2]], JointEdit::Pinned(true));
+    assert!(s.resolve(&asset, &clip).pinned[sk.find(names[2]).unwrap()]);
+    s.edit_joints(&clip, [names[2]], JointEdit::Pinned(false));
+    assert_eq!(s.joints[names[2]].pinned, None);
+    s.edit_joints(&clip, names.iter().copied(), JointEdit::Reset);
+    assert!(s.joints.is_empty());
+    assert!(s.clips[&clip].joints.is_empty());
+    assert_eq!(s.resolve(&asset, &clip), Settings::default().resolve(&asset, &clip));
+}
+
+#[test]
+fn adaptive_fill_tightens_toward_the_root() {
+    let asset = import::load(&common::asset("CMU_131_01.bvh")).unwrap();
+    let sk = &asset.skeleton;
+    let clip = asset.clips[0].name.clone();
+    let joints: Vec<usize> = sk.deforming_joints().collect();
+    let mut s = Settings::default();
+    s.adaptive_tolerances(sk, &clip, &joints, 0.4, 0.25);
+    let tol = |j: usize| s.joints[&sk.joints[j].name].tolerance_mm.unwrap();
+    let heights = sk.heights();
+    let tallest = joints.iter().map(|&j| heights[j]).max().unwrap();
+    for &j in &joints {
+        // Leaves keep the given tolerance; the tallest subtree gets it times the factor.
+        if heights[j] == 0 {
+            assert!((tol(j) - 0.4).abs() < 1e-6, "{}", sk.joints[j].name);
+        }
+        if heights[j] == tallest {
+            assert!((tol(j) - 0.1).abs() < 1e-6, "{}", sk.joints[j].name);
+        }
+        // A parent's subtree is taller than its child's, so its tolerance is tighter.
+        if let Some(p) = sk.joints[j].parent.filter(|&p| sk.joints[p].deforming) {
+            assert!(tol(p) < tol(j), "{}", sk.joints[j].name);
+        }
+    }
+    // The compressor honours them: every joint within its own (tighter) tolerance.
+    let r = s.resolve(&asset, &clip);
+    let c = skelpack::codec::compress(
+        sk,
+        &asset.clips[0],
+        &r,
+        &skelpack::codec::Control::new(),
+    )
+    .unwrap();
+    assert!(c.report.contract_met, "{:?}", c.report.failures);
 }

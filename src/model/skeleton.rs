@@ -111,6 +111,31 @@ impl Skeleton {
         false
     }
 
+    /// `joint` and every joint below it, parents first (joints are stored parents-first, so
+    /// a subtree is the joints after `joint` that have it as an ancestor).
+    pub fn subtree(&self, joint: usize) -> Vec<usize> {
+        let mut inside = vec![false; self.len()];
+        let mut out = Vec::new();
+        for (i, j) in self.joints.iter().enumerate().skip(joint) {
+            if i == joint || j.parent.is_some_and(|p| inside[p]) {
+                inside[i] = true;
+                out.push(i);
+            }
+        }
+        out
+    }
+
+    /// Per joint, the number of links down to its deepest descendant (0 for a leaf).
+    pub fn heights(&self) -> Vec<usize> {
+        let mut h = vec![0usize; self.len()];
+        for (i, j) in self.joints.iter().enumerate().rev() {
+            if let Some(p) = j.parent {
+                h[p] = h[p].max(h[i] + 1);
+            }
+        }
+        h
+    }
+
     /// Rest pose, one local transform per joint.
     pub fn rest_pose(&self) -> Vec<Transform> {
         self.joints.iter().map(|j| j.rest).collect()
@@ -147,6 +172,24 @@ mod tests {
         assert_eq!(s.children()[1], vec![2]);
         assert!(s.is_ancestor_or_self(0, 3));
         assert!(!s.is_ancestor_or_self(3, 0));
+        assert_eq!(s.subtree(1), vec![1, 2, 3]);
+        assert_eq!(s.heights(), vec![3, 2, 1, 0]);
+    }
+
+    #[test]
+    fn subtree_skips_siblings() {
+        let s = Skeleton::new(vec![
+            Joint::new("root", None, Transform::IDENTITY),
+            Joint::new("a", Some(0), Transform::IDENTITY),
+            Joint::new("b", Some(0), Transform::IDENTITY),
+            Joint::new("a1", Some(1), Transform::IDENTITY),
+            Joint::new("b1", Some(2), Transform::IDENTITY),
+        ])
+        .unwrap();
+        assert_eq!(s.subtree(1), vec![1, 3]);
+        assert_eq!(s.subtree(2), vec![2, 4]);
+        assert_eq!(s.subtree(0), vec![0, 1, 2, 3, 4]);
+        assert_eq!(s.heights(), vec![2, 1, 1, 0, 0]);
     }
 
     #[test]

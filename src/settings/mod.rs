@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod edit;
+pub use edit::JointEdit;
+
 use crate::codec::Interpolation;
 use crate::import::Asset;
 use crate::metric::JointLimits;
