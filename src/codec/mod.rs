@@ -19,7 +19,7 @@ pub use compress::{CodecError, compress};
 pub use compressed::CompressedClip;
 pub use control::Control;
 pub use curve::{Curve, Interpolation};
-pub use report::ClipReport;
+pub use report::{ClipReport, JointCost};
 pub use track::{Animated, TrackData};
 pub mod runtime;
 

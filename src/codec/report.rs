@@ -1,5 +1,7 @@
 //! What compression produced: sizes by section and track, keys, bits, errors, time.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use super::classify::TrackClass;
@@ -7,7 +9,7 @@ use super::predict::value_bits;
 use super::quantize::Format;
 use super::track::{TrackData, animated_meta_bits, constant_bits, range_bits};
 use crate::metric::ErrorStats;
-use crate::model::TrackKind;
+use crate::model::{Skeleton, TrackKind};
 
 /// Bytes by section of the clip payload.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -47,6 +49,17 @@ pub struct JointFailure {
     pub joint: String,
     pub max_error: f32,
     pub tolerance: f32,
+}
+
+/// What one joint's three tracks cost.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct JointCost {
+    /// Keys stored (a constant track counts one).
+    pub keys: usize,
+    /// Bits of the joint's track data (ranges, tables and key values; not the clip header).
+    pub bits: u64,
+    /// Tracks stored as curves.
+    pub animated_tracks: usize,
 }
 
 /// The report of one compressed clip.
@@ -144,6 +157,27 @@ pub fn sections(tracks: &[[TrackData; 3]], frames: usize) -> Sections {
         ranges: b(bits[3]),
         tables: b(bits[4]),
         headers: b(bits[5]),
+    }
+}
+
+impl ClipReport {
+    /// Per joint of `skeleton` (by name), the keys and bits of its tracks.
+    pub fn joint_costs(&self, skeleton: &Skeleton) -> Vec<JointCost> {
+        let index: HashMap<&str, usize> = skeleton
+            .joints
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.name.as_str(), i))
+            .collect();
+        let mut out = vec![JointCost::default(); skeleton.len()];
+        for t in &self.tracks {
+            if let Some(&j) = index.get(t.joint.as_str()) {
+                out[j].keys += t.keys;
+                out[j].bits += t.bits;
+                out[j].animated_tracks += usize::from(t.class == TrackClass::Animated);
+            }
+        }
+        out
     }
 }
 
