@@ -26,7 +26,10 @@ pub enum Action {
     /// Replace the settings with an edited copy; the label names the edit for Undo.
     EditSettings(String, Box<Settings>),
     SetLayout(Layout),
+    /// Select one joint (None: clear the selection).
     Select(Option<usize>),
+    /// Select several joints; the second field is the one the curves and stats follow.
+    SelectMany(Vec<usize>, Option<usize>),
     SetClip(usize),
     TogglePlay,
     Step(i32),

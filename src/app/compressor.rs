@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::codec::Control;
-use crate::codec::{CodecError, CompressedClip};
+use crate::codec::{CodecError, CompressedClip, JointCost};
 use crate::metric::{ErrorReport, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -39,11 +39,11 @@ pub struct Compressed {
     pub clip: Arc<CompressedClip>,
     pub errors: ErrorReport,
     pub sizes: Sizes,
+    /// Per joint: keys and bits its tracks cost.
+    pub joint_costs: Vec<JointCost>,
     pub elapsed: Duration,
     /// False when the codec could not meet every tolerance (see `clip.report.failures`).
     pub contract_met: bool,
-    /// True when the compressed side is the raw clip (no codec).
-    pub is_passthrough: bool,
 }
 
 /// Why a compression produced nothing.
@@ -81,9 +81,9 @@ pub fn compress(
             keys_raw: r.keys_raw,
         },
         contract_met: r.contract_met,
+        joint_costs: r.joint_costs(skeleton),
         clip: c,
         errors,
         elapsed: start.elapsed(),
-        is_passthrough: false,
     })
 }

@@ -1,6 +1,7 @@
 //! The inspector window: owns the state, lays out the panels around the viewport, applies
 //! actions, runs compression jobs, persists recent files and view options.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,6 +21,8 @@ use crate::settings::Settings;
 const RECENT_KEY: &str = "skelpack.recent";
 const VIEW_KEY: &str = "skelpack.view";
 const MAX_RECENT: usize = 10;
+/// Quiet time after a settings edit before recompression starts (drags send many edits).
+pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
 /// How the app starts (the `view` command and tests use the extra fields).
 #[derive(Clone, Debug, Default)]
@@ -65,6 +68,8 @@ pub struct App {
     playback: Playback,
     view: ViewOptions,
     selected: Option<usize>,
+    /// Every selected joint (contains `selected`).
+    selection: BTreeSet<usize>,
     history: History<Settings>,
     last_edit: Option<(String, Instant)>,
     jobs: Jobs,
@@ -74,8 +79,18 @@ pub struct App {
     status: String,
     show_about: bool,
     show_shortcuts: bool,
-    joint_filter: String,
+    joints_view: panels::joints::JointsView,
     pending: Vec<Action>,
+    /// When the last settings edit lands, recompression starts at this instant.
+    debounce_until: Option<Instant>,
+    /// When the edit that the pending result answers was made (for the latency figure).
+    edited_at: Option<Instant>,
+    /// From a settings edit to its result being shown, for the last edit.
+    last_latency: Option<Duration>,
+    /// An action waiting for the user to save or discard unsaved settings.
+    confirm: Option<Confirm>,
+    /// The user chose to close (with unsaved changes saved or discarded).
+    closing: bool,
     autopilot: Option<Autopilot>,
     last_frame: Option<Instant>,
     frame_ms: f64,
@@ -87,6 +102,13 @@ pub struct App {
     error_geoms: panels::errors::ErrorGeoms,
     /// An export running on a worker thread.
     export_job: Option<ExportJob>,
+}
+
+/// An action that would lose unsaved settings, held until the user decides.
+#[derive(Clone, Debug)]
+enum Confirm {
+    Close,
+    Run(Action),
 }
 
 /// A running export: what, where, and the channel its result arrives on.
@@ -125,6 +147,7 @@ impl App {
             playback: Playback::default(),
             view,
             selected: None,
+            selection: BTreeSet::new(),
             history: History::default(),
             last_edit: None,
             jobs,
@@ -134,8 +157,13 @@ impl App {
             status: "Ready".into(),
             show_about: false,
             show_shortcuts: false,
-            joint_filter: String::new(),
+            joints_view: Default::default(),
             pending: Vec::new(),
+            debounce_until: None,
+            edited_at: None,
+            last_latency: None,
+            confirm: None,
+            closing: false,
             autopilot: None,
             last_frame: None,
             frame_ms: 0.0,
@@ -250,6 +278,10 @@ impl App {
         self.next_id += 1;
         self.doc = Some(Document::new(id, source, asset, settings));
         self.selected = None;
+        self.selection.clear();
+        self.joints_view = Default::default();
+        self.debounce_until = None;
+        self.edited_at = None;
         self.history.clear();
         self.last_edit = None;
         self.playback = Playback {
@@ -270,12 +302,33 @@ impl App {
         self.selected
     }
 
+    /// Selects one joint (None clears the selection).
     pub fn select_joint(&mut self, joint: Option<usize>) {
-        self.selected = joint.filter(|&j| {
-            self.doc
-                .as_ref()
-                .is_some_and(|d| j < d.asset.skeleton.len())
-        });
+        self.select_many(joint.into_iter().collect(), joint);
+    }
+
+    /// Selects `joints`; `focus` (one of them) is the joint the curves and stats follow.
+    pub fn select_many(&mut self, joints: Vec<usize>, focus: Option<usize>) {
+        let n = self.doc.as_ref().map_or(0, |d| d.asset.skeleton.len());
+        self.selection = joints.into_iter().filter(|&j| j < n).collect();
+        self.selected = focus
+            .filter(|f| self.selection.contains(f))
+            .or_else(|| self.selection.first().copied());
+    }
+
+    /// Every selected joint.
+    pub fn selection(&self) -> &BTreeSet<usize> {
+        &self.selection
+    }
+
+    /// From the last settings edit to its recompressed result being shown.
+    pub fn last_edit_latency(&self) -> Option<Duration> {
+        self.last_latency
+    }
+
+    /// True while an action waits for the user to save or discard unsaved settings.
+    pub fn is_confirming(&self) -> bool {
+        self.confirm.is_some()
     }
 
     pub fn playback(&self) -> &Playback {
@@ -338,6 +391,9 @@ impl App {
     pub fn wait_for_result(&mut self, timeout: Duration) -> bool {
         let end = Instant::now() + timeout;
         loop {
+            if let Some(t) = self.debounce_until {
+                std::thread::sleep(t.saturating_duration_since(Instant::now()));
+            }
             self.ensure_job();
             let Some(doc) = &self.doc else { return false };
             if doc.result.is_some() {
@@ -439,6 +495,10 @@ impl App {
 
     /// Starts a job for the current key unless one runs or a result / failure is in.
     fn ensure_job(&mut self) {
+        if self.debounce_until.is_some_and(|t| Instant::now() < t) {
+            return;
+        }
+        self.debounce_until = None;
         let Some(doc) = &self.doc else { return };
         if !doc.has_clip() || doc.result.is_some() || doc.failure.is_some() {
             return;
@@ -458,15 +518,26 @@ impl App {
         }
         match r.outcome {
             Ok(c) => {
+                let after_edit = self.edited_at.take().map(|t| t.elapsed());
+                if after_edit.is_some() {
+                    self.last_latency = after_edit;
+                }
                 self.status = format!(
-                    "Compressed '{}': {:.2}:1, max error {}",
+                    "Compressed '{}': {:.2}:1, max error {}{}",
                     doc.clip_name(),
                     c.sizes.ratio(),
-                    panels::fmt_len(c.errors.samples.max, doc.resolved.unit)
+                    panels::fmt_len(c.errors.samples.max, doc.resolved.unit),
+                    after_edit.map_or(String::new(), |d| format!(
+                        "; shown {:.0} ms after the edit",
+                        d.as_secs_f64() * 1e3
+                    ))
                 );
-                // With nothing selected, show the joint compression hurts most.
+                // With nothing selected, show the joint compression hurts most (one with
+                // curves of its own, when any joint has them).
                 if self.selected.is_none() {
-                    self.selected = Some(c.errors.samples.worst_joint);
+                    let worst = worst_animated_joint(&c).unwrap_or(c.errors.samples.worst_joint);
+                    self.selected = Some(worst);
+                    self.selection = BTreeSet::from([worst]);
                 }
                 doc.result = Some(c);
                 doc.failure = None;
@@ -482,6 +553,11 @@ impl App {
 
     fn apply(&mut self, action: Action, ctx: Option<&egui::Context>) {
         match action {
+            Action::Open(_) | Action::OpenDialog | Action::OpenDefault
+                if self.unsaved_would_be_lost() =>
+            {
+                self.confirm = Some(Confirm::Run(action));
+            }
             Action::Open(p) => {
                 self.open_path(&p);
             }
@@ -512,7 +588,9 @@ impl App {
                 self.export(p, "skp", "Export .skp", super::exporter::export_skp)
             }
             Action::SaveSettings(p) => self.save_settings(p),
+            Action::Quit if self.unsaved_would_be_lost() => self.confirm = Some(Confirm::Close),
             Action::Quit => {
+                self.closing = true;
                 if let Some(c) = ctx {
                     c.send_viewport_cmd(egui::ViewportCommand::Close);
                 }
@@ -528,6 +606,7 @@ impl App {
                     doc.settings_rev += 1;
                     doc.refresh();
                     self.last_edit = None;
+                    self.settings_changed();
                     self.status = format!(
                         "{} {l}",
                         if matches!(action, Action::Undo) {
@@ -536,7 +615,6 @@ impl App {
                             "Redid"
                         }
                     );
-                    self.ensure_job();
                 }
             }
             Action::EditSettings(label, settings) => {
@@ -557,10 +635,11 @@ impl App {
                 doc.settings_rev += 1;
                 doc.refresh();
                 self.status = format!("Changed {label}; recompressing");
-                self.ensure_job();
+                self.settings_changed();
             }
             Action::SetLayout(l) => self.set_layout(l),
             Action::Select(j) => self.select_joint(j),
+            Action::SelectMany(js, focus) => self.select_many(js, focus),
             Action::SetClip(c) => self.set_clip(c),
             Action::TogglePlay => {
                 let n = self.frame_count();
@@ -595,6 +674,76 @@ impl App {
             Action::DismissBanner => self.banner = None,
             Action::ShowAbout => self.show_about = true,
             Action::ShowShortcuts => self.show_shortcuts = true,
+        }
+    }
+
+    /// After a settings edit, undo or redo: the running job is stale, so it stops now, and
+    /// the next one starts once edits have paused for [`DEBOUNCE`].
+    fn settings_changed(&mut self) {
+        self.jobs.cancel();
+        let now = Instant::now();
+        self.debounce_until = Some(now + DEBOUNCE);
+        self.edited_at = Some(now);
+    }
+
+    /// True when the document has unsaved settings and no decision was made about them.
+    fn unsaved_would_be_lost(&self) -> bool {
+        !self.closing && self.doc.as_ref().is_some_and(|d| d.is_dirty())
+    }
+
+    /// Asks whether to save unsaved settings before closing or opening another file.
+    fn confirm_dialog(&mut self, ctx: &egui::Context) {
+        let Some(confirm) = self.confirm.clone() else {
+            return;
+        };
+        let title = self.doc.as_ref().map_or(String::new(), |d| d.title());
+        let what = match confirm {
+            Confirm::Close => "closing",
+            Confirm::Run(_) => "opening another file",
+        };
+        let mut choice = None;
+        let modal = egui::Modal::new(egui::Id::unique("unsaved settings")).show(ctx, |ui| {
+            ui.set_max_width(380.0);
+            ui.heading(panels::help::UNSAVED_TITLE);
+            ui.label(format!(
+                "The compression settings of {title} have changed since they were saved. \
+                 Save them beside the file before {what}?"
+            ));
+            ui.add_space(8.0);
+            ui.horizontal(|ui| {
+                if ui.button(panels::help::UNSAVED_SAVE).clicked() {
+                    choice = Some(true);
+                }
+                if ui.button(panels::help::UNSAVED_DISCARD).clicked() {
+                    choice = Some(false);
+                }
+                if ui.button(panels::help::UNSAVED_CANCEL).clicked() {
+                    self.confirm = None;
+                }
+            });
+        });
+        if modal.should_close() {
+            self.confirm = None;
+        }
+        let Some(save) = choice else { return };
+        self.confirm = None;
+        if save {
+            self.save_settings(None);
+            if self.doc.as_ref().is_some_and(|d| d.is_dirty()) {
+                return; // not saved (no file chosen, or an error banner): stay
+            }
+        }
+        match confirm {
+            Confirm::Close => {
+                self.closing = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            Confirm::Run(action) => {
+                // The user decided: the held action may now replace the document.
+                self.closing = true;
+                self.apply(action, Some(ctx));
+                self.closing = false;
+            }
         }
     }
 
@@ -840,6 +989,17 @@ impl App {
     }
 }
 
+/// The joint with the largest error among those with curves of their own.
+fn worst_animated_joint(c: &super::compressor::Compressed) -> Option<usize> {
+    c.joint_costs
+        .iter()
+        .zip(&c.errors.joint_max)
+        .enumerate()
+        .filter(|(_, (cost, _))| cost.animated_tracks > 0)
+        .max_by(|a, b| a.1.1.total_cmp(b.1.1))
+        .map(|(j, _)| j)
+}
+
 fn load_sidecar(asset: &Path) -> (Settings, Option<String>) {
     let p = Settings::sidecar_path(asset);
     if !p.is_file() {
@@ -861,6 +1021,10 @@ impl eframe::App for App {
         self.last_frame = Some(now);
         self.frame_ms = dt * 1e3;
 
+        if ctx.input(|i| i.viewport().close_requested()) && self.unsaved_would_be_lost() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.confirm = Some(Confirm::Close);
+        }
         for r in self.jobs.poll() {
             self.accept(r);
         }
@@ -869,6 +1033,9 @@ impl eframe::App for App {
             ctx.request_repaint_after(Duration::from_millis(100));
         }
         self.ensure_job();
+        if let Some(t) = self.debounce_until {
+            ctx.request_repaint_after(t.saturating_duration_since(Instant::now()));
+        }
         if self.jobs.running().is_some() {
             ctx.request_repaint_after(Duration::from_millis(60));
         }
@@ -949,9 +1116,13 @@ impl eframe::App for App {
                 });
             egui::Panel::left("joints")
                 .resizable(true)
-                .default_size(240.0)
+                .default_size(540.0)
                 .show(ui, |ui| {
-                    panels::joints::show(ui, doc, self.selected, &mut self.joint_filter, &mut out);
+                    let sel = panels::joints::Selection {
+                        focus: self.selected,
+                        set: &self.selection,
+                    };
+                    panels::joints::show(ui, doc, sel, &mut self.joints_view, &mut out);
                 });
             let progress = self
                 .jobs
@@ -960,7 +1131,7 @@ impl eframe::App for App {
                 .map(|(_, p)| p);
             egui::Panel::right("stats")
                 .resizable(true)
-                .default_size(300.0)
+                .default_size(290.0)
                 .show(ui, |ui| {
                     panels::stats::show(ui, doc, progress, self.selected, &mut out)
                 });
@@ -1009,6 +1180,7 @@ impl eframe::App for App {
             }
         });
         panels::help::show(&ctx, &mut self.show_about, &mut self.show_shortcuts);
+        self.confirm_dialog(&ctx);
 
         if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
             let painter = ctx.layer_painter(egui::LayerId::new(

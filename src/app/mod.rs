@@ -28,7 +28,7 @@ pub fn native_options(persist: bool, vsync: bool) -> eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("skelpack")
             .with_app_id("skelpack")
-            .with_inner_size([1280.0, 800.0])
+            .with_inner_size([1600.0, 960.0])
             .with_min_inner_size([640.0, 400.0])
             .with_drag_and_drop(true),
         renderer: eframe::Renderer::Wgpu,
@@ -60,23 +60,30 @@ pub fn run(file: Option<PathBuf>) -> i32 {
     }
 }
 
-/// Runs the app unattended (the `view` command): returns what happened.
-pub fn run_auto(opts: StartOptions) -> Result<AutoOutcome, String> {
+/// Runs the app unattended (the `view` command): returns what happened. It starts from
+/// fresh state (no recent files, view options or panel sizes from earlier sessions), so
+/// screenshots and measurements are reproducible.
+pub fn run_auto(mut opts: StartOptions) -> Result<AutoOutcome, String> {
+    opts.ignore_storage = true;
+    let fresh = std::env::temp_dir().join(format!("skelpack-view-{}", std::process::id()));
     let slot: std::sync::Arc<
         std::sync::Mutex<Option<std::sync::Arc<std::sync::Mutex<AutoOutcome>>>>,
     > = Default::default();
     let s2 = slot.clone();
     let vsync = opts.measure_frames.unwrap_or(0) == 0;
-    eframe::run_native(
+    let mut native = native_options(false, vsync);
+    native.persistence_path = Some(fresh.clone());
+    let ran = eframe::run_native(
         "skelpack",
-        native_options(false, vsync),
+        native,
         Box::new(move |cc| {
             let app = App::with_options(cc, opts);
             *s2.lock().expect("slot") = app.auto_outcome();
             Ok(Box::new(app))
         }),
-    )
-    .map_err(|e| format!("cannot open the app window: {e}"))?;
+    );
+    let _ = std::fs::remove_dir_all(&fresh);
+    ran.map_err(|e| format!("cannot open the app window: {e}"))?;
     let outcome = slot
         .lock()
         .expect("slot")

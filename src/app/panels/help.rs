@@ -16,7 +16,16 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Wheel", "Zoom"),
     ("Double-click", "Frame the character"),
     ("Click a joint", "Select it"),
+    ("Ctrl+click a joint (tree)", "Add it to the selection"),
+    ("Shift+click a joint (tree)", "Select a range"),
+    ("Right-click a joint (tree)", "Apply its values to descendants, pin, reset"),
 ];
+
+/// The unsaved-settings question asked before closing or opening another file.
+pub const UNSAVED_TITLE: &str = "Unsaved settings";
+pub const UNSAVED_SAVE: &str = "Save";
+pub const UNSAVED_DISCARD: &str = "Discard changes";
+pub const UNSAVED_CANCEL: &str = "Cancel";
 
 pub fn show(ctx: &egui::Context, about: &mut bool, shortcuts: &mut bool) {
     egui::Window::new("About skelpack")

@@ -1,12 +1,13 @@
-//! The stats panel: the asset, the clip, the compression result, and the settings of the
-//! selected joint (edits are undoable and recompress in the background).
+//! The stats panel: the asset, the clip, the compression result (sizes, ratio, bytes by
+//! section, keys, errors at and between samples, worst joint, time) and the focused joint.
 
 use egui::{Color32, RichText};
 
 use super::super::actions::Action;
 use super::super::state::Document;
 use super::{fmt_bytes, fmt_len};
-use crate::settings::{JointSettings, Preset};
+use super::super::compressor::Compressed;
+use crate::metric::ErrorStats;
 
 pub fn show(
     ui: &mut egui::Ui,
@@ -87,183 +88,147 @@ pub fn show(
             }
         }
         if let Some(r) = &doc.result {
-            if r.is_passthrough {
-                ui.label(
-                    RichText::new(
-                        "Codec not available yet: the compressed side shows the raw clip.",
-                    )
-                    .color(Color32::from_rgb(230, 190, 80)),
-                );
-            }
-            if !r.contract_met {
-                let f = &r.clip.report.failures;
-                ui.label(
-                    RichText::new(format!(
-                        "Tolerance not met on {} joint(s): {}",
-                        f.len(),
-                        f.iter()
-                            .map(|x| x.joint.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ))
-                    .color(Color32::from_rgb(235, 90, 80)),
-                );
-            }
-            let e = &r.errors;
-            let names = &a.skeleton.joints;
-            egui::Grid::new("result").num_columns(2).show(ui, |ui| {
-                kv(ui, "Raw size", fmt_bytes(r.sizes.raw_bytes));
-                kv(ui, "Compressed size", fmt_bytes(r.sizes.compressed_bytes));
-                kv(ui, "Ratio", format!("{:.2} : 1", r.sizes.ratio()));
-                kv(
-                    ui,
-                    "Keys kept",
-                    format!("{} of {}", r.sizes.keys_kept, r.sizes.keys_raw),
-                );
-                kv(
-                    ui,
-                    "Max error",
-                    format!(
-                        "{} at samples, {} between",
-                        fmt_len(e.samples.max, unit),
-                        e.midpoints.map_or("-".into(), |m| fmt_len(m.max, unit))
-                    ),
-                );
-                kv(
-                    ui,
-                    "Mean / p99",
-                    format!(
-                        "{} / {}",
-                        fmt_len(e.samples.mean, unit),
-                        fmt_len(e.samples.p99, unit)
-                    ),
-                );
-                kv(
-                    ui,
-                    "Over tolerance",
-                    format!("{} joint-frames", e.samples.violations),
-                );
-                kv(
-                    ui,
-                    "Time",
-                    format!("{:.1} ms", r.elapsed.as_secs_f64() * 1e3),
-                );
+            result(ui, doc, r, out);
+        } else if progress.is_none() && doc.failure.is_none() && doc.has_clip() {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Recompressing after the edit…");
             });
-            let worst = e.samples.worst_joint;
-            if worst < names.len()
-                && e.samples.max > 0.0
-                && ui
-                    .button(format!(
-                        "Go to worst: {} @ frame {}",
-                        names[worst].name, e.samples.worst_frame
-                    ))
-                    .clicked()
-            {
-                out.push(Action::Select(Some(worst)));
-                out.push(Action::Seek(e.samples.worst_frame));
-            }
         }
         ui.separator();
-        ui.heading("Settings");
-        let current = doc.settings.preset;
-        ui.horizontal(|ui| {
-            let preset_label = ui.label("Preset");
-            egui::ComboBox::from_id_salt("preset")
-                .selected_text(current.map_or("default", |p| p.name()))
-                .show_ui(ui, |ui| {
-                    for p in Preset::ALL {
-                        let (t, o) = p.values();
-                        if ui
-                            .selectable_label(
-                                current == Some(p),
-                                format!("{} ({t} mm at {o} cm)", p.name()),
-                            )
-                            .clicked()
-                            && current != Some(p)
-                        {
-                            let mut s = doc.settings.clone();
-                            s.preset = Some(p);
-                            out.push(Action::EditSettings(
-                                format!("preset {}", p.name()),
-                                Box::new(s),
-                            ));
-                        }
-                    }
-                })
-                .response
-                .labelled_by(preset_label.id);
-        });
-        if let Some(j) = selected {
-            joint_settings(ui, doc, j, out);
-        } else {
-            ui.label(
-                RichText::new("Select a joint to edit its tolerance and marker offset.").weak(),
-            );
-        }
-        if doc.is_dirty() {
-            ui.label(
-                RichText::new("Unsaved settings changes").color(Color32::from_rgb(230, 190, 80)),
-            );
+        ui.heading("Selected joint");
+        match selected {
+            Some(j) => joint(ui, doc, j),
+            None => {
+                ui.label(RichText::new("Select a joint in the tree or the viewport.").weak());
+            }
         }
     });
 }
 
-fn joint_settings(ui: &mut egui::Ui, doc: &Document, j: usize, out: &mut Vec<Action>) {
-    let name = doc.asset.skeleton.joints[j].name.clone();
+fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Action>) {
+    let unit = doc.resolved.unit;
+    if !r.contract_met {
+        let f = &r.clip.report.failures;
+        ui.label(
+            RichText::new(format!(
+                "Tolerance not met on {} joint(s): {}",
+                f.len(),
+                f.iter()
+                    .map(|x| x.joint.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+            .color(Color32::from_rgb(235, 90, 80)),
+        );
+    }
+    let e = &r.errors;
+    let names = &doc.asset.skeleton.joints;
+    egui::Grid::new("result").num_columns(2).show(ui, |ui| {
+        kv(ui, "Raw size", fmt_bytes(r.sizes.raw_bytes));
+        kv(ui, "Compressed size", fmt_bytes(r.sizes.compressed_bytes));
+        kv(ui, "Ratio", format!("{:.2} : 1", r.sizes.ratio()));
+        kv(
+            ui,
+            "Keys kept",
+            format!(
+                "{} of {} ({:.1}%)",
+                r.sizes.keys_kept,
+                r.sizes.keys_raw,
+                100.0 * r.sizes.keys_kept as f64 / r.sizes.keys_raw.max(1) as f64
+            ),
+        );
+        let stats = |s: &ErrorStats| {
+            format!(
+                "{} / {} / {}",
+                fmt_len(s.max, unit),
+                fmt_len(s.mean, unit),
+                fmt_len(s.p99, unit)
+            )
+        };
+        kv(ui, "Error at samples", stats(&e.samples));
+        kv(
+            ui,
+            "Between samples",
+            e.midpoints.as_ref().map_or("-".into(), stats),
+        );
+        ui.label("");
+        ui.label(RichText::new("max / mean / p99").weak().small());
+        ui.end_row();
+        kv(
+            ui,
+            "Over tolerance",
+            format!("{} joint-frames", e.samples.violations),
+        );
+        kv(
+            ui,
+            "Time",
+            format!("{:.1} ms", r.elapsed.as_secs_f64() * 1e3),
+        );
+    });
+    let worst = e.samples.worst_joint;
+    if worst < names.len()
+        && e.samples.max > 0.0
+        && ui
+            .button(format!(
+                "Go to worst: {} @ frame {}",
+                names[worst].name, e.samples.worst_frame
+            ))
+            .on_hover_text("Select the joint with the largest error and go to its frame")
+            .clicked()
+    {
+        out.push(Action::Select(Some(worst)));
+        out.push(Action::Seek(e.samples.worst_frame));
+    }
+    egui::CollapsingHeader::new("Bytes by section")
+        .default_open(true)
+        .show(ui, |ui| {
+            let s = &r.clip.report.sections;
+            egui::Grid::new("sections").num_columns(2).show(ui, |ui| {
+                for (k, v) in [
+                    ("Rotations", s.rotations),
+                    ("Translations", s.translations),
+                    ("Scales", s.scales),
+                    ("Ranges", s.ranges),
+                    ("Key tables", s.tables),
+                    ("Headers", s.headers),
+                ] {
+                    kv(ui, k, fmt_bytes(v as usize));
+                }
+            });
+        });
+}
+
+/// The focused joint: its limits, worst error, keys and bytes (edited in the tree).
+fn joint(ui: &mut egui::Ui, doc: &Document, j: usize) {
     let unit = doc.resolved.unit;
     let limits = &doc.resolved.limits;
-    let per_mm = unit.per_metre() / 1000.0;
-    let mut tol_mm = limits.tolerance[j] / per_mm;
-    let mut off_cm = limits.marker_offset[j] / (per_mm * 10.0);
+    let name = &doc.asset.skeleton.joints[j].name;
     ui.label(RichText::new(format!("Joint {name}")).strong());
     if !limits.evaluated[j] {
         ui.label(RichText::new("A helper joint: no markers, not measured.").weak());
         return;
     }
-    let mut edit: Option<(String, JointSettings)> = None;
-    let js = doc.settings.joints.get(&name).cloned().unwrap_or_default();
     egui::Grid::new("joint").num_columns(2).show(ui, |ui| {
-        ui.label("Tolerance");
-        if ui
-            .add(
-                egui::DragValue::new(&mut tol_mm)
-                    .speed(0.01)
-                    .range(0.001..=1000.0)
-                    .suffix(" mm"),
-            )
-            .changed()
-        {
-            let mut s = js.clone();
-            s.tolerance_mm = Some(tol_mm);
-            edit = Some((format!("tolerance of {name}"), s));
-        }
-        ui.end_row();
-        ui.label("Marker offset");
-        if ui
-            .add(
-                egui::DragValue::new(&mut off_cm)
-                    .speed(0.1)
-                    .range(0.01..=1000.0)
-                    .suffix(" cm"),
-            )
-            .changed()
-        {
-            let mut s = js.clone();
-            s.marker_offset_cm = Some(off_cm);
-            edit = Some((format!("marker offset of {name}"), s));
-        }
-        ui.end_row();
+        kv(ui, "Tolerance", fmt_len(limits.tolerance[j], unit));
+        kv(ui, "Marker offset", fmt_len(limits.marker_offset[j], unit));
+        kv(
+            ui,
+            "Pinned",
+            if doc.resolved.pinned[j] { "yes" } else { "no" }.into(),
+        );
         if let Some(r) = &doc.result {
-            ui.label("Worst error");
-            ui.label(fmt_len(r.errors.joint_max[j], unit));
-            ui.end_row();
+            kv(ui, "Worst error", fmt_len(r.errors.joint_max[j], unit));
+            if let Some(c) = r.joint_costs.get(j) {
+                kv(
+                    ui,
+                    "Keys / bytes",
+                    format!("{} / {}", c.keys, fmt_bytes(c.bits.div_ceil(8) as usize)),
+                );
+            }
         }
     });
-    if let Some((label, s)) = edit {
-        let mut all = doc.settings.clone();
-        all.joints.insert(name, s);
-        out.push(Action::EditSettings(label, Box::new(all)));
-    }
+    ui.label(RichText::new("Edit it in the joint tree.").weak().small());
 }
 
 fn kv(ui: &mut egui::Ui, k: &str, v: String) {

@@ -1,0 +1,229 @@
+//! The joint hierarchy: the skeleton as a tree (a flat list while filtering) with, per joint,
+//! its worst error against tolerance as a bar, its tolerance, marker offset and pinned flag
+//! editable inline, and the keys and bytes its tracks cost. Click selects, ctrl-click adds,
+//! shift-click selects a range; an edit on a selected joint applies to the whole selection
+//! (and to descendants when asked). The toolbar holds the preset, mesh-derived markers and
+//! the adaptive fill.
+
+mod row;
+mod toolbar;
+
+use std::collections::{BTreeSet, HashSet};
+
+use egui::RichText;
+
+use super::super::actions::Action;
+use super::super::state::Document;
+use crate::settings::{JointEdit, Settings};
+
+/// Accessible names of the inline editors (tests find them by these).
+pub fn tolerance_label(joint: &str) -> String {
+    format!("Tolerance of {joint}")
+}
+pub fn marker_label(joint: &str) -> String {
+    format!("Marker offset of {joint}")
+}
+pub fn pin_label(joint: &str) -> String {
+    format!("Pin {joint}")
+}
+pub const DESCENDANTS: &str = "Edits include descendants";
+pub const ADAPTIVE: &str = "Adaptive…";
+pub const ADAPTIVE_APPLY: &str = "Apply adaptive tolerances";
+pub const MESH_MARKERS: &str = "Markers from mesh";
+
+/// What the panel keeps between frames (owned by the app).
+#[derive(Clone, Debug)]
+pub struct JointsView {
+    pub filter: String,
+    /// Joints whose children are hidden.
+    pub collapsed: HashSet<usize>,
+    /// Where a shift-click range starts.
+    pub anchor: Option<usize>,
+    /// Inline edits also apply to every descendant of the edited joints.
+    pub include_descendants: bool,
+    /// Adaptive fill: the tolerance of leaf joints (mm) and the factor at the root.
+    pub adaptive_leaf_mm: Option<f32>,
+    pub adaptive_root_factor: f32,
+    /// The focused joint the table last scrolled to (a new focus is revealed once).
+    pub revealed: Option<usize>,
+}
+
+impl Default for JointsView {
+    fn default() -> Self {
+        Self {
+            filter: String::new(),
+            collapsed: HashSet::new(),
+            anchor: None,
+            include_descendants: false,
+            adaptive_leaf_mm: None,
+            adaptive_root_factor: 0.25,
+            revealed: None,
+        }
+    }
+}
+
+/// The selected joints: the focused one (curves, stats) and the whole set.
+#[derive(Clone, Copy)]
+pub struct Selection<'a> {
+    pub focus: Option<usize>,
+    pub set: &'a BTreeSet<usize>,
+}
+
+pub fn show(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    sel: Selection<'_>,
+    view: &mut JointsView,
+    out: &mut Vec<Action>,
+) {
+    toolbar::show(ui, doc, sel, view, out);
+    ui.separator();
+    let skeleton = &doc.asset.skeleton;
+    let children = skeleton.children();
+    // A joint focused elsewhere (viewport, heatmap, worst joint) is expanded into view.
+    let reveal = sel.focus.filter(|&f| view.revealed != Some(f));
+    if let Some(f) = reveal {
+        let mut p = skeleton.joints[f].parent;
+        while let Some(a) = p {
+            view.collapsed.remove(&a);
+            p = skeleton.joints[a].parent;
+        }
+    }
+    view.revealed = sel.focus;
+    let needle = view.filter.trim().to_lowercase();
+    let visible: Vec<(usize, usize)> = if needle.is_empty() {
+        let mut v = Vec::new();
+        for (j, joint) in skeleton.joints.iter().enumerate() {
+            if joint.parent.is_none() {
+                walk(j, 0, &children, &view.collapsed, &mut v);
+            }
+        }
+        v
+    } else {
+        skeleton
+            .joints
+            .iter()
+            .enumerate()
+            .filter(|(_, joint)| joint.name.to_lowercase().contains(&needle))
+            .map(|(j, _)| (j, 0))
+            .collect()
+    };
+    let ctx = row::RowContext::new(doc, sel, &children, view.include_descendants);
+    let mut toggles = Vec::new();
+    egui::ScrollArea::both()
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            egui::Grid::new(("joint rows", doc.id))
+                .num_columns(row::COLUMNS)
+                .striped(true)
+                .spacing([6.0, 2.0])
+                .show(ui, |ui| {
+                    row::header(ui);
+                    for &(j, depth) in &visible {
+                        let indent = (needle.is_empty()).then_some(depth);
+                        let collapsed = view.collapsed.contains(&j);
+                        let top = ui.cursor().min;
+                        let click = row::show(ui, &ctx, j, indent, collapsed, out);
+                        if reveal == Some(j) {
+                            let r = egui::Rect::from_min_size(top, egui::vec2(1.0, 18.0));
+                            ui.scroll_to_rect(r, Some(egui::Align::Center));
+                        }
+                        match click {
+                            Some(row::Click::Expand) => toggles.push(j),
+                            Some(click) => {
+                                select(click, j, &visible, sel, &mut view.anchor, out);
+                            }
+                            None => {}
+                        }
+                        ui.end_row();
+                    }
+                });
+            if visible.is_empty() {
+                ui.label(RichText::new("No joint matches the filter.").weak());
+            }
+        });
+    for j in toggles {
+        if !view.collapsed.remove(&j) {
+            view.collapsed.insert(j);
+        }
+    }
+}
+
+/// Depth-first order of the expanded tree.
+fn walk(
+    j: usize,
+    depth: usize,
+    children: &[Vec<usize>],
+    collapsed: &HashSet<usize>,
+    out: &mut Vec<(usize, usize)>,
+) {
+    out.push((j, depth));
+    if !collapsed.contains(&j) {
+        for &c in &children[j] {
+            walk(c, depth + 1, children, collapsed, out);
+        }
+    }
+}
+
+/// Turns a click on a joint's name into a selection change.
+fn select(
+    click: row::Click,
+    j: usize,
+    visible: &[(usize, usize)],
+    sel: Selection<'_>,
+    anchor: &mut Option<usize>,
+    out: &mut Vec<Action>,
+) {
+    match click {
+        row::Click::Single => {
+            *anchor = Some(j);
+            let only_this = sel.focus == Some(j) && sel.set.len() <= 1;
+            out.push(Action::Select((!only_this).then_some(j)));
+        }
+        row::Click::Expand => {}
+        row::Click::Add => {
+            *anchor = Some(j);
+            let mut set = sel.set.clone();
+            if !set.remove(&j) {
+                set.insert(j);
+            }
+            let focus = if set.contains(&j) {
+                Some(j)
+            } else {
+                sel.focus.filter(|f| set.contains(f))
+            };
+            out.push(Action::SelectMany(set.into_iter().collect(), focus));
+        }
+        row::Click::Range => {
+            let from = anchor.unwrap_or(j);
+            let pos = |x: usize| visible.iter().position(|&(v, _)| v == x);
+            let (Some(a), Some(b)) = (pos(from), pos(j)) else {
+                out.push(Action::Select(Some(j)));
+                return;
+            };
+            let range = visible[a.min(b)..=a.max(b)].iter().map(|&(v, _)| v);
+            out.push(Action::SelectMany(range.collect(), Some(j)));
+        }
+    }
+}
+
+/// The settings after `edit` on `joints` (and their descendants when asked) of the current
+/// clip, with an undo label naming what changed.
+pub fn edited(
+    doc: &Document,
+    joints: &[usize],
+    edit: JointEdit,
+    what: &str,
+) -> (String, Box<Settings>) {
+    let names: Vec<&str> = joints
+        .iter()
+        .map(|&j| doc.asset.skeleton.joints[j].name.as_str())
+        .collect();
+    let mut s = doc.settings.clone();
+    s.edit_joints(doc.clip_name(), names.iter().copied(), edit);
+    let label = match names.as_slice() {
+        [one] => format!("{what} of {one}"),
+        many => format!("{what} of {} joints", many.len()),
+    };
+    (label, Box::new(s))
+}

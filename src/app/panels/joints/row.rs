@@ -1,0 +1,399 @@
+//! One row of the joint table: name (indented, with an expander), error bar, tolerance,
+//! marker offset, pinned, keys, bytes.
+
+use egui::{Color32, Modifiers, RichText, Sense, Stroke, vec2};
+
+use super::super::super::actions::Action;
+use super::super::super::state::Document;
+use super::super::{fmt_bytes, fmt_len};
+use super::{Selection, edited, marker_label, pin_label, tolerance_label};
+use crate::codec::JointCost;
+use crate::settings::{JointEdit, JointSettings};
+
+pub const COLUMNS: usize = 7;
+const INDENT: f32 = 8.0;
+/// Overridden values are drawn in this colour (file-wide values in the normal one).
+const OVERRIDE: Color32 = Color32::from_rgb(120, 190, 255);
+/// The error bar spans 0 to twice the tolerance; the tick marks the tolerance.
+const BAR_SPAN: f32 = 2.0;
+
+/// How a joint's name was clicked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Click {
+    /// Select just this joint.
+    Single,
+    /// Ctrl / cmd: add it to or remove it from the selection.
+    Add,
+    /// Shift: select the range from the last clicked joint.
+    Range,
+    /// The expander: show or hide its children.
+    Expand,
+}
+
+/// What every row needs, computed once per frame.
+pub struct RowContext<'a> {
+    doc: &'a Document,
+    sel: Selection<'a>,
+    children: &'a [Vec<usize>],
+    include_descendants: bool,
+    ratios: Option<Vec<f32>>,
+    costs: Option<&'a [JointCost]>,
+    per_mm: f32,
+}
+
+impl<'a> RowContext<'a> {
+    pub fn new(
+        doc: &'a Document,
+        sel: Selection<'a>,
+        children: &'a [Vec<usize>],
+        include_descendants: bool,
+    ) -> Self {
+        let ratios = doc.result.as_ref().map(|r| {
+            r.errors
+                .joint_max
+                .iter()
+                .zip(&doc.resolved.limits.tolerance)
+                .map(|(e, t)| if *t > 0.0 { e / t } else { 0.0 })
+                .collect()
+        });
+        Self {
+            doc,
+            sel,
+            children,
+            include_descendants,
+            ratios,
+            costs: doc.result.as_ref().map(|r| r.joint_costs.as_slice()),
+            per_mm: doc.resolved.unit.per_metre() / 1000.0,
+        }
+    }
+
+    /// The joints an edit on `j` applies to: the selection when `j` is in it, else `j`;
+    /// with their descendants when asked.
+    fn targets(&self, j: usize) -> Vec<usize> {
+        let mut t: Vec<usize> = if self.sel.set.contains(&j) {
+            self.sel.set.iter().copied().collect()
+        } else {
+            vec![j]
+        };
+        if self.include_descendants {
+            t = t
+                .into_iter()
+                .flat_map(|j| self.doc.asset.skeleton.subtree(j))
+                .collect();
+            t.sort_unstable();
+            t.dedup();
+        }
+        t
+    }
+
+    /// The joint's own overrides (file-wide merged with the current clip's).
+    fn overrides(&self, name: &str) -> JointSettings {
+        let s = &self.doc.settings;
+        let file = s.joints.get(name).cloned().unwrap_or_default();
+        let clip = s
+            .clips
+            .get(self.doc.clip_name())
+            .and_then(|c| c.joints.get(name))
+            .cloned()
+            .unwrap_or_default();
+        JointSettings {
+            tolerance_mm: clip.tolerance_mm.or(file.tolerance_mm),
+            marker_offset_cm: clip.marker_offset_cm.or(file.marker_offset_cm),
+            pinned: clip.pinned.or(file.pinned),
+        }
+    }
+}
+
+/// The column titles.
+pub fn header(ui: &mut egui::Ui) {
+    let h = |ui: &mut egui::Ui, t: &str, tip: &str| {
+        ui.label(RichText::new(t).strong().small()).on_hover_text(tip);
+    };
+    h(
+        ui,
+        "Joint",
+        "Click: select · ctrl-click: add · shift-click: range · right-click: more",
+    );
+    h(
+        ui,
+        "Error",
+        "Worst error over the clip against the joint's tolerance (the tick); red when over",
+    );
+    h(
+        ui,
+        "Tol. mm",
+        "Largest error allowed on this joint's markers, in millimetres; blue when set on \
+         the joint, white when it follows the file-wide value",
+    );
+    h(
+        ui,
+        "Marker cm",
+        "Distance of the joint's markers from it, in centimetres; blue when set on the \
+         joint",
+    );
+    h(ui, "Pin", "Pinned: measured against its own decoded parent chain");
+    h(ui, "Keys", "Keys its tracks keep");
+    h(ui, "Bytes", "Bytes its tracks cost");
+    ui.end_row();
+}
+
+/// Draws joint `j`'s cells (the caller ends the row); returns a click on its name.
+pub fn show(
+    ui: &mut egui::Ui,
+    ctx: &RowContext<'_>,
+    j: usize,
+    depth: Option<usize>,
+    collapsed: bool,
+    out: &mut Vec<Action>,
+) -> Option<Click> {
+    let doc = ctx.doc;
+    let joint = &doc.asset.skeleton.joints[j];
+    let limits = &doc.resolved.limits;
+    let measured = limits.evaluated[j];
+    let click = name_cell(ui, ctx, j, depth, collapsed, out);
+    error_bar(ui, ctx, j);
+    let own = ctx.overrides(&joint.name);
+    if measured {
+        let mut tol_mm = limits.tolerance[j] / ctx.per_mm;
+        let r = value_cell(
+            ui,
+            &mut tol_mm,
+            own.tolerance_mm.is_some(),
+            &tolerance_label(&joint.name),
+        );
+        if r.changed() {
+            push(ctx, j, JointEdit::ToleranceMm(tol_mm), "tolerance", out);
+        }
+        let mut off_cm = limits.marker_offset[j] / (ctx.per_mm * 10.0);
+        let r = value_cell(
+            ui,
+            &mut off_cm,
+            own.marker_offset_cm.is_some(),
+            &marker_label(&joint.name),
+        );
+        if r.changed() {
+            push(ctx, j, JointEdit::MarkerOffsetCm(off_cm), "marker offset", out);
+        }
+        let mut pinned = doc.resolved.pinned[j];
+        if ui
+            .checkbox(&mut pinned, "")
+            .on_hover_text(
+                "Pinned: this joint's error is held against its own decoded parents, so its \
+                 ancestors' budgets do not include it",
+            )
+            .accessible_name(pin_label(&joint.name))
+            .changed()
+        {
+            push(ctx, j, JointEdit::Pinned(pinned), "pinned", out);
+        }
+    } else {
+        for _ in 0..3 {
+            ui.label(RichText::new("—").weak())
+                .on_hover_text("A helper joint: no markers, not measured");
+        }
+    }
+    match ctx.costs.and_then(|c| c.get(j)) {
+        Some(c) => {
+            ui.label(RichText::new(c.keys.to_string()).small());
+            ui.label(RichText::new(fmt_bytes(c.bits.div_ceil(8) as usize)).small());
+        }
+        None => {
+            ui.label("");
+            ui.label("");
+        }
+    }
+    click
+}
+
+fn name_cell(
+    ui: &mut egui::Ui,
+    ctx: &RowContext<'_>,
+    j: usize,
+    depth: Option<usize>,
+    collapsed: bool,
+    out: &mut Vec<Action>,
+) -> Option<Click> {
+    let doc = ctx.doc;
+    let joint = &doc.asset.skeleton.joints[j];
+    let mut click = None;
+    ui.horizontal(|ui| {
+        ui.spacing_mut().item_spacing.x = 2.0;
+        if let Some(d) = depth {
+            ui.add_space(d as f32 * INDENT);
+            let (rect, resp) = ui.allocate_exact_size(vec2(12.0, 12.0), Sense::click());
+            if !ctx.children[j].is_empty() {
+                let c = rect.center();
+                let color = ui.visuals().text_color();
+                let pts = if collapsed {
+                    vec![c + vec2(-3.0, -4.0), c + vec2(-3.0, 4.0), c + vec2(4.0, 0.0)]
+                } else {
+                    vec![c + vec2(-4.0, -2.5), c + vec2(4.0, -2.5), c + vec2(0.0, 4.0)]
+                };
+                ui.painter()
+                    .add(egui::Shape::convex_polygon(pts, color, Stroke::NONE));
+                if resp
+                    .on_hover_text(if collapsed { "Expand" } else { "Collapse" })
+                    .clicked()
+                {
+                    click = Some(Click::Expand);
+                }
+            }
+        }
+        let text = if joint.deforming {
+            RichText::new(&joint.name)
+        } else {
+            RichText::new(&joint.name).weak().italics()
+        };
+        let selected = ctx.sel.set.contains(&j) || ctx.sel.focus == Some(j);
+        let mut resp = ui.selectable_label(selected, text);
+        if ctx.sel.focus == Some(j) {
+            resp = resp.highlight();
+        }
+        if resp.clicked() {
+            let m = ui.input(|i| i.modifiers);
+            click = Some(if m.shift {
+                Click::Range
+            } else if m.matches_logically(Modifiers::COMMAND) || m.ctrl {
+                Click::Add
+            } else {
+                Click::Single
+            });
+        }
+        resp.context_menu(|ui| context_menu(ui, ctx, j, out));
+    });
+    click
+}
+
+/// The worst error against tolerance, as a bar with a tick at the tolerance.
+fn error_bar(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
+    let (rect, resp) = ui.allocate_exact_size(vec2(44.0, 10.0), Sense::hover());
+    let doc = ctx.doc;
+    let Some(r) = ctx.ratios.as_ref().and_then(|r| r.get(j)) else {
+        return;
+    };
+    if !doc.resolved.limits.evaluated[j] {
+        return;
+    }
+    let p = ui.painter();
+    p.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+    let fill = (r / BAR_SPAN).clamp(0.0, 1.0);
+    let mut bar = rect;
+    bar.set_width((rect.width() * fill).max(1.0));
+    p.rect_filled(bar, 2.0, ratio_color(*r));
+    let x = rect.left() + rect.width() / BAR_SPAN;
+    p.line_segment(
+        [egui::pos2(x, rect.top() - 1.0), egui::pos2(x, rect.bottom() + 1.0)],
+        Stroke::new(1.0, ui.visuals().strong_text_color()),
+    );
+    if let Some(res) = &doc.result {
+        let unit = doc.resolved.unit;
+        resp.on_hover_text(format!(
+            "worst error {} of {} ({:.0}% of tolerance)",
+            fmt_len(res.errors.joint_max[j], unit),
+            fmt_len(doc.resolved.limits.tolerance[j], unit),
+            r * 100.0
+        ));
+    }
+}
+
+/// Green well within tolerance, yellow near it, red over it.
+pub fn ratio_color(r: f32) -> Color32 {
+    if r > 1.0 {
+        Color32::from_rgb(235, 70, 60)
+    } else if r > 0.5 {
+        Color32::from_rgb(230, 190, 60)
+    } else {
+        Color32::from_rgb(80, 200, 90)
+    }
+}
+
+fn value_cell(
+    ui: &mut egui::Ui,
+    value: &mut f32,
+    overridden: bool,
+    name: &str,
+) -> egui::Response {
+    let speed = (*value as f64 * 0.01).max(1e-4);
+    ui.scope(|ui| {
+        if overridden {
+            ui.visuals_mut().override_text_color = Some(OVERRIDE);
+        }
+        ui.add_sized(
+            [54.0, 18.0],
+            egui::DragValue::new(value)
+                .speed(speed)
+                .range(0.001..=10000.0)
+                .min_decimals(2)
+                .max_decimals(4),
+        )
+        .accessible_name(name)
+    })
+    .inner
+}
+
+fn push(ctx: &RowContext<'_>, j: usize, edit: JointEdit, what: &str, out: &mut Vec<Action>) {
+    let (label, s) = edited(ctx.doc, &ctx.targets(j), edit, what);
+    out.push(Action::EditSettings(label, s));
+}
+
+/// Right-click on a joint: subtree operations with this joint's values.
+fn context_menu(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize, out: &mut Vec<Action>) {
+    let doc = ctx.doc;
+    let name = &doc.asset.skeleton.joints[j].name;
+    let subtree = doc.asset.skeleton.subtree(j);
+    let limits = &doc.resolved.limits;
+    let tol_mm = limits.tolerance[j] / ctx.per_mm;
+    let off_cm = limits.marker_offset[j] / (ctx.per_mm * 10.0);
+    ui.label(RichText::new(name).strong());
+    if ui.button("Select with descendants").clicked() {
+        out.push(Action::SelectMany(subtree.clone(), Some(j)));
+        ui.close();
+    }
+    let mut act = |ui: &mut egui::Ui, text: String, joints: &[usize], edit, what: &str| {
+        if ui.button(text).clicked() {
+            let (label, s) = edited(doc, joints, edit, what);
+            out.push(Action::EditSettings(label, s));
+            ui.close();
+        }
+    };
+    ui.separator();
+    if limits.evaluated[j] {
+        act(
+            ui,
+            format!("Apply tolerance {tol_mm:.4} mm to descendants"),
+            &subtree,
+            JointEdit::ToleranceMm(tol_mm),
+            "tolerance",
+        );
+        act(
+            ui,
+            format!("Apply marker offset {off_cm:.2} cm to descendants"),
+            &subtree,
+            JointEdit::MarkerOffsetCm(off_cm),
+            "marker offset",
+        );
+        let pinned = doc.resolved.pinned[j];
+        act(
+            ui,
+            format!("{} with descendants", if pinned { "Unpin" } else { "Pin" }),
+            &subtree,
+            JointEdit::Pinned(!pinned),
+            "pinned",
+        );
+    }
+    ui.separator();
+    act(
+        ui,
+        "Reset this joint to file-wide values".into(),
+        &[j],
+        JointEdit::Reset,
+        "reset",
+    );
+    act(
+        ui,
+        "Reset with descendants".into(),
+        &subtree,
+        JointEdit::Reset,
+        "reset",
+    );
+}
