@@ -10,7 +10,7 @@ use std::time::Duration;
 use egui::{Pos2, Rect};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skelpack::app::panels::{curves, errors, timeline};
+use skelpack::app::panels::{curves, errors, help, joints, timeline};
 use skelpack::app::{Action, App, Layout, StartOptions};
 
 const SIZE: [f32; 2] = [1280.0, 800.0];
@@ -126,8 +126,7 @@ fn select_joint_in_tree_and_switch_layouts() {
         let j = s.deforming_joints().next().unwrap();
         (j, s.joints[j].name.clone())
     };
-    h.get_by_label(&name).click();
-    h.run();
+    click_joint(&mut h, &name, egui::Modifiers::NONE);
     assert_eq!(h.state().selected(), Some(j));
     h.get_by_label_contains(&format!("Joint {name}"));
 
@@ -334,4 +333,205 @@ fn heatmap_click_selects_joint_and_frame() {
     assert!((h.state().playback().frame - 42.0).abs() < 1.0);
     h.get_by_label_contains(&format!("{}: lShldr", errors::HEADING));
     assert!(h.state().error_plot().is_some(), "error plot for the joint");
+}
+
+/// The ACL clip 13_07 with nothing selected yet; the names of its first deforming joints
+/// in tree order (near the top of the joint table, so on screen).
+fn acl() -> (Harness<'static, App>, Vec<String>) {
+    let mut h = harness(Some(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/acl/13_07.acl.sjson"),
+    ));
+    h.state_mut().select_joint(None);
+    h.run();
+    let s = &h.state().document().unwrap().asset.skeleton;
+    let names = s
+        .deforming_joints()
+        .map(|j| s.joints[j].name.clone())
+        .filter(|n| n != "13_07") // the root joint shares the clip's name
+        .take(4)
+        .collect();
+    (h, names)
+}
+
+/// Scrolls the joint table to `name`, then clicks it with `modifiers`.
+fn click_joint(h: &mut Harness<'static, App>, name: &str, modifiers: egui::Modifiers) {
+    h.get_by_label(name).scroll_to_me();
+    h.run();
+    h.get_by_label(name).click_modifiers(modifiers);
+    h.run();
+}
+
+fn compressed_bytes(h: &Harness<'static, App>) -> usize {
+    let doc = h.state().document().unwrap();
+    doc.result
+        .as_ref()
+        .expect("a result")
+        .sizes
+        .compressed_bytes
+}
+
+fn tolerance_mm(h: &Harness<'static, App>, joint: &str) -> f32 {
+    let doc = h.state().document().unwrap();
+    let j = doc.asset.skeleton.find(joint).unwrap();
+    doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0)
+}
+
+fn settle(h: &mut Harness<'static, App>) {
+    h.run_steps(2);
+    assert!(
+        h.state_mut().wait_for_result(Duration::from_secs(120)),
+        "no recompressed result"
+    );
+    h.run();
+}
+
+#[test]
+fn tree_tolerance_edit_recompresses_and_undo_restores() {
+    let (mut h, _) = acl();
+    // A joint at the end of a chain with curves of its own: its tolerance alone sets its
+    // tracks' budgets (a parent's budget is bounded by its children's).
+    let name = &{
+        let d = h.state().document().unwrap();
+        let sk = &d.asset.skeleton;
+        let costs = &d.result.as_ref().unwrap().joint_costs;
+        let leaf = sk
+            .heights()
+            .iter()
+            .enumerate()
+            .position(|(j, &ht)| ht == 0 && costs[j].animated_tracks > 0)
+            .expect("an animated leaf");
+        sk.joints[leaf].name.clone()
+    };
+    let before = compressed_bytes(&h);
+    let stats_before = format!("{:.2} : 1", {
+        let d = h.state().document().unwrap();
+        d.result.as_ref().unwrap().sizes.ratio()
+    });
+    h.get_by_label(&stats_before);
+    click_joint(&mut h, name, egui::Modifiers::NONE);
+    assert_eq!(
+        h.state().selected(),
+        h.state().document().unwrap().asset.skeleton.find(name)
+    );
+    // Loosen the root's tolerance tenfold: the clip gets smaller.
+    let loose = tolerance_mm(&h, name) * 10.0;
+    h.get_by_label(&joints::tolerance_label(name))
+        .set_value_accesskit(loose as f64);
+    settle(&mut h);
+    assert!((tolerance_mm(&h, name) - loose).abs() < 1e-4);
+    let after = compressed_bytes(&h);
+    assert!(after < before, "{after} B not below {before} B");
+    assert!(h.state().document().unwrap().is_dirty());
+    assert!(h.state().last_edit_latency().is_some(), "latency measured");
+    // The stats panel shows the new ratio.
+    let d = h.state().document().unwrap();
+    let ratio = format!("{:.2} : 1", d.result.as_ref().unwrap().sizes.ratio());
+    assert_ne!(ratio, stats_before);
+    h.get_by_label(&ratio);
+    // Undo from the menu restores the tolerance and the size.
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label(&format!("Undo tolerance of {name}")).click();
+    settle(&mut h);
+    assert_eq!(compressed_bytes(&h), before);
+    assert!(!h.state().document().unwrap().is_dirty());
+    h.get_by_label(&stats_before);
+}
+
+#[test]
+fn multi_select_pin_and_apply_to_descendants() {
+    let (mut h, names) = acl();
+    let sk = h.state().document().unwrap().asset.skeleton.clone();
+    // Click one joint, ctrl-click another: both selected, an edit applies to both.
+    click_joint(&mut h, &names[1], egui::Modifiers::NONE);
+    click_joint(&mut h, &names[2], egui::Modifiers::COMMAND);
+    assert_eq!(h.state().selection().len(), 2);
+    h.get_by_label(&joints::tolerance_label(&names[2]))
+        .set_value_accesskit(0.5);
+    settle(&mut h);
+    assert!((tolerance_mm(&h, &names[1]) - 0.5).abs() < 1e-4);
+    assert!((tolerance_mm(&h, &names[2]) - 0.5).abs() < 1e-4);
+    // Pin the selection with one checkbox.
+    h.get_by_label(&joints::pin_label(&names[1])).click();
+    settle(&mut h);
+    let pinned = |h: &Harness<'static, App>, n: &str| {
+        let d = h.state().document().unwrap();
+        d.resolved.pinned[d.asset.skeleton.find(n).unwrap()]
+    };
+    assert!(pinned(&h, &names[1]) && pinned(&h, &names[2]));
+    // Right-click the root: its tolerance goes to every joint below it.
+    let root = &names[0];
+    h.get_by_label(root).scroll_to_me();
+    h.run();
+    h.get_by_label(root).click_secondary();
+    h.run();
+    h.get_by_label_contains("Apply tolerance").click();
+    settle(&mut h);
+    let root_tol = tolerance_mm(&h, root);
+    let j = sk.find(root).unwrap();
+    for d in sk.subtree(j) {
+        if sk.joints[d].deforming {
+            assert!((tolerance_mm(&h, &sk.joints[d].name) - root_tol).abs() < 1e-5);
+        }
+    }
+}
+
+#[test]
+fn adaptive_fill_tightens_the_root() {
+    let (mut h, names) = acl();
+    h.get_by_label(joints::ADAPTIVE).click();
+    h.run();
+    h.get_by_label_contains(joints::ADAPTIVE_APPLY).click();
+    settle(&mut h);
+    let doc = h.state().document().unwrap();
+    let sk = &doc.asset.skeleton;
+    let leaf = sk
+        .heights()
+        .iter()
+        .position(|&x| x == 0)
+        .map(|j| sk.joints[j].name.clone())
+        .unwrap();
+    assert!(tolerance_mm(&h, &names[0]) < tolerance_mm(&h, &leaf) * 0.5);
+    assert!(
+        h.state()
+            .document()
+            .unwrap()
+            .result
+            .as_ref()
+            .unwrap()
+            .contract_met
+    );
+}
+
+#[test]
+fn unsaved_settings_are_asked_about_before_quit_and_open() {
+    let (mut h, names) = acl();
+    h.get_by_label(&joints::tolerance_label(&names[0]))
+        .set_value_accesskit(0.3);
+    settle(&mut h);
+    assert!(h.state().document().unwrap().is_dirty());
+    h.state_mut().perform(Action::Quit);
+    h.run();
+    assert!(h.state().is_confirming());
+    h.get_by_label(help::UNSAVED_TITLE);
+    h.get_by_label(help::UNSAVED_CANCEL).click();
+    h.run();
+    assert!(!h.state().is_confirming());
+    // Opening another file asks too; discarding opens it.
+    let id = h.state().document().unwrap().id;
+    h.state_mut().perform(Action::Open(robot()));
+    h.run();
+    assert!(h.state().is_confirming());
+    assert_eq!(h.state().document().unwrap().id, id, "nothing replaced yet");
+    h.get_by_label(help::UNSAVED_DISCARD).click();
+    h.run();
+    assert!(!h.state().is_confirming());
+    assert_ne!(h.state().document().unwrap().id, id);
+    assert!(
+        h.state()
+            .document()
+            .unwrap()
+            .title()
+            .contains("RobotExpressive")
+    );
 }

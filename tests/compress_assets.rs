@@ -138,8 +138,14 @@ fn report_lists_every_kept_key_in_insertion_order() {
 
     // Per joint, the tracks' keys and bits add up to the clip's.
     let costs = c.report.joint_costs(&asset.skeleton);
-    assert_eq!(costs.iter().map(|j| j.keys).sum::<usize>(), c.report.keys_kept);
-    assert_eq!(costs.iter().map(|j| j.animated_tracks).sum::<usize>(), animated);
+    assert_eq!(
+        costs.iter().map(|j| j.keys).sum::<usize>(),
+        c.report.keys_kept
+    );
+    assert_eq!(
+        costs.iter().map(|j| j.animated_tracks).sum::<usize>(),
+        animated
+    );
     let bits: u64 = costs.iter().map(|j| j.bits).sum();
     assert!(bits > 0 && bits.div_ceil(8) <= c.report.payload_bytes);
     for (j, cost) in costs.iter().enumerate() {

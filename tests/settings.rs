@@ -230,7 +230,10 @@ fn joint_edits_go_where_the_clip_takes_its_value_from() {
     s.edit_joints(&clip, names.iter().copied(), JointEdit::Reset);
     assert!(s.joints.is_empty());
     assert!(s.clips[&clip].joints.is_empty());
-    assert_eq!(s.resolve(&asset, &clip), Settings::default().resolve(&asset, &clip));
+    assert_eq!(
+        s.resolve(&asset, &clip),
+        Settings::default().resolve(&asset, &clip)
+    );
 }
 
 #[test]
@@ -259,12 +262,7 @@ fn adaptive_fill_tightens_toward_the_root() {
     }
     // The compressor honours them: every joint within its own (tighter) tolerance.
     let r = s.resolve(&asset, &clip);
-    let c = skelpack::codec::compress(
-        sk,
-        &asset.clips[0],
-        &r,
-        &skelpack::codec::Control::new(),
-    )
-    .unwrap();
+    let c = skelpack::codec::compress(sk, &asset.clips[0], &r, &skelpack::codec::Control::new())
+        .unwrap();
     assert!(c.report.contract_met, "{:?}", c.report.failures);
 }

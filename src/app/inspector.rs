@@ -1114,9 +1114,11 @@ impl eframe::App for App {
                         &mut out,
                     );
                 });
+            // The joint table's columns need about 540 points; a small window gets a third.
+            let joints_width = (ctx.content_rect().width() * 0.34).clamp(300.0, 540.0);
             egui::Panel::left("joints")
                 .resizable(true)
-                .default_size(540.0)
+                .default_size(joints_width)
                 .show(ui, |ui| {
                     let sel = panels::joints::Selection {
                         focus: self.selected,
@@ -1137,7 +1139,8 @@ impl eframe::App for App {
                 });
         }
         egui::CentralPanel::default().show(ui, |ui| {
-            ui.horizontal(|ui| {
+            // Wraps on a narrow window rather than pushing the viewport under the panels.
+            ui.horizontal_wrapped(|ui| {
                 let mut layout = self.view.layout;
                 ui.selectable_value(&mut layout, Layout::SideBySide, "Side by side");
                 ui.selectable_value(&mut layout, Layout::Overlay, "Overlay");

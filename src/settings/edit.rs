@@ -25,7 +25,10 @@ impl Settings {
         edit: JointEdit,
     ) {
         for name in names {
-            let clip_js = self.clips.get_mut(clip).and_then(|c| c.joints.get_mut(name));
+            let clip_js = self
+                .clips
+                .get_mut(clip)
+                .and_then(|c| c.joints.get_mut(name));
             let in_clip = clip_js.as_ref().is_some_and(|js| match edit {
                 JointEdit::ToleranceMm(_) => js.tolerance_mm.is_some(),
                 JointEdit::MarkerOffsetCm(_) => js.marker_offset_cm.is_some(),

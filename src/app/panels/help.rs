@@ -18,7 +18,10 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Click a joint", "Select it"),
     ("Ctrl+click a joint (tree)", "Add it to the selection"),
     ("Shift+click a joint (tree)", "Select a range"),
-    ("Right-click a joint (tree)", "Apply its values to descendants, pin, reset"),
+    (
+        "Right-click a joint (tree)",
+        "Apply its values to descendants, pin, reset",
+    ),
 ];
 
 /// The unsaved-settings question asked before closing or opening another file.

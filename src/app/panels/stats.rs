@@ -4,9 +4,9 @@
 use egui::{Color32, RichText};
 
 use super::super::actions::Action;
+use super::super::compressor::Compressed;
 use super::super::state::Document;
 use super::{fmt_bytes, fmt_len};
-use super::super::compressor::Compressed;
 use crate::metric::ErrorStats;
 
 pub fn show(

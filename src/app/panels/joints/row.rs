@@ -107,7 +107,8 @@ impl<'a> RowContext<'a> {
 /// The column titles.
 pub fn header(ui: &mut egui::Ui) {
     let h = |ui: &mut egui::Ui, t: &str, tip: &str| {
-        ui.label(RichText::new(t).strong().small()).on_hover_text(tip);
+        ui.label(RichText::new(t).strong().small())
+            .on_hover_text(tip);
     };
     h(
         ui,
@@ -131,7 +132,11 @@ pub fn header(ui: &mut egui::Ui) {
         "Distance of the joint's markers from it, in centimetres; blue when set on the \
          joint",
     );
-    h(ui, "Pin", "Pinned: measured against its own decoded parent chain");
+    h(
+        ui,
+        "Pin",
+        "Pinned: measured against its own decoded parent chain",
+    );
     h(ui, "Keys", "Keys its tracks keep");
     h(ui, "Bytes", "Bytes its tracks cost");
     ui.end_row();
@@ -172,7 +177,13 @@ pub fn show(
             &marker_label(&joint.name),
         );
         if r.changed() {
-            push(ctx, j, JointEdit::MarkerOffsetCm(off_cm), "marker offset", out);
+            push(
+                ctx,
+                j,
+                JointEdit::MarkerOffsetCm(off_cm),
+                "marker offset",
+                out,
+            );
         }
         let mut pinned = doc.resolved.pinned[j];
         if ui
@@ -225,9 +236,17 @@ fn name_cell(
                 let c = rect.center();
                 let color = ui.visuals().text_color();
                 let pts = if collapsed {
-                    vec![c + vec2(-3.0, -4.0), c + vec2(-3.0, 4.0), c + vec2(4.0, 0.0)]
+                    vec![
+                        c + vec2(-3.0, -4.0),
+                        c + vec2(-3.0, 4.0),
+                        c + vec2(4.0, 0.0),
+                    ]
                 } else {
-                    vec![c + vec2(-4.0, -2.5), c + vec2(4.0, -2.5), c + vec2(0.0, 4.0)]
+                    vec![
+                        c + vec2(-4.0, -2.5),
+                        c + vec2(4.0, -2.5),
+                        c + vec2(0.0, 4.0),
+                    ]
                 };
                 ui.painter()
                     .add(egui::Shape::convex_polygon(pts, color, Stroke::NONE));
@@ -282,7 +301,10 @@ fn error_bar(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
     p.rect_filled(bar, 2.0, ratio_color(*r));
     let x = rect.left() + rect.width() / BAR_SPAN;
     p.line_segment(
-        [egui::pos2(x, rect.top() - 1.0), egui::pos2(x, rect.bottom() + 1.0)],
+        [
+            egui::pos2(x, rect.top() - 1.0),
+            egui::pos2(x, rect.bottom() + 1.0),
+        ],
         Stroke::new(1.0, ui.visuals().strong_text_color()),
     );
     if let Some(res) = &doc.result {
@@ -307,12 +329,7 @@ pub fn ratio_color(r: f32) -> Color32 {
     }
 }
 
-fn value_cell(
-    ui: &mut egui::Ui,
-    value: &mut f32,
-    overridden: bool,
-    name: &str,
-) -> egui::Response {
+fn value_cell(ui: &mut egui::Ui, value: &mut f32, overridden: bool, name: &str) -> egui::Response {
     let speed = (*value as f64 * 0.01).max(1e-4);
     ui.scope(|ui| {
         if overridden {

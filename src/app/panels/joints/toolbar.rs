@@ -27,7 +27,7 @@ pub fn show(
             .weak(),
         );
         if doc.is_dirty() {
-            ui.label(RichText::new("● unsaved").color(Color32::from_rgb(230, 190, 80)))
+            ui.label(RichText::new("unsaved").color(Color32::from_rgb(230, 190, 80)))
                 .on_hover_text("Settings changed since they were opened or saved");
             if ui
                 .small_button("Save")
@@ -87,7 +87,10 @@ fn preset(ui: &mut egui::Ui, doc: &Document, out: &mut Vec<Action>) {
             for p in Preset::ALL {
                 let (t, o) = p.values();
                 if ui
-                    .selectable_label(current == Some(p), format!("{} ({t} mm at {o} cm)", p.name()))
+                    .selectable_label(
+                        current == Some(p),
+                        format!("{} ({t} mm at {o} cm)", p.name()),
+                    )
                     .clicked()
                     && current != Some(p)
                 {
@@ -163,13 +166,7 @@ fn adaptive(
     let text = format!("{ADAPTIVE_APPLY} ({} joints)", target.len());
     if ui.button(text).clicked() {
         let mut s = doc.settings.clone();
-        s.adaptive_tolerances(
-            &doc.asset.skeleton,
-            doc.clip_name(),
-            &target,
-            leaf,
-            factor,
-        );
+        s.adaptive_tolerances(&doc.asset.skeleton, doc.clip_name(), &target, leaf, factor);
         out.push(Action::EditSettings(
             format!("adaptive tolerances on {} joints", target.len()),
             Box::new(s),
