@@ -202,18 +202,32 @@ pub fn show(
                     .map(|(f, _)| a.insert_order.iter().position(|o| o == f).map(|p| p + 1))
                     .collect();
                 // Displayed values: components, optionally scaled to each one's raw range.
+                // Euler angles are unwrapped along the raw samples (no ±180° jumps), and
+                // every other value is unwrapped to the raw sample at its frame.
+                let mut raw_disp: Vec<[f64; 4]> =
+                    raw.iter().map(|v| components(k, *v, euler)).collect();
+                if euler {
+                    unwrap_series(&mut raw_disp);
+                }
                 let mut lo = [f64::MAX; 4];
                 let mut hi = [f64::MIN; 4];
-                for v in &raw {
-                    let c = components(k, *v, euler);
+                for c in &raw_disp {
                     for i in 0..4 {
                         lo[i] = lo[i].min(c[i]);
                         hi[i] = hi[i].max(c[i]);
                     }
                 }
                 let normalize = view.normalize;
-                let disp = move |v: Vec4| -> [f64; 4] {
+                let last = raw_disp.len().saturating_sub(1);
+                let raw_disp = &raw_disp;
+                let disp = move |f: f64, v: Vec4| -> [f64; 4] {
                     let mut c = components(k, v, euler);
+                    if euler {
+                        let near = &raw_disp[(f.round().max(0.0) as usize).min(last)];
+                        for i in 0..3 {
+                            c[i] = unwrap_degrees(c[i], near[i]);
+                        }
+                    }
                     if normalize {
                         for i in 0..4 {
                             let span = hi[i] - lo[i];
@@ -245,7 +259,7 @@ pub fn show(
                                     axis,
                                     raw.iter()
                                         .enumerate()
-                                        .map(|(f, v)| [f as f64, disp(*v)[c]])
+                                        .map(|(f, v)| [f as f64, disp(f as f64, *v)[c]])
                                         .collect::<Vec<_>>(),
                                 )
                                 .radius(1.6)
@@ -256,7 +270,7 @@ pub fn show(
                                     axis,
                                     dense
                                         .iter()
-                                        .map(|(f, v)| [*f, disp(*v)[c]])
+                                        .map(|(f, v)| [*f, disp(*f, *v)[c]])
                                         .collect::<Vec<_>>(),
                                 )
                                 .color(col)
@@ -266,7 +280,7 @@ pub fn show(
                                 Points::new(
                                     axis,
                                     keys.iter()
-                                        .map(|(f, v)| [*f as f64, disp(*v)[c]])
+                                        .map(|(f, v)| [*f as f64, disp(*f as f64, *v)[c]])
                                         .collect::<Vec<_>>(),
                                 )
                                 .radius(key_radius)
@@ -294,7 +308,7 @@ pub fn show(
                             let Some(rank) = rank.filter(|&r| r > 2 && r <= budget) else {
                                 continue;
                             };
-                            let top = disp(*v)[..ncomp].iter().copied().fold(f64::MIN, f64::max);
+                            let top = disp(*f as f64, *v)[..ncomp].iter().copied().fold(f64::MIN, f64::max);
                             p.text(
                                 Text::new(
                                     "",
@@ -342,6 +356,20 @@ pub fn geom_of(t: &egui_plot::PlotTransform) -> PlotGeom {
     }
 }
 
+/// `angle` (degrees) moved by whole turns to lie within 180° of `reference`.
+fn unwrap_degrees(angle: f64, reference: f64) -> f64 {
+    angle + 360.0 * ((reference - angle) / 360.0).round()
+}
+
+/// Unwraps Euler angle samples in place so consecutive samples never jump by a turn.
+fn unwrap_series(samples: &mut [[f64; 4]]) {
+    for f in 1..samples.len() {
+        for i in 0..3 {
+            samples[f][i] = unwrap_degrees(samples[f][i], samples[f - 1][i]);
+        }
+    }
+}
+
 /// The displayed components of a track value: xyz for vectors, xyzw or Euler XYZ degrees
 /// for rotations (normalized, as the decoder uses them).
 fn components(track: usize, v: Vec4, euler: bool) -> [f64; 4] {
@@ -359,5 +387,29 @@ fn components(track: usize, v: Vec4, euler: bool) -> [f64; 4] {
         ]
     } else {
         [q.x as f64, q.y as f64, q.z as f64, q.w as f64]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn euler_angles_unwrap_across_the_seam() {
+        assert_eq!(unwrap_degrees(-179.0, 179.0), 181.0);
+        assert_eq!(unwrap_degrees(179.0, -179.0), -181.0);
+        assert_eq!(unwrap_degrees(10.0, 725.0), 730.0);
+        // A rotation turning steadily about X crosses ±180° without a jump.
+        let mut s: Vec<[f64; 4]> = (0..40)
+            .map(|f| {
+                let q = Quat::from_rotation_x((f as f32 * 12.0).to_radians());
+                components(1, Vec4::from(q), true)
+            })
+            .collect();
+        unwrap_series(&mut s);
+        for w in s.windows(2) {
+            assert!((w[1][0] - w[0][0] - 12.0).abs() < 1e-3, "{:?}", w);
+        }
+        assert!((s[39][0] - 468.0).abs() < 1e-3);
     }
 }
