@@ -37,6 +37,9 @@ pub struct StartOptions {
     pub screenshot: Option<PathBuf>,
     /// Play this many frames once the result is shown, log frame times, then close.
     pub measure_frames: Option<usize>,
+    /// Make this many settings edits once the result is shown (halve the selected joint's
+    /// tolerance, then undo, alternately) and log how long each took to show.
+    pub measure_edits: Option<usize>,
     /// Ignore persisted state (recent files, view options).
     pub ignore_storage: bool,
 }
@@ -48,6 +51,9 @@ pub struct AutoOutcome {
     pub screenshot: Option<PathBuf>,
     pub frame_times_ms: Vec<f64>,
     pub build_times_ms: Vec<f64>,
+    /// Per measured edit: from the edit to its result shown, and the compression alone.
+    pub edit_latency_ms: Vec<f64>,
+    pub edit_compress_ms: Vec<f64>,
 }
 
 struct Autopilot {
@@ -57,6 +63,9 @@ struct Autopilot {
     requested: bool,
     measured: Vec<f64>,
     builds: Vec<f64>,
+    /// Edits still to make, and the settings revision of the one in flight.
+    edits: usize,
+    edit_in_flight: Option<u64>,
     outcome: Arc<Mutex<AutoOutcome>>,
     done: Arc<Mutex<bool>>,
 }
@@ -214,7 +223,10 @@ impl App {
         if let Some(f) = opts.frame {
             app.playback.frame = f.clamp(0.0, app.frame_count().saturating_sub(1) as f32);
         }
-        if opts.screenshot.is_some() || opts.measure_frames.is_some() {
+        if opts.screenshot.is_some()
+            || opts.measure_frames.is_some()
+            || opts.measure_edits.is_some()
+        {
             app.autopilot = Some(Autopilot {
                 screenshot: opts.screenshot.clone(),
                 measure: opts.measure_frames.unwrap_or(0),
@@ -222,6 +234,8 @@ impl App {
                 requested: false,
                 measured: Vec::new(),
                 builds: Vec::new(),
+                edits: opts.measure_edits.unwrap_or(0),
+                edit_in_flight: None,
                 outcome: Arc::new(Mutex::new(AutoOutcome::default())),
                 done: Arc::new(Mutex::new(false)),
             });
@@ -932,10 +946,14 @@ impl App {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             return;
         }
-        ctx.request_repaint();
         if !ready {
+            // Waiting for a result: the worker's waker repaints when it lands; meanwhile
+            // the window redraws only as a user's would (progress), leaving the CPU to the
+            // compressor.
+            ctx.request_repaint_after(Duration::from_millis(250));
             return;
         }
+        ctx.request_repaint();
         ap.ready_frames += 1;
         if ap.ready_frames == 1 {
             if let Some(doc) = &self.doc
@@ -954,6 +972,10 @@ impl App {
         }
         // Skip the first frames after the result lands (layout settles, pipelines warm up).
         let warm = 5;
+        if ap.ready_frames > warm && (ap.edits > 0 || ap.edit_in_flight.is_some()) {
+            self.autopilot_edit();
+            return;
+        }
         if ap.ready_frames > warm && ap.measured.len() < ap.measure {
             ap.measured.push(frame_ms);
             ap.builds.push(build);
@@ -1000,6 +1022,47 @@ fn worst_animated_joint(c: &super::compressor::Compressed) -> Option<usize> {
         .map(|(j, _)| j)
 }
 
+impl App {
+    /// The `--measure-edits` step: records the edit in flight once its result is shown,
+    /// then makes the next one (halving the focused joint's tolerance, or undoing that).
+    fn autopilot_edit(&mut self) {
+        let (Some(ap), Some(doc)) = (&mut self.autopilot, &self.doc) else {
+            return;
+        };
+        if let Some(rev) = ap.edit_in_flight {
+            let Some(r) = doc.result.as_ref().filter(|_| doc.settings_rev > rev) else {
+                return;
+            };
+            let mut o = ap.outcome.lock().expect("autopilot lock");
+            if let Some(l) = self.last_latency {
+                o.edit_latency_ms.push(l.as_secs_f64() * 1e3);
+                o.edit_compress_ms.push(r.elapsed.as_secs_f64() * 1e3);
+            }
+            ap.edit_in_flight = None;
+            return;
+        }
+        let Some(j) = self.selected else {
+            ap.edits = 0;
+            return;
+        };
+        ap.edit_in_flight = Some(doc.settings_rev);
+        let undo = ap.edits % 2 == 1;
+        ap.edits -= 1;
+        if undo {
+            self.pending.push(Action::Undo);
+        } else {
+            let tol_mm = doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0);
+            let (label, s) = panels::joints::edited(
+                doc,
+                &[j],
+                crate::settings::JointEdit::ToleranceMm(tol_mm * 0.5),
+                "tolerance",
+            );
+            self.pending.push(Action::EditSettings(label, s));
+        }
+    }
+}
+
 fn load_sidecar(asset: &Path) -> (Settings, Option<String>) {
     let p = Settings::sidecar_path(asset);
     if !p.is_file() {
@@ -1037,7 +1100,8 @@ impl eframe::App for App {
             ctx.request_repaint_after(t.saturating_duration_since(Instant::now()));
         }
         if self.jobs.running().is_some() {
-            ctx.request_repaint_after(Duration::from_millis(60));
+            // Progress 4 times a second; on a software renderer a frame costs a core.
+            ctx.request_repaint_after(Duration::from_millis(250));
         }
 
         // Files dropped on the window.

@@ -19,7 +19,7 @@ pub mod viewport;
 use std::path::PathBuf;
 
 pub use actions::Action;
-pub use inspector::{App, AutoOutcome, StartOptions};
+pub use inspector::{App, AutoOutcome, DEBOUNCE, StartOptions};
 pub use state::{Layout, ViewOptions};
 
 /// Window options shared by `run` and `view`.

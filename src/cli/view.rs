@@ -1,7 +1,8 @@
 //! `skelpack view FILE [--clip NAME] [--frame N] [--screenshot OUT.png]`: opens the app on a
 //! file, waits until the compressed result is shown, saves a screenshot of the window
 //! (eframe's viewport screenshot) and exits. `--measure-frames N` plays N frames first and
-//! prints the frame times (the viewport's cost on this machine's renderer).
+//! prints the frame times (the viewport's cost on this machine's renderer); `--measure-edits N`
+//! makes N tolerance edits and prints how long each took to show its recompressed result.
 
 use std::path::PathBuf;
 
@@ -26,6 +27,10 @@ pub struct Args {
     /// Play this many frames and print frame-time statistics before exiting.
     #[arg(long)]
     pub measure_frames: Option<usize>,
+    /// Make this many settings edits (halve the selected joint's tolerance, undo, ...) and
+    /// print how long each took from the edit to the recompressed result on screen.
+    #[arg(long)]
+    pub measure_edits: Option<usize>,
 }
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
@@ -36,6 +41,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         joint: a.joint,
         screenshot: a.screenshot,
         measure_frames: a.measure_frames.or(Some(0)),
+        measure_edits: a.measure_edits,
         ignore_storage: true,
     };
     let outcome = run_auto(opts).map_err(anyhow::Error::msg)?;
@@ -50,6 +56,20 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
             s.2,
             1000.0 / s.0,
             b.0
+        );
+    }
+    if !outcome.edit_latency_ms.is_empty() {
+        let l = stats(&outcome.edit_latency_ms);
+        let c = stats(&outcome.edit_compress_ms);
+        println!(
+            "edits: {}  edit to result shown ms: mean {:.1}  median {:.1}  max {:.1}  \
+             (compression alone: mean {:.1}; debounce {} ms)",
+            outcome.edit_latency_ms.len(),
+            l.0,
+            l.1,
+            outcome.edit_latency_ms.iter().copied().fold(0.0, f64::max),
+            c.0,
+            crate::app::DEBOUNCE.as_millis()
         );
     }
     if let Some(p) = &outcome.screenshot {
