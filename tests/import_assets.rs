@@ -289,3 +289,49 @@ fn acl_clips() {
             > 1
     );
 }
+
+#[test]
+fn rigid_meshes_under_joints_follow_them() {
+    // RobotExpressive's body plates are meshes parented to bones without a skin.
+    let path = common::asset("RobotExpressive.glb");
+    let a = import::load(&path).unwrap();
+    let (doc, _, _) = gltf::import(&path).unwrap();
+    let mut world = std::collections::HashMap::new();
+    fn walk(
+        n: gltf::Node,
+        parent: glam::Mat4,
+        out: &mut std::collections::HashMap<String, glam::Mat4>,
+    ) {
+        let m = parent * glam::Mat4::from_cols_array_2d(&n.transform().matrix());
+        if n.mesh().is_some() && n.skin().is_none() {
+            out.insert(n.mesh().unwrap().name().unwrap_or("mesh").to_owned(), m);
+        }
+        for c in n.children() {
+            walk(c, m, out);
+        }
+    }
+    for root in doc.default_scene().unwrap().nodes() {
+        walk(root, glam::Mat4::IDENTITY, &mut world);
+    }
+    let rigid: Vec<_> = a
+        .meshes
+        .iter()
+        .filter(|m| m.weights.iter().all(|w| *w == [1.0, 0.0, 0.0, 0.0]))
+        .collect();
+    assert!(rigid.len() >= 12, "{} rigid meshes", rigid.len());
+    let mut rest = vec![glam::Affine3A::IDENTITY; a.skeleton.len()];
+    skelpack::model::local_to_object(&a.skeleton, &a.skeleton.rest_pose(), &mut rest);
+    for m in rigid {
+        let expected = world[&m.name];
+        let j = m.joints[0][0] as usize;
+        let skinned = glam::Mat4::from(rest[j]) * m.inverse_bind[j];
+        for v in m.positions.iter().step_by(17) {
+            let (p, q) = (skinned.transform_point3(*v), expected.transform_point3(*v));
+            assert!(
+                (p - q).length() < 1e-3 * (1.0 + q.length()),
+                "{}: {p} vs {q}",
+                m.name
+            );
+        }
+    }
+}

@@ -1051,7 +1051,8 @@ impl App {
         if undo {
             self.pending.push(Action::Undo);
         } else {
-            let tol_mm = doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0);
+            let tol_mm =
+                doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0);
             let (label, s) = panels::joints::edited(
                 doc,
                 &[j],

@@ -339,6 +339,9 @@ fn prop_name(p: Property) -> &'static str {
     }
 }
 
+/// Skinned meshes as they are, and meshes parented rigidly under a joint (a robot's plates,
+/// a held prop) as meshes skinned fully to that joint: the inverse bind of that joint is the
+/// node chain from the joint to the mesh, so skinning reproduces the glTF node transform.
 fn import_meshes(
     doc: &gltf::Document,
     joint_of_node: &HashMap<usize, usize>,
@@ -346,35 +349,114 @@ fn import_meshes(
     buffers: &[Vec<u8>],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<SkinnedMesh>, String> {
+    let mut parent = HashMap::new();
+    for n in doc.nodes() {
+        for c in n.children() {
+            parent.insert(c.index(), n.index());
+        }
+    }
     let mut out = Vec::new();
     for node in doc.nodes() {
-        let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
-            continue;
-        };
-        let slots: Vec<usize> = skin.joints().map(|j| joint_of_node[&j.index()]).collect();
-        let mut inverse_bind = vec![Mat4::IDENTITY; joint_count];
-        if let Some(ibm) = skin
-            .reader(|b: gltf::Buffer| buffers.get(b.index()).map(|d| d.as_slice()))
-            .read_inverse_bind_matrices()
-        {
-            for (slot, m) in ibm.enumerate() {
-                if let Some(&j) = slots.get(slot) {
-                    inverse_bind[j] = Mat4::from_cols_array_2d(&m);
+        let Some(mesh) = node.mesh() else { continue };
+        let binding = match node.skin() {
+            Some(skin) => {
+                let slots: Vec<usize> = skin.joints().map(|j| joint_of_node[&j.index()]).collect();
+                let mut inverse_bind = vec![Mat4::IDENTITY; joint_count];
+                if let Some(ibm) = skin
+                    .reader(|b: gltf::Buffer| buffers.get(b.index()).map(|d| d.as_slice()))
+                    .read_inverse_bind_matrices()
+                {
+                    for (slot, m) in ibm.enumerate() {
+                        if let Some(&j) = slots.get(slot) {
+                            inverse_bind[j] = Mat4::from_cols_array_2d(&m);
+                        }
+                    }
+                }
+                Binding::Skin {
+                    slots,
+                    inverse_bind,
                 }
             }
-        }
+            None => {
+                // The nearest joint at or above the node, and the node chain below it.
+                let mut chain = Mat4::IDENTITY;
+                let mut n = node.index();
+                let joint = loop {
+                    if let Some(&j) = joint_of_node.get(&n) {
+                        break Some(j);
+                    }
+                    let local = doc.nodes().nth(n).map(|x| x.transform().matrix());
+                    chain = Mat4::from_cols_array_2d(&local.unwrap_or_default()) * chain;
+                    match parent.get(&n) {
+                        Some(&p) => n = p,
+                        None => break None,
+                    }
+                };
+                let Some(joint) = joint else { continue };
+                let mut inverse_bind = vec![Mat4::IDENTITY; joint_count];
+                inverse_bind[joint] = chain;
+                Binding::Rigid {
+                    joint,
+                    inverse_bind,
+                }
+            }
+        };
         for prim in mesh.primitives() {
             if prim.mode() != gltf::mesh::Mode::Triangles {
                 continue;
             }
-            let r = prim.reader(|b: gltf::Buffer| buffers.get(b.index()).map(|d| d.as_slice()));
-            let (Some(pos), Some(js), Some(ws)) =
-                (r.read_positions(), r.read_joints(0), r.read_weights(0))
-            else {
-                continue;
+            if let Some(m) = read_primitive(&prim, mesh.name(), &binding, buffers, warnings)? {
+                out.push(m);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// How a mesh node's vertices follow the skeleton.
+enum Binding {
+    /// A glTF skin: skin slots to skeleton joints, inverse binds per skeleton joint.
+    Skin {
+        slots: Vec<usize>,
+        inverse_bind: Vec<Mat4>,
+    },
+    /// Every vertex on one joint.
+    Rigid {
+        joint: usize,
+        inverse_bind: Vec<Mat4>,
+    },
+}
+
+fn read_primitive(
+    prim: &gltf::Primitive,
+    name: Option<&str>,
+    binding: &Binding,
+    buffers: &[Vec<u8>],
+    warnings: &mut Vec<String>,
+) -> Result<Option<SkinnedMesh>, String> {
+    let name = name.unwrap_or("mesh");
+    let r = prim.reader(|b: gltf::Buffer| buffers.get(b.index()).map(|d| d.as_slice()));
+    let Some(pos) = r.read_positions() else {
+        return Ok(None);
+    };
+    let positions: Vec<Vec3> = pos.map(Vec3::from).collect();
+    let n = positions.len();
+    let (joints, weights, inverse_bind) = match binding {
+        Binding::Rigid {
+            joint,
+            inverse_bind,
+        } => (
+            vec![[*joint as u16, 0, 0, 0]; n],
+            vec![[1.0, 0.0, 0.0, 0.0]; n],
+            inverse_bind,
+        ),
+        Binding::Skin {
+            slots,
+            inverse_bind,
+        } => {
+            let (Some(js), Some(ws)) = (r.read_joints(0), r.read_weights(0)) else {
+                return Ok(None);
             };
-            let positions: Vec<Vec3> = pos.map(Vec3::from).collect();
-            let n = positions.len();
             let mut joints = Vec::with_capacity(n);
             for j in js.into_u16() {
                 let mut m = [0u16; 4];
@@ -383,8 +465,7 @@ fn import_meshes(
                         Some(&s) => s as u16,
                         None => {
                             return Err(format!(
-                                "mesh '{}' references skin slot {} of {}",
-                                mesh.name().unwrap_or("?"),
+                                "mesh '{name}' references skin slot {} of {}",
                                 j[k],
                                 slots.len()
                             ));
@@ -393,34 +474,32 @@ fn import_meshes(
                 }
                 joints.push(m);
             }
-            let weights: Vec<[f32; 4]> = ws.into_f32().collect();
-            let normals: Vec<Vec3> = r
-                .read_normals()
-                .map(|it| it.map(Vec3::from).collect())
-                .unwrap_or_default();
-            let indices: Vec<u32> = r
-                .read_indices()
-                .map(|i| i.into_u32().collect())
-                .unwrap_or_else(|| (0..n as u32).collect());
-            if joints.len() != n || weights.len() != n || indices.iter().any(|&i| i as usize >= n) {
-                warnings.push(format!(
-                    "mesh '{}': inconsistent skinning attributes; not drawn",
-                    mesh.name().unwrap_or("?")
-                ));
-                continue;
-            }
-            let c = prim.material().pbr_metallic_roughness().base_color_factor();
-            out.push(SkinnedMesh {
-                name: mesh.name().unwrap_or("mesh").to_owned(),
-                positions,
-                normals,
-                joints,
-                weights,
-                indices,
-                inverse_bind: inverse_bind.clone(),
-                base_color: c,
-            });
+            (joints, ws.into_f32().collect(), inverse_bind)
         }
+    };
+    let normals: Vec<Vec3> = r
+        .read_normals()
+        .map(|it| it.map(Vec3::from).collect())
+        .unwrap_or_default();
+    let indices: Vec<u32> = r
+        .read_indices()
+        .map(|i| i.into_u32().collect())
+        .unwrap_or_else(|| (0..n as u32).collect());
+    if joints.len() != n || weights.len() != n || indices.iter().any(|&i| i as usize >= n) {
+        warnings.push(format!(
+            "mesh '{name}': inconsistent skinning attributes; not drawn"
+        ));
+        return Ok(None);
     }
-    Ok(out)
+    let c = prim.material().pbr_metallic_roughness().base_color_factor();
+    Ok(Some(SkinnedMesh {
+        name: name.to_owned(),
+        positions,
+        normals,
+        joints,
+        weights,
+        indices,
+        inverse_bind: inverse_bind.clone(),
+        base_color: c,
+    }))
 }

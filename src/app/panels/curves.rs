@@ -308,7 +308,10 @@ pub fn show(
                             let Some(rank) = rank.filter(|&r| r > 2 && r <= budget) else {
                                 continue;
                             };
-                            let top = disp(*f as f64, *v)[..ncomp].iter().copied().fold(f64::MIN, f64::max);
+                            let top = disp(*f as f64, *v)[..ncomp]
+                                .iter()
+                                .copied()
+                                .fold(f64::MIN, f64::max);
                             p.text(
                                 Text::new(
                                     "",
