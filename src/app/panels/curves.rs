@@ -133,7 +133,8 @@ pub fn show(
             }
             TrackData::Constant { value, .. } => {
                 let c = components(k, *value, euler);
-                let v = c
+                let shown = if k == 1 && !euler { 4 } else { 3 };
+                let v = c[..shown]
                     .iter()
                     .map(|x| format!("{x:.4}"))
                     .collect::<Vec<_>>()

@@ -11,6 +11,7 @@ mod toolbar;
 use std::collections::{BTreeSet, HashSet};
 
 use egui::RichText;
+use egui_extras::TableBuilder;
 
 use super::super::actions::Action;
 use super::super::state::Document;
@@ -30,6 +31,7 @@ pub const DESCENDANTS: &str = "Edits include descendants";
 pub const ADAPTIVE: &str = "Adaptive…";
 pub const ADAPTIVE_APPLY: &str = "Apply adaptive tolerances";
 pub const MESH_MARKERS: &str = "Markers from mesh";
+const ROW_HEIGHT: f32 = 20.0;
 
 /// What the panel keeps between frames (owned by the app).
 #[derive(Clone, Debug)]
@@ -110,38 +112,36 @@ pub fn show(
     };
     let ctx = row::RowContext::new(doc, sel, &children, view.include_descendants);
     let mut toggles = Vec::new();
-    egui::ScrollArea::both()
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            egui::Grid::new(("joint rows", doc.id))
-                .num_columns(row::COLUMNS)
-                .striped(true)
-                .spacing([6.0, 2.0])
-                .show(ui, |ui| {
-                    row::header(ui);
-                    for &(j, depth) in &visible {
-                        let indent = (needle.is_empty()).then_some(depth);
-                        let collapsed = view.collapsed.contains(&j);
-                        let top = ui.cursor().min;
-                        let click = row::show(ui, &ctx, j, indent, collapsed, out);
-                        if reveal == Some(j) {
-                            let r = egui::Rect::from_min_size(top, egui::vec2(1.0, 18.0));
-                            ui.scroll_to_rect(r, Some(egui::Align::Center));
-                        }
-                        match click {
-                            Some(row::Click::Expand) => toggles.push(j),
-                            Some(click) => {
-                                select(click, j, &visible, sel, &mut view.anchor, out);
-                            }
-                            None => {}
-                        }
-                        ui.end_row();
-                    }
-                });
-            if visible.is_empty() {
-                ui.label(RichText::new("No joint matches the filter.").weak());
-            }
-        });
+    if visible.is_empty() {
+        ui.label(RichText::new("No joint matches the filter.").weak());
+    }
+    let mut table = row::columns(
+        TableBuilder::new(ui)
+            .id_salt(("joint table", doc.id))
+            .striped(true)
+            .resizable(true)
+            .auto_shrink([false, false])
+            .cell_layout(egui::Layout::left_to_right(egui::Align::Center)),
+    );
+    if let Some(i) = reveal.and_then(|f| visible.iter().position(|&(j, _)| j == f)) {
+        table = table.scroll_to_row(i, Some(egui::Align::Center));
+    }
+    table.header(20.0, row::header).body(|mut body| {
+        // Every row is built (not only the visible ones): a skeleton has at most a few
+        // hundred joints, and each row stays reachable for keyboard and accessibility.
+        for &(j, depth) in &visible {
+            body.row(ROW_HEIGHT, |mut r| {
+                r.set_selected(sel.set.contains(&j));
+                let indent = needle.is_empty().then_some(depth);
+                let collapsed = view.collapsed.contains(&j);
+                match row::show(&mut r, &ctx, j, indent, collapsed, out) {
+                    Some(row::Click::Expand) => toggles.push(j),
+                    Some(click) => select(click, j, &visible, sel, &mut view.anchor, out),
+                    None => {}
+                }
+            });
+        }
+    });
     for j in toggles {
         if !view.collapsed.remove(&j) {
             view.collapsed.insert(j);

@@ -2,6 +2,7 @@
 //! marker offset, pinned, keys, bytes.
 
 use egui::{Color32, Modifiers, RichText, Sense, Stroke, vec2};
+use egui_extras::{Column, TableBuilder, TableRow};
 
 use super::super::super::actions::Action;
 use super::super::super::state::Document;
@@ -10,7 +11,6 @@ use super::{Selection, edited, marker_label, pin_label, tolerance_label};
 use crate::codec::JointCost;
 use crate::settings::{JointEdit, JointSettings};
 
-pub const COLUMNS: usize = 7;
 const INDENT: f32 = 8.0;
 /// Overridden values are drawn in this colour (file-wide values in the normal one).
 const OVERRIDE: Color32 = Color32::from_rgb(120, 190, 255);
@@ -104,47 +104,57 @@ impl<'a> RowContext<'a> {
     }
 }
 
-/// The column titles.
-pub fn header(ui: &mut egui::Ui) {
-    let h = |ui: &mut egui::Ui, t: &str, tip: &str| {
-        ui.label(RichText::new(t).strong().small())
-            .on_hover_text(tip);
-    };
-    h(
-        ui,
-        "Joint",
-        "Click: select · ctrl-click: add · shift-click: range · right-click: more",
-    );
-    h(
-        ui,
-        "Error",
-        "Worst error over the clip against the joint's tolerance (the tick); red when over",
-    );
-    h(
-        ui,
-        "Tol. mm",
-        "Largest error allowed on this joint's markers, in millimetres; blue when set on \
-         the joint, white when it follows the file-wide value",
-    );
-    h(
-        ui,
-        "Marker cm",
-        "Distance of the joint's markers from it, in centimetres; blue when set on the \
-         joint",
-    );
-    h(
-        ui,
-        "Pin",
-        "Pinned: measured against its own decoded parent chain",
-    );
-    h(ui, "Keys", "Keys its tracks keep");
-    h(ui, "Bytes", "Bytes its tracks cost");
-    ui.end_row();
+/// The table's columns: name, error, tolerance, marker, pin, keys, bytes.
+pub fn columns(table: TableBuilder<'_>) -> TableBuilder<'_> {
+    table
+        .column(Column::auto().at_least(110.0).resizable(true).clip(true))
+        .column(Column::exact(46.0))
+        .column(Column::exact(58.0))
+        .column(Column::exact(58.0))
+        .column(Column::exact(22.0))
+        .column(Column::exact(34.0))
+        .column(Column::remainder().at_least(44.0))
 }
 
-/// Draws joint `j`'s cells (the caller ends the row); returns a click on its name.
+/// The column titles (with the units of the editable values).
+pub fn header(mut row: TableRow<'_, '_>) {
+    let titles = [
+        (
+            "Joint",
+            "Click: select · ctrl-click: add · shift-click: range · right-click: more",
+        ),
+        (
+            "Error",
+            "Worst error over the clip against the joint's tolerance (the tick); red when over",
+        ),
+        (
+            "Tol. mm",
+            "Largest error allowed on this joint's markers, in millimetres; blue when set on \
+             the joint, white when it follows the file-wide value",
+        ),
+        (
+            "Marker cm",
+            "Distance of the joint's markers from it, in centimetres; blue when set on the \
+             joint",
+        ),
+        (
+            "Pin",
+            "Pinned: measured against its own decoded parent chain",
+        ),
+        ("Keys", "Keys its tracks keep"),
+        ("Bytes", "Bytes its tracks cost"),
+    ];
+    for (t, tip) in titles {
+        row.col(|ui| {
+            ui.label(RichText::new(t).strong().small())
+                .on_hover_text(tip);
+        });
+    }
+}
+
+/// Draws joint `j`'s cells; returns a click on its name.
 pub fn show(
-    ui: &mut egui::Ui,
+    row: &mut TableRow<'_, '_>,
     ctx: &RowContext<'_>,
     j: usize,
     depth: Option<usize>,
@@ -155,64 +165,69 @@ pub fn show(
     let joint = &doc.asset.skeleton.joints[j];
     let limits = &doc.resolved.limits;
     let measured = limits.evaluated[j];
-    let click = name_cell(ui, ctx, j, depth, collapsed, out);
-    error_bar(ui, ctx, j);
+    let mut click = None;
+    row.col(|ui| click = name_cell(ui, ctx, j, depth, collapsed, out));
+    row.col(|ui| error_bar(ui, ctx, j));
     let own = ctx.overrides(&joint.name);
     if measured {
-        let mut tol_mm = limits.tolerance[j] / ctx.per_mm;
-        let r = value_cell(
-            ui,
-            &mut tol_mm,
-            own.tolerance_mm.is_some(),
-            &tolerance_label(&joint.name),
-        );
-        if r.changed() {
-            push(ctx, j, JointEdit::ToleranceMm(tol_mm), "tolerance", out);
-        }
-        let mut off_cm = limits.marker_offset[j] / (ctx.per_mm * 10.0);
-        let r = value_cell(
-            ui,
-            &mut off_cm,
-            own.marker_offset_cm.is_some(),
-            &marker_label(&joint.name),
-        );
-        if r.changed() {
-            push(
-                ctx,
-                j,
-                JointEdit::MarkerOffsetCm(off_cm),
-                "marker offset",
-                out,
+        row.col(|ui| {
+            let mut tol_mm = limits.tolerance[j] / ctx.per_mm;
+            let r = value_cell(
+                ui,
+                &mut tol_mm,
+                own.tolerance_mm.is_some(),
+                &tolerance_label(&joint.name),
             );
-        }
-        let mut pinned = doc.resolved.pinned[j];
-        if ui
-            .checkbox(&mut pinned, "")
-            .on_hover_text(
-                "Pinned: this joint's error is held against its own decoded parents, so its \
-                 ancestors' budgets do not include it",
-            )
-            .accessible_name(pin_label(&joint.name))
-            .changed()
-        {
-            push(ctx, j, JointEdit::Pinned(pinned), "pinned", out);
-        }
+            if r.changed() {
+                push(ctx, j, JointEdit::ToleranceMm(tol_mm), "tolerance", out);
+            }
+        });
+        row.col(|ui| {
+            let mut off_cm = limits.marker_offset[j] / (ctx.per_mm * 10.0);
+            let r = value_cell(
+                ui,
+                &mut off_cm,
+                own.marker_offset_cm.is_some(),
+                &marker_label(&joint.name),
+            );
+            if r.changed() {
+                let edit = JointEdit::MarkerOffsetCm(off_cm);
+                push(ctx, j, edit, "marker offset", out);
+            }
+        });
+        row.col(|ui| {
+            let mut pinned = doc.resolved.pinned[j];
+            if ui
+                .checkbox(&mut pinned, "")
+                .on_hover_text(
+                    "Pinned: this joint's error is held against its own decoded parents, so \
+                     its ancestors' budgets do not include it",
+                )
+                .accessible_name(pin_label(&joint.name))
+                .changed()
+            {
+                push(ctx, j, JointEdit::Pinned(pinned), "pinned", out);
+            }
+        });
     } else {
         for _ in 0..3 {
-            ui.label(RichText::new("—").weak())
-                .on_hover_text("A helper joint: no markers, not measured");
+            row.col(|ui| {
+                ui.label(RichText::new("—").weak())
+                    .on_hover_text("A helper joint: no markers, not measured");
+            });
         }
     }
-    match ctx.costs.and_then(|c| c.get(j)) {
-        Some(c) => {
+    let cost = ctx.costs.and_then(|c| c.get(j));
+    row.col(|ui| {
+        if let Some(c) = cost {
             ui.label(RichText::new(c.keys.to_string()).small());
+        }
+    });
+    row.col(|ui| {
+        if let Some(c) = cost {
             ui.label(RichText::new(fmt_bytes(c.bits.div_ceil(8) as usize)).small());
         }
-        None => {
-            ui.label("");
-            ui.label("");
-        }
-    }
+    });
     click
 }
 
