@@ -368,8 +368,9 @@ fn unwrap_degrees(angle: f64, reference: f64) -> f64 {
 /// Unwraps Euler angle samples in place so consecutive samples never jump by a turn.
 fn unwrap_series(samples: &mut [[f64; 4]]) {
     for f in 1..samples.len() {
-        for i in 0..3 {
-            samples[f][i] = unwrap_degrees(samples[f][i], samples[f - 1][i]);
+        let previous = samples[f - 1];
+        for (angle, reference) in samples[f].iter_mut().zip(previous).take(3) {
+            *angle = unwrap_degrees(*angle, reference);
         }
     }
 }
