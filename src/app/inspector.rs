@@ -14,7 +14,7 @@ use super::default_asset;
 use super::history::History;
 use super::jobs::Jobs;
 use super::panels::{self, banner::Banner};
-use super::state::{Document, Layout, Playback, Source, ViewOptions};
+use super::state::{Document, Layout, Playback, Selection, Source, ViewOptions};
 use super::viewport::Viewport;
 use crate::settings::Settings;
 
@@ -388,8 +388,7 @@ impl App {
             && clip < doc.asset.clips.len()
             && clip != doc.clip
         {
-            doc.clip = clip;
-            doc.refresh();
+            doc.set_clip(clip);
             self.playback.frame = 0.0;
             self.viewport.request_frame();
             self.ensure_job();
@@ -554,6 +553,7 @@ impl App {
                     self.selection = BTreeSet::from([worst]);
                 }
                 doc.result = Some(c);
+                doc.previous = None;
                 doc.failure = None;
             }
             Err(Failure::Cancelled) => {
@@ -1185,7 +1185,7 @@ impl eframe::App for App {
                 .resizable(true)
                 .default_size(joints_width)
                 .show(ui, |ui| {
-                    let sel = panels::joints::Selection {
+                    let sel = Selection {
                         focus: self.selected,
                         set: &self.selection,
                     };
@@ -1241,7 +1241,10 @@ impl eframe::App for App {
                 self.doc.as_ref(),
                 self.playback.frame,
                 &self.view,
-                self.selected,
+                Selection {
+                    focus: self.selected,
+                    set: &self.selection,
+                },
             );
             if let Some(j) = o.picked {
                 out.push(Action::Select(Some(j)));

@@ -1,5 +1,6 @@
 //! What the app shows: the open document, playback, view options, the current result.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -33,6 +34,9 @@ pub struct Document {
     pub resolved: Resolved,
     /// The result for [`Document::key`], when it has arrived.
     pub result: Option<Compressed>,
+    /// The result before the last settings edit, shown (marked as stale) until the new one
+    /// lands, so the panels do not flicker while tuning.
+    pub previous: Option<Compressed>,
     /// An error from the last compression of the current key.
     pub failure: Option<String>,
     /// The last saved settings (to mark unsaved changes).
@@ -53,6 +57,7 @@ impl Document {
             clip: 0,
             resolved,
             result: None,
+            previous: None,
             failure: None,
         }
     }
@@ -95,14 +100,33 @@ impl Document {
         }
     }
 
-    /// Re-resolves limits after a clip or settings change; drops a result that no longer
-    /// matches.
+    /// Re-resolves limits after a settings change; the current result becomes the
+    /// previous one (shown until the new result lands).
     pub fn refresh(&mut self) {
         self.resolved = self
             .settings
             .resolve(&self.asset, self.clip_name().to_owned().as_str());
-        self.result = None;
+        if let Some(r) = self.result.take() {
+            self.previous = Some(r);
+        }
         self.failure = None;
+    }
+
+    /// Switches to another clip: nothing of the old clip's result is shown.
+    pub fn set_clip(&mut self, clip: usize) {
+        self.clip = clip;
+        self.refresh();
+        self.previous = None;
+    }
+
+    /// What the panels show: the current result, or the previous one while recompressing.
+    pub fn shown(&self) -> Option<&Compressed> {
+        self.result.as_ref().or(self.previous.as_ref())
+    }
+
+    /// True while the panels show the previous result (a recompression is pending).
+    pub fn is_stale(&self) -> bool {
+        self.result.is_none() && self.previous.is_some()
     }
 
     pub fn is_dirty(&self) -> bool {
@@ -121,7 +145,7 @@ impl Document {
             None => local = s.rest_pose(),
         }
         local_to_object(s, &local, &mut raw);
-        let compressed = self.result.as_ref().map(|r| {
+        let compressed = self.shown().map(|r| {
             let mut out = vec![Affine3A::IDENTITY; n];
             r.poses.sample_local(frame, &mut local);
             local_to_object(s, &local, &mut out);
@@ -129,6 +153,13 @@ impl Document {
         });
         Poses { raw, compressed }
     }
+}
+
+/// The selected joints: the focused one (curves, stats) and the whole set.
+#[derive(Clone, Copy, Debug)]
+pub struct Selection<'a> {
+    pub focus: Option<usize>,
+    pub set: &'a BTreeSet<usize>,
 }
 
 /// Object-space poses at one instant.

@@ -107,7 +107,7 @@ pub fn show(
             .truncate(),
         );
     });
-    let (Some(r), Some(clip)) = (&doc.result, doc.asset.clips.get(doc.clip)) else {
+    let (Some(r), Some(clip)) = (doc.shown(), doc.asset.clips.get(doc.clip)) else {
         ui.label(RichText::new("Waiting for the compressed result…").weak());
         return None;
     };

@@ -90,7 +90,7 @@ pub fn show(
     out: &mut Vec<Action>,
 ) -> ErrorGeoms {
     let mut g = ErrorGeoms::default();
-    let Some(r) = &doc.result else {
+    let Some(r) = doc.shown() else {
         ui.label(RichText::new(HEADING).strong());
         ui.label(RichText::new("Waiting for the compressed result…").weak());
         return g;
@@ -204,7 +204,7 @@ fn heatmap(
     frame: f32,
     out: &mut Vec<Action>,
 ) -> Option<HeatmapGeom> {
-    let r = doc.result.as_ref()?;
+    let r = doc.shown()?;
     let e = &r.errors;
     let limits = &doc.resolved.limits;
     let rows = tree_rows(doc);

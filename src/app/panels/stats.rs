@@ -87,7 +87,13 @@ pub fn show(
                 out.push(Action::Recompress);
             }
         }
-        if let Some(r) = &doc.result {
+        if let Some(r) = doc.shown() {
+            if doc.is_stale() {
+                ui.label(
+                    RichText::new("Previous result, until the recompressed one lands")
+                        .color(Color32::from_rgb(230, 190, 80)),
+                );
+            }
             result(ui, doc, r, out);
         } else if progress.is_none() && doc.failure.is_none() && doc.has_clip() {
             ui.horizontal(|ui| {
@@ -217,7 +223,7 @@ fn joint(ui: &mut egui::Ui, doc: &Document, j: usize) {
             "Pinned",
             if doc.resolved.pinned[j] { "yes" } else { "no" }.into(),
         );
-        if let Some(r) = &doc.result {
+        if let Some(r) = doc.shown() {
             kv(ui, "Worst error", fmt_len(r.errors.joint_max[j], unit));
             if let Some(c) = r.joint_costs.get(j) {
                 kv(

@@ -108,7 +108,7 @@ pub fn show(
 /// The error-at-frame summary line.
 pub fn error_line(doc: &Document, frame: f32, selected: Option<usize>) -> String {
     let unit = doc.resolved.unit;
-    let Some(r) = &doc.result else {
+    let Some(r) = doc.shown() else {
         return "Error at frame: (compressing...)".into();
     };
     let f = (frame.round() as usize).min(r.errors.frames.saturating_sub(1));
@@ -160,7 +160,7 @@ fn scrub_bar(ui: &mut egui::Ui, doc: &Document, play: &mut Playback, out: &mut V
     }
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 3.0, Color32::from_gray(30));
-    if let Some(r) = &doc.result
+    if let Some(r) = doc.shown()
         && r.errors.joints > 0
     {
         let tol = &doc.resolved.limits.tolerance;

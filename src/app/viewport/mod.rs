@@ -18,10 +18,10 @@ use glam::{Affine3A, Vec3};
 use self::camera::OrbitCamera;
 use self::gpu::{ViewportCallback, ViewportGpu};
 use self::scene::{
-    Globals, MeshData, MeshFrame, Scale, SceneFrame, SkeletonStyle, add_error_vectors,
+    Globals, Highlight, MeshData, MeshFrame, Scale, SceneFrame, SkeletonStyle, add_error_vectors,
     add_skeleton, grid_lines, grid_step, joint_radii, live_errors, palette,
 };
-use super::state::{Document, Layout, ViewOptions};
+use super::state::{Document, Layout, Selection, ViewOptions};
 use crate::model::{Transform, local_to_object};
 
 /// Bounds of the raw clip over all its frames.
@@ -136,7 +136,7 @@ impl Viewport {
         doc: Option<&Document>,
         frame: f32,
         view: &ViewOptions,
-        selected: Option<usize>,
+        selection: Selection<'_>,
     ) -> ViewportOutput {
         let mut out = ViewportOutput::default();
         let response = ui.interact(
@@ -259,6 +259,7 @@ impl Viewport {
             mesh: None,
         };
         let radii = joint_radii(skeleton, &poses.raw, scale);
+        let highlight = Highlight::new(skeleton.len(), selection);
         let none = vec![false; skeleton.len()];
         add_skeleton(
             &mut sf,
@@ -272,7 +273,7 @@ impl Viewport {
                 solid: true,
                 markers: view.markers,
             },
-            selected,
+            &highlight,
             &none,
             scale,
         );
@@ -288,7 +289,7 @@ impl Viewport {
                 solid: view.layout == Layout::SideBySide,
                 markers: view.markers && view.layout == Layout::SideBySide,
             },
-            selected,
+            &highlight,
             &over,
             scale,
         );
@@ -374,6 +375,7 @@ impl Viewport {
             Vec3::new(c.x, hi.y + 0.1 * scale.size, c.z)
         };
         let pending = doc.result.is_none();
+        let stale = doc.is_stale();
         let labels: Vec<(Vec3, String, [f32; 4])> = match view.layout {
             Layout::SideBySide => vec![
                 (
@@ -383,7 +385,9 @@ impl Viewport {
                 ),
                 (
                     top(compressed, offset),
-                    if pending {
+                    if stale {
+                        "Compressed (recomputing...)".into()
+                    } else if pending {
                         "Compressed (computing...)".into()
                     } else {
                         "Compressed".into()

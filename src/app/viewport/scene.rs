@@ -6,6 +6,7 @@ use std::sync::Arc;
 use bytemuck::{Pod, Zeroable};
 use glam::{Affine3A, Mat4, Vec3};
 
+use super::super::state::Selection;
 use crate::import::SkinnedMesh;
 use crate::metric::{JointLimits, joint_error_f32};
 use crate::model::Skeleton;
@@ -243,6 +244,28 @@ pub fn joint_radii(skeleton: &Skeleton, pose: &[Affine3A], scale: Scale) -> Vec<
         .collect()
 }
 
+/// The selected joints in the viewport: drawn in the selection colour; the focused one is
+/// larger, with sticks to its markers.
+pub struct Highlight {
+    pub focus: Option<usize>,
+    pub selected: Vec<bool>,
+}
+
+impl Highlight {
+    pub fn new(joints: usize, selection: Selection<'_>) -> Self {
+        let mut selected = vec![false; joints];
+        for &j in selection.set.iter().chain(&selection.focus) {
+            if let Some(s) = selected.get_mut(j) {
+                *s = true;
+            }
+        }
+        Self {
+            focus: selection.focus,
+            selected,
+        }
+    }
+}
+
 /// Adds one skeleton's bones, joints and markers.
 #[allow(clippy::too_many_arguments)]
 pub fn add_skeleton(
@@ -252,7 +275,7 @@ pub fn add_skeleton(
     limits: &JointLimits,
     radii: &[f32],
     style: &SkeletonStyle,
-    selected: Option<usize>,
+    highlight: &Highlight,
     over: &[bool],
     scale: Scale,
 ) {
@@ -263,7 +286,7 @@ pub fn add_skeleton(
             && skeleton.joints[p].deforming
         {
             let pp = Vec3::from(pose[p].translation) + off;
-            let color = if selected == Some(p) {
+            let color = if highlight.selected[p] {
                 palette::SELECTED
             } else {
                 style.color
@@ -289,8 +312,8 @@ pub fn add_skeleton(
         if !joint.deforming {
             continue;
         }
-        let is_sel = selected == Some(j);
-        let color = if is_sel {
+        let is_sel = highlight.focus == Some(j);
+        let color = if highlight.selected[j] {
             palette::SELECTED
         } else if over.get(j).copied().unwrap_or(false) {
             palette::OVER

@@ -8,13 +8,14 @@
 mod row;
 mod toolbar;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use egui::RichText;
 use egui_extras::TableBuilder;
 
 use super::super::actions::Action;
 use super::super::state::Document;
+pub use super::super::state::Selection;
 use crate::settings::{JointEdit, Settings};
 
 /// Accessible names of the inline editors (tests find them by these).
@@ -62,13 +63,6 @@ impl Default for JointsView {
             revealed: None,
         }
     }
-}
-
-/// The selected joints: the focused one (curves, stats) and the whole set.
-#[derive(Clone, Copy)]
-pub struct Selection<'a> {
-    pub focus: Option<usize>,
-    pub set: &'a BTreeSet<usize>,
 }
 
 pub fn show(

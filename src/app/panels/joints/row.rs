@@ -48,7 +48,7 @@ impl<'a> RowContext<'a> {
         children: &'a [Vec<usize>],
         include_descendants: bool,
     ) -> Self {
-        let ratios = doc.result.as_ref().map(|r| {
+        let ratios = doc.shown().map(|r| {
             r.errors
                 .joint_max
                 .iter()
@@ -62,7 +62,7 @@ impl<'a> RowContext<'a> {
             children,
             include_descendants,
             ratios,
-            costs: doc.result.as_ref().map(|r| r.joint_costs.as_slice()),
+            costs: doc.shown().map(|r| r.joint_costs.as_slice()),
             per_mm: doc.resolved.unit.per_metre() / 1000.0,
         }
     }
@@ -322,7 +322,7 @@ fn error_bar(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
         ],
         Stroke::new(1.0, ui.visuals().strong_text_color()),
     );
-    if let Some(res) = &doc.result {
+    if let Some(res) = doc.shown() {
         let unit = doc.resolved.unit;
         resp.on_hover_text(format!(
             "worst error {} of {} ({:.0}% of tolerance)",
