@@ -534,4 +534,29 @@ fn unsaved_settings_are_asked_about_before_quit_and_open() {
             .title()
             .contains("RobotExpressive")
     );
+
+    // Saved settings are not asked about, and the file reads back as they were.
+    let mut edited = h.state().document().unwrap().settings.clone();
+    edited.tolerance_mm = Some(0.25);
+    h.state_mut().perform(Action::EditSettings(
+        "tolerance".into(),
+        Box::new(edited.clone()),
+    ));
+    h.run_steps(2);
+    assert!(h.state().document().unwrap().is_dirty());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("robot.skelpack.toml");
+    h.state_mut()
+        .perform(Action::SaveSettings(Some(path.clone())));
+    h.run_steps(2);
+    assert!(
+        h.state().status().contains("Saved settings"),
+        "{}",
+        h.state().status()
+    );
+    assert_eq!(skelpack::settings::Settings::load(&path).unwrap(), edited);
+    assert!(!h.state().document().unwrap().is_dirty());
+    h.state_mut().perform(Action::Quit);
+    h.run_steps(2);
+    assert!(!h.state().is_confirming());
 }

@@ -18,8 +18,10 @@ pub enum Action {
     ExportGltf(Option<PathBuf>),
     /// Export the `.skp` container (None: ask with a dialog).
     ExportSkp(Option<PathBuf>),
-    /// Save settings (None: beside the asset).
+    /// Save settings (None: beside the asset, where they are loaded from next time).
     SaveSettings(Option<PathBuf>),
+    /// Save settings to a file chosen with a dialog.
+    SaveSettingsAs,
     Quit,
     Undo,
     Redo,

@@ -602,6 +602,17 @@ impl App {
                 self.export(p, "skp", "Export .skp", super::exporter::export_skp)
             }
             Action::SaveSettings(p) => self.save_settings(p),
+            Action::SaveSettingsAs => {
+                let name = self.doc.as_ref().map_or(String::new(), |d| d.title());
+                match rfd::FileDialog::new()
+                    .add_filter("skelpack settings", &["toml", "json"])
+                    .set_file_name(format!("{name}.skelpack.toml"))
+                    .save_file()
+                {
+                    Some(p) => self.save_settings(Some(p)),
+                    None => self.status = "Save Settings As: no file chosen".into(),
+                }
+            }
             Action::Quit if self.unsaved_would_be_lost() => self.confirm = Some(Confirm::Close),
             Action::Quit => {
                 self.closing = true;
@@ -851,7 +862,19 @@ impl App {
         match doc.settings.save(&path) {
             Ok(()) => {
                 doc.saved_settings = doc.settings.clone();
-                self.status = format!("Saved settings to {}", path.display());
+                let bytes = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+                let overrides = doc.settings.joints.len()
+                    + doc
+                        .settings
+                        .clips
+                        .values()
+                        .map(|c| c.joints.len())
+                        .sum::<usize>();
+                self.status = format!(
+                    "Saved settings to {} ({}, {overrides} joint override(s))",
+                    path.display(),
+                    panels::fmt_bytes(bytes)
+                );
             }
             Err(e) => self.set_banner(
                 "Could not save settings".into(),

@@ -66,6 +66,13 @@ pub fn show(ui: &mut egui::Ui, s: &MenuState<'_>, view: &mut ViewOptions, out: &
                 out.push(Action::SaveSettings(None));
                 ui.close();
             }
+            if ui
+                .add_enabled(doc, egui::Button::new("Save Settings As..."))
+                .clicked()
+            {
+                out.push(Action::SaveSettingsAs);
+                ui.close();
+            }
             ui.separator();
             if ui.button("Quit").clicked() {
                 out.push(Action::Quit);
