@@ -46,7 +46,8 @@ impl LengthUnit {
 pub struct Units {
     /// The largest side of the joints' bounding box over all frames, in scene units.
     pub extent: f32,
-    /// The height (Y side of that box), in scene units.
+    /// The character's height: the median over the measured poses of each pose's own Y
+    /// extent (a jump or a walk across the scene does not make the character taller).
     pub height: f32,
     pub unit: LengthUnit,
 }
@@ -61,13 +62,20 @@ impl Units {
         let n = skeleton.len();
         let mut obj = vec![Affine3A::IDENTITY; n];
         let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        let mut heights = Vec::new();
         let mut grow = |obj: &[Affine3A]| {
+            let (mut y0, mut y1) = (f32::INFINITY, f32::NEG_INFINITY);
             for m in obj {
                 let p = Vec3::from(m.translation);
                 if p.is_finite() {
                     lo = lo.min(p);
                     hi = hi.max(p);
+                    y0 = y0.min(p.y);
+                    y1 = y1.max(p.y);
                 }
+            }
+            if y0 <= y1 {
+                heights.push(y1 - y0);
             }
         };
         local_to_object(skeleton, &skeleton.rest_pose(), &mut obj);
@@ -82,6 +90,8 @@ impl Units {
                 grow(&obj);
             }
         }
+        heights.sort_by(f32::total_cmp);
+        let height = heights.get(heights.len() / 2).copied().unwrap_or(0.0);
         let size = if lo.x <= hi.x { hi - lo } else { Vec3::ZERO };
         let extent = size.max_element();
         let unit = if extent > Self::METRE_MAX_EXTENT {
@@ -91,7 +101,7 @@ impl Units {
         };
         Self {
             extent,
-            height: size.y,
+            height,
             unit,
         }
     }
@@ -99,5 +109,36 @@ impl Units {
     /// Converts metres into scene units.
     pub fn from_metres(&self, metres: f32) -> f32 {
         metres * self.unit.per_metre()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Joint;
+
+    #[test]
+    fn a_jump_does_not_make_the_character_taller() {
+        // A 1.8 m pole whose root leaps 3 m up in the middle of the clip.
+        let skeleton = Skeleton::new(vec![
+            Joint::new("root", None, Transform::IDENTITY),
+            Joint::new(
+                "head",
+                Some(0),
+                Transform {
+                    translation: Vec3::new(0.0, 1.8, 0.0),
+                    ..Transform::IDENTITY
+                },
+            ),
+        ])
+        .unwrap();
+        let mut clip = Clip::rest("jump", &skeleton, 30.0, 31);
+        for f in 10..20 {
+            clip.tracks[0].translations[f].y = 3.0;
+        }
+        let u = Units::measure(&skeleton, &[clip]);
+        assert!((u.height - 1.8).abs() < 1e-5, "{}", u.height);
+        assert!((u.extent - 4.8).abs() < 1e-5, "{}", u.extent);
+        assert_eq!(u.unit, LengthUnit::Metre);
     }
 }
