@@ -40,6 +40,17 @@ fn wait_for_export(h: &mut Harness<'static, App>) {
     h.run();
 }
 
+/// Steps a frame or two (queued actions run), waits for the compressed result, then lets
+/// the UI settle.
+fn settle(h: &mut Harness<'static, App>) {
+    h.run_steps(2);
+    assert!(
+        h.state_mut().wait_for_result(Duration::from_secs(120)),
+        "no compressed result"
+    );
+    h.run();
+}
+
 /// The app on `file` (None: the default character), with the compressed result in.
 fn harness(file: Option<PathBuf>) -> Harness<'static, App> {
     pin_backend();
@@ -57,11 +68,7 @@ fn harness(file: Option<PathBuf>) -> Harness<'static, App> {
                 },
             )
         });
-    assert!(
-        h.state_mut().wait_for_result(Duration::from_secs(60)),
-        "no compressed result"
-    );
-    h.run();
+    settle(&mut h);
     h
 }
 
@@ -198,9 +205,7 @@ fn export_skp_gltf_availability_and_settings_undo() {
     s.preset = Some(skelpack::settings::Preset::Ozz);
     h.state_mut()
         .perform(Action::EditSettings("preset ozz".into(), Box::new(s)));
-    h.run_steps(2);
-    assert!(h.state_mut().wait_for_result(Duration::from_secs(60)));
-    h.run();
+    settle(&mut h);
     let tol_after = h
         .state()
         .document()
@@ -213,9 +218,7 @@ fn export_skp_gltf_availability_and_settings_undo() {
     h.get_by_label("Edit").click();
     h.run();
     h.get_by_label("Undo preset ozz").click();
-    h.run_steps(2);
-    assert!(h.state_mut().wait_for_result(Duration::from_secs(60)));
-    h.run();
+    settle(&mut h);
     assert_eq!(
         h.state().document().unwrap().resolved.limits.tolerance,
         tol_before
@@ -374,15 +377,6 @@ fn tolerance_mm(h: &Harness<'static, App>, joint: &str) -> f32 {
     let doc = h.state().document().unwrap();
     let j = doc.asset.skeleton.find(joint).unwrap();
     doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0)
-}
-
-fn settle(h: &mut Harness<'static, App>) {
-    h.run_steps(2);
-    assert!(
-        h.state_mut().wait_for_result(Duration::from_secs(120)),
-        "no recompressed result"
-    );
-    h.run();
 }
 
 #[test]
