@@ -135,6 +135,14 @@ fn select_joint_in_tree_and_switch_layouts() {
     };
     click_joint(&mut h, &name, egui::Modifiers::NONE);
     assert_eq!(h.state().selected(), Some(j));
+    // Down / Up walk the table.
+    h.key_press(egui::Key::ArrowDown);
+    h.run();
+    let next = h.state().selected().expect("a joint");
+    assert_ne!(next, j);
+    h.key_press(egui::Key::ArrowUp);
+    h.run();
+    assert_eq!(h.state().selected(), Some(j));
     h.get_by_label_contains(&format!("Joint {name}"));
 
     h.get_by_label("Overlay").click();

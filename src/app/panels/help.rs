@@ -16,6 +16,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Wheel", "Zoom"),
     ("Double-click", "Frame the character"),
     ("Click a joint", "Select it"),
+    ("Up / Down", "Previous / next joint in the table"),
     ("Ctrl+click a joint (tree)", "Add it to the selection"),
     ("Shift+click a joint (tree)", "Select a range"),
     (

@@ -104,6 +104,7 @@ pub fn show(
             .map(|(j, _)| (j, 0))
             .collect()
     };
+    step_with_arrow_keys(ui, &visible, sel, &mut view.anchor, out);
     let ctx = row::RowContext::new(doc, sel, &children, view.include_descendants);
     let mut toggles = Vec::new();
     if visible.is_empty() {
@@ -141,6 +142,40 @@ pub fn show(
             view.collapsed.insert(j);
         }
     }
+}
+
+/// Up / Down (when no text field has the keyboard) focus the previous / next joint in the
+/// table.
+fn step_with_arrow_keys(
+    ui: &egui::Ui,
+    visible: &[(usize, usize)],
+    sel: Selection<'_>,
+    anchor: &mut Option<usize>,
+    out: &mut Vec<Action>,
+) {
+    if ui.ctx().egui_wants_keyboard_input() || visible.is_empty() {
+        return;
+    }
+    let (down, up) = ui.input(|i| {
+        (
+            i.key_pressed(egui::Key::ArrowDown),
+            i.key_pressed(egui::Key::ArrowUp),
+        )
+    });
+    if !(down || up) {
+        return;
+    }
+    let at = sel
+        .focus
+        .and_then(|f| visible.iter().position(|&(j, _)| j == f));
+    let next = match (at, down) {
+        (Some(i), true) => (i + 1).min(visible.len() - 1),
+        (Some(i), false) => i.saturating_sub(1),
+        (None, _) => 0,
+    };
+    let j = visible[next].0;
+    *anchor = Some(j);
+    out.push(Action::Select(Some(j)));
 }
 
 /// Depth-first order of the expanded tree.
