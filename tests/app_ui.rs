@@ -562,3 +562,29 @@ fn unsaved_settings_are_asked_about_before_quit_and_open() {
     h.run_steps(2);
     assert!(!h.state().is_confirming());
 }
+
+#[test]
+fn clicking_a_joint_in_the_viewport_selects_it() {
+    let mut h = harness(None);
+    let head = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .find("Head")
+        .unwrap();
+    h.state_mut().select_joint(None);
+    h.run();
+    let p = h
+        .state()
+        .joint_screen_position(head)
+        .expect("the head is on screen");
+    h.hover_at(p);
+    h.drag_at(p);
+    h.drop_at(p);
+    h.run();
+    assert_eq!(h.state().selected(), Some(head));
+    // The tree follows: the head's row is there to edit.
+    h.get_by_label(&joints::tolerance_label("Head"));
+}

@@ -435,6 +435,11 @@ impl App {
         self.viewport_rect
     }
 
+    /// Where joint `j` of the original skeleton was drawn in the viewport last frame.
+    pub fn joint_screen_position(&self, j: usize) -> Option<egui::Pos2> {
+        self.viewport.joint_position(j)
+    }
+
     /// Where the first curve plot (the selected joint's first animated track) was drawn
     /// last frame.
     pub fn curve_plot(&self) -> Option<panels::curves::PlotGeom> {

@@ -128,6 +128,11 @@ impl Viewport {
         Vec3::X * (width + 0.45 * scale.size).max(0.7 * scale.size)
     }
 
+    /// Where joint `j` of the original skeleton was drawn last frame (screen points).
+    pub fn joint_position(&self, j: usize) -> Option<Pos2> {
+        self.picks.iter().find(|(k, _)| *k == j).map(|(_, p)| *p)
+    }
+
     /// Draws the viewport into `rect` and handles camera input.
     pub fn show(
         &mut self,
