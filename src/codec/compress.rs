@@ -2,6 +2,7 @@
 //! repair until every joint holds its tolerance, then relaxation to shed bytes the
 //! conservative budgets left on the table.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use glam::{DAffine3, Quat, Vec4};
@@ -13,7 +14,8 @@ use super::compressed::CompressedClip;
 use super::control::Control;
 use super::curve::align_hemispheres;
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
-use super::track::{TrackData, TrackInput, encode_track};
+use super::track::{TrackData, TrackEncoder, TrackInput, encode_track};
+use super::verify::Verifier;
 use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton, TrackKind, Transform, local_to_object_f64, slerp_shortest};
 use crate::settings::Resolved;
@@ -269,41 +271,25 @@ pub fn compress(
     // Relax: loosen one track at a time where that saves bits and the contract still holds.
     let mut relaxed = 0;
     if passes(&errors, limits) {
-        for factor in [4.0f32, 2.0, 1.4, 1.2, 2.0, 1.4, 1.2] {
-            let mut order: Vec<(usize, usize)> = (0..n)
-                .flat_map(|j| (0..3).map(move |k| (j, k)))
-                .filter(|&(j, _)| moving[j])
-                .collect();
-            order.sort_by_key(|&(j, k)| {
-                std::cmp::Reverse(out.tracks[j][k].cost(k == 1, frames).bits)
-            });
-            // Candidates depend only on each track's own data: encode them in parallel,
-            // then accept them one at a time against the whole skeleton.
-            let candidates: Vec<(usize, usize, f32, TrackData)> = order
-                .par_iter()
-                .filter(|&&(j, k)| out.tracks[j][k].cost(k == 1, frames).bits > 0)
-                .filter_map(|&(j, k)| {
-                    let s = scale[j][k] * factor;
-                    let c = encode(&inputs, j, k, s);
-                    (c.cost(k == 1, frames).bits < out.tracks[j][k].cost(k == 1, frames).bits)
-                        .then_some((j, k, s, c))
-                })
-                .collect();
-            if control.is_cancelled() {
-                return Err(CodecError::Cancelled);
-            }
-            for (j, k, s, candidate) in candidates {
-                let old = std::mem::replace(&mut out.tracks[j][k], candidate);
-                let e = measure(skeleton, &reference, &out, limits, true);
-                if passes(&e, limits) {
-                    scale[j][k] = s;
-                    errors = e;
-                    relaxed += 1;
-                } else {
-                    out.tracks[j][k] = old;
-                }
-            }
-            control.set_progress(control.progress() + 0.13);
+        let mut verifier = Verifier::new(skeleton, &reference, limits, &out);
+        let current = |j: usize, k: usize| base[j][k] * scale[j][k];
+        let encoders = relax_encoders(&inputs, &out, &moving, current, settings);
+        let encode_at = |j: usize, k: usize, s: f32| {
+            let encoder = encoders[3 * j + k]
+                .as_ref()
+                .expect("an encoder per relaxable track");
+            encoder.lock().expect("encoder lock").encode(base[j][k] * s)
+        };
+        relaxed = relax(
+            &mut out,
+            &mut scale,
+            &moving,
+            &mut verifier,
+            encode_at,
+            control,
+        )?;
+        if relaxed > 0 {
+            errors = measure(skeleton, &reference, &out, limits, true);
         }
     }
     out.local_tolerance = (0..n)
@@ -314,6 +300,77 @@ pub fn compress(
     );
     control.set_progress(1.0);
     Ok(out)
+}
+
+/// An encoder per track that relaxation may loosen (moving, with bits to shed), keeping
+/// its fits down to the track's `current` tolerance: relaxing only loosens, so every later
+/// encoding of the track reuses them.
+fn relax_encoders<'a>(
+    inputs: &'a Inputs,
+    out: &CompressedClip,
+    moving: &[bool],
+    current: impl Fn(usize, usize) -> f32,
+    settings: &Resolved,
+) -> Vec<Option<Mutex<TrackEncoder<'a>>>> {
+    let (method, bits) = (settings.method, settings.bits);
+    (0..moving.len())
+        .flat_map(|j| (0..3).map(move |k| (j, k)))
+        .map(|(j, k)| {
+            let relaxable = moving[j] && out.tracks[j][k].cost(k == 1, out.frame_count).bits > 0;
+            relaxable.then(|| {
+                let input = inputs.input(j, k);
+                Mutex::new(TrackEncoder::new(input, method, bits, current(j, k)))
+            })
+        })
+        .collect()
+}
+
+/// Loosens tracks that move (`moving[j]`) in passes of decreasing factors, keeping each
+/// looser encoding that saves bits while `verifier` still accepts the clip; `encode(j, k, s)`
+/// encodes track `k` of joint `j` at `s` times its base tolerance. Returns how many
+/// loosenings were kept.
+fn relax(
+    out: &mut CompressedClip,
+    scale: &mut [[f32; 3]],
+    moving: &[bool],
+    verifier: &mut Verifier,
+    encode: impl Fn(usize, usize, f32) -> TrackData + Sync,
+    control: &Control,
+) -> Result<usize, CodecError> {
+    let frames = out.frame_count;
+    let bits =
+        |out: &CompressedClip, j: usize, k: usize| out.tracks[j][k].cost(k == 1, frames).bits;
+    let mut relaxed = 0;
+    for factor in [4.0f32, 2.0, 1.4, 1.2, 2.0, 1.4, 1.2] {
+        let mut order: Vec<(usize, usize)> = (0..moving.len())
+            .filter(|&j| moving[j])
+            .flat_map(|j| (0..3).map(move |k| (j, k)))
+            .filter(|&(j, k)| bits(out, j, k) > 0)
+            .collect();
+        order.sort_by_key(|&(j, k)| std::cmp::Reverse(bits(out, j, k)));
+        // Candidates depend only on each track's own data: encode them in parallel, then
+        // accept them one at a time against the whole skeleton.
+        let candidates: Vec<(usize, usize, f32, TrackData)> = order
+            .par_iter()
+            .filter_map(|&(j, k)| {
+                let s = scale[j][k] * factor;
+                let c = encode(j, k, s);
+                (c.cost(k == 1, frames).bits < bits(out, j, k)).then_some((j, k, s, c))
+            })
+            .collect();
+        if control.is_cancelled() {
+            return Err(CodecError::Cancelled);
+        }
+        for (j, k, s, candidate) in candidates {
+            if verifier.accept(j, k, &candidate, out.rest_value(j, k)) {
+                out.tracks[j][k] = candidate;
+                scale[j][k] = s;
+                relaxed += 1;
+            }
+        }
+        control.set_progress(control.progress() + 0.13);
+    }
+    Ok(relaxed)
 }
 
 fn passes(e: &ErrorReport, limits: &JointLimits) -> bool {

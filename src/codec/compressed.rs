@@ -27,16 +27,27 @@ impl CompressedClip {
     /// Decodes joint `j`'s local transform at a fractional frame.
     #[inline]
     pub fn joint_at(&self, j: usize, frame: f32) -> Transform {
-        let rest = &self.rest[j];
         let [t, r, s] = &self.tracks[j];
-        let tv = t.sample(frame, rest.translation.extend(0.0));
-        let rv = r.sample(frame, Vec4::from(rest.rotation));
-        let sv = s.sample(frame, rest.scale.extend(0.0));
+        let tv = t.sample(frame, self.rest_value(j, 0));
+        let rv = r.sample(frame, self.rest_value(j, 1));
+        let sv = s.sample(frame, self.rest_value(j, 2));
         Transform::new(
             tv.truncate(),
             Quat::from_vec4(rv).normalize(),
             sv.truncate(),
         )
+    }
+
+    /// What track `kind` (0 translation, 1 rotation, 2 scale) of joint `j` decodes to when
+    /// it is a rest track.
+    #[inline]
+    pub fn rest_value(&self, j: usize, kind: usize) -> Vec4 {
+        let rest = &self.rest[j];
+        match kind {
+            0 => rest.translation.extend(0.0),
+            1 => Vec4::from(rest.rotation),
+            _ => rest.scale.extend(0.0),
+        }
     }
 
     /// The encoded track of a joint.

@@ -10,7 +10,7 @@
 use glam::{Quat, Vec4};
 use serde::Serialize;
 
-use crate::model::slerp_shortest;
+use crate::model::SlerpArc;
 
 /// How values between keys are produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
@@ -123,49 +123,95 @@ pub fn eval_window(
     k: &[(f32, Vec4); 4],
     frame: f32,
 ) -> Vec4 {
-    let (f0, p0) = k[1];
-    let (f1, mut p1) = k[2];
-    let dt = f1 - f0;
-    let u = if dt > 0.0 {
-        ((frame - f0) / dt).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    match interpolation {
-        Interpolation::Linear if is_rotation => {
-            Vec4::from(slerp_shortest(Quat::from_vec4(p0), Quat::from_vec4(p1), u))
-        }
-        Interpolation::Linear => p0.lerp(p1, u),
-        Interpolation::CatmullRom => {
-            let align = |prev: Vec4, x: Vec4| {
-                if is_rotation && prev.dot(x) < 0.0 {
-                    -x
+    Segment::new(interpolation, is_rotation, k).eval(frame)
+}
+
+/// One segment prepared from its window of four keys (see [`eval_window`]), for evaluation
+/// at many frames: the slerp arc or the Hermite tangents are computed once.
+#[derive(Clone, Copy, Debug)]
+pub struct Segment {
+    f0: f32,
+    dt: f32,
+    shape: Shape,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Shape {
+    Slerp(SlerpArc),
+    Lerp(Vec4, Vec4),
+    /// End values and end tangents scaled by the segment length; normalized for rotations.
+    Hermite([Vec4; 4], bool),
+}
+
+impl Segment {
+    /// Prepares the segment between `k[1]` and `k[2]`.
+    #[inline]
+    pub fn new(interpolation: Interpolation, is_rotation: bool, k: &[(f32, Vec4); 4]) -> Self {
+        let (f0, p0) = k[1];
+        let (f1, p1) = k[2];
+        let dt = f1 - f0;
+        let shape = match interpolation {
+            Interpolation::Linear if is_rotation => {
+                Shape::Slerp(SlerpArc::new(Quat::from_vec4(p0), Quat::from_vec4(p1)))
+            }
+            Interpolation::Linear => Shape::Lerp(p0, p1),
+            Interpolation::CatmullRom => Shape::Hermite(hermite_ends(is_rotation, k), is_rotation),
+        };
+        Self { f0, dt, shape }
+    }
+
+    /// The value at `frame`, clamped to the segment.
+    #[inline]
+    pub fn eval(&self, frame: f32) -> Vec4 {
+        let u = if self.dt > 0.0 {
+            ((frame - self.f0) / self.dt).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        match self.shape {
+            Shape::Slerp(arc) => Vec4::from(arc.at(u)),
+            Shape::Lerp(p0, p1) => p0.lerp(p1, u),
+            Shape::Hermite([p0, m0, p1, m1], normalize) => {
+                let v = hermite(p0, m0, p1, m1, u);
+                if normalize {
+                    v.normalize_or(Vec4::W)
                 } else {
-                    x
+                    v
                 }
-            };
-            p1 = align(p0, p1);
-            let (fa, a) = (k[0].0, align(p0, k[0].1));
-            let (fb, b) = (k[3].0, align(p1, k[3].1));
-            // Tangents (per frame): central where a neighbour exists, one-sided otherwise.
-            let m0 = if fa < f0 {
-                (p1 - a) / (f1 - fa)
-            } else {
-                (p1 - p0) / dt
-            };
-            let m1 = if fb > f1 {
-                (b - p0) / (fb - f0)
-            } else {
-                (p1 - p0) / dt
-            };
-            let v = hermite(p0, m0 * dt, p1, m1 * dt, u);
-            if is_rotation {
-                v.normalize_or(Vec4::W)
-            } else {
-                v
             }
         }
     }
+}
+
+/// Catmull-Rom ends of the segment `k[1]..k[2]`: `[p0, m0 * dt, p1, m1 * dt]`, rotations
+/// aligned to the hemisphere of their predecessor.
+#[inline]
+fn hermite_ends(is_rotation: bool, k: &[(f32, Vec4); 4]) -> [Vec4; 4] {
+    let (f0, p0) = k[1];
+    let (f1, p1) = k[2];
+    let dt = f1 - f0;
+    let align = |prev: Vec4, x: Vec4| {
+        if is_rotation && prev.dot(x) < 0.0 {
+            -x
+        } else {
+            x
+        }
+    };
+    let p1 = align(p0, p1);
+    let (fa, a) = (k[0].0, align(p0, k[0].1));
+    let (fb, b) = (k[3].0, align(p1, k[3].1));
+    // Tangents (per frame): central where a neighbour exists, one-sided otherwise.
+    let m0 = if fa < f0 {
+        (p1 - a) / (f1 - fa)
+    } else {
+        (p1 - p0) / dt
+    };
+    let m1 = if fb > f1 {
+        (b - p0) / (fb - f0)
+    } else {
+        (p1 - p0) / dt
+    };
+    [p0, m0 * dt, p1, m1 * dt]
 }
 
 /// Cubic Hermite basis (glTF CUBICSPLINE).

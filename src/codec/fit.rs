@@ -7,8 +7,8 @@ use std::collections::BinaryHeap;
 
 use glam::{Quat, Vec4};
 
-use super::curve::{Interpolation, eval_window};
-use crate::model::quat_angle;
+use super::curve::{Interpolation, Segment};
+use crate::model::{angle_of_chord_squared, quat_angle, quat_chord_squared};
 
 /// An f32 with a total order, for the max-heap of segment errors.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,25 +57,124 @@ pub struct Target<'a> {
 /// Fits keys so every sample (and midpoint) is within `tolerance`; `None` when impossible
 /// (the quantized values themselves miss by more).
 pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Option<Fit> {
+    Insertions::record(target, interpolation, tolerance)
+        .fit(tolerance)
+        .expect("insertions recorded down to the tolerance")
+}
+
+/// The greedy insertions that fit a target, recorded down to some tolerance. The tolerance
+/// only decides where insertion stops, so the fit at any looser tolerance is a prefix of
+/// them: one recording serves every tolerance from the one it was recorded to up.
+#[derive(Clone, Debug)]
+pub struct Insertions {
+    frames: usize,
+    /// Largest deviation of the key values themselves from the samples.
+    floor: f32,
+    /// With two frames or fewer (no insertions): the error between them.
+    between_ends: f32,
+    steps: Vec<Step>,
+}
+
+/// One step of the greedy loop: the error of the worst segment, and what the fitter did.
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    /// Inserted a key at this frame.
+    Insert(f32, u32),
+    /// Found no frame to insert (both neighbours of the worst midpoint are keys).
+    GiveUp(f32),
+    /// Stopped recording: the error is within the recording tolerance.
+    Stop(f32),
+    /// No segment left.
+    Exhausted,
+    /// Not recorded: the key values themselves miss the recording tolerance.
+    Unrecorded,
+}
+
+/// A tolerance finer than the one insertions were recorded to.
+#[derive(Clone, Copy, Debug)]
+pub struct Finer;
+
+impl Insertions {
+    /// Runs the greedy fitter at `tolerance`, recording every insertion.
+    pub fn record(target: &Target, interpolation: Interpolation, tolerance: f32) -> Self {
+        let n = target.raw.len();
+        let mut dev = Deviations::new(target.is_rotation);
+        for (f, (&r, &v)) in target.raw.iter().zip(target.key_values).enumerate() {
+            dev.push(r, v, f as f32);
+        }
+        let floor = dev.worst(0.0).0;
+        let mut between_ends = 0.0f32;
+        let mut steps = Vec::new();
+        if n <= 2 {
+            let ends: Vec<u32> = (0..n as u32).collect();
+            for s in 0..n.saturating_sub(1) {
+                let e = segment_error(target, interpolation, &ends, s, &mut dev).0;
+                between_ends = between_ends.max(e);
+            }
+        } else if floor > tolerance {
+            steps.push(Step::Unrecorded);
+        } else {
+            steps = insert_keys(target, interpolation, tolerance, &mut dev);
+        }
+        Self {
+            frames: n,
+            floor,
+            between_ends,
+            steps,
+        }
+    }
+
+    /// The fit at `tolerance` (`None` when impossible), or [`Finer`] when `tolerance` is
+    /// finer than the recording reached.
+    pub fn fit(&self, tolerance: f32) -> Result<Option<Fit>, Finer> {
+        let n = self.frames;
+        if self.floor > tolerance {
+            return Ok(None);
+        }
+        if n <= 2 {
+            let frames: Vec<u32> = (0..n as u32).collect();
+            return Ok((self.between_ends <= tolerance).then(|| Fit {
+                insert_order: frames.clone(),
+                frames,
+            }));
+        }
+        let mut order = vec![0, n as u32 - 1];
+        for &step in &self.steps {
+            match step {
+                Step::Insert(err, _) | Step::GiveUp(err) | Step::Stop(err) if err <= tolerance => {
+                    break;
+                }
+                Step::Insert(_, frame) => order.push(frame),
+                Step::GiveUp(_) => return Ok(None),
+                Step::Stop(_) | Step::Unrecorded => return Err(Finer),
+                Step::Exhausted => break,
+            }
+        }
+        let mut frames = order.clone();
+        frames.sort_unstable();
+        Ok(Some(Fit {
+            frames,
+            insert_order: order,
+        }))
+    }
+}
+
+/// The greedy loop: from the end keys, insert a key at the worst point of the worst
+/// segment until every segment is within `tolerance`, recording each step.
+fn insert_keys(
+    target: &Target,
+    interpolation: Interpolation,
+    tolerance: f32,
+    dev: &mut Deviations,
+) -> Vec<Step> {
     let n = target.raw.len();
     let dist = |a: Vec4, b: Vec4| distance(target.is_rotation, a, b);
-    if (0..n).any(|f| dist(target.raw[f], target.key_values[f]) > tolerance) {
-        return None;
-    }
-    if n <= 2 {
-        let frames: Vec<u32> = (0..n as u32).collect();
-        let fit = Fit {
-            insert_order: frames.clone(),
-            frames,
-        };
-        return check_mids(target, interpolation, tolerance, fit);
-    }
+    let mut steps = Vec::new();
     let mut keys: Vec<u32> = vec![0, n as u32 - 1];
-    let mut order = keys.clone();
     // Worst point per segment, keyed by the segment's first key frame; a max-heap of
     // (error, first key frame) finds the worst segment, skipping entries made stale by an
     // insertion (their error no longer matches the segment's).
-    let mut seg: Vec<(f32, f32)> = vec![segment_error(target, interpolation, &keys, 0)];
+    let mut seg: Vec<(f32, f32)> = vec![segment_error(target, interpolation, &keys, 0, dev)];
     let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::new();
     heap.push((OrdF32(seg[0].0), 0));
     while let Some((OrdF32(err), k0)) = heap.pop() {
@@ -86,7 +185,8 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
             continue;
         }
         if err <= tolerance {
-            break;
+            steps.push(Step::Stop(err));
+            return steps;
         }
         let at = seg[si].1;
         // The worst point is a sample frame, or a midpoint whose neighbours may be keys.
@@ -96,55 +196,35 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
         } else {
             let (a, b) = (at.floor() as u32, at.ceil() as u32);
             let candidates = [a, b].into_iter().filter(|&f| f > k0 && f < k1);
+            let curve = segment(target, interpolation, &keys, si);
+            let error = |f: u32| dist(target.raw[f as usize], curve.eval(f as f32));
             // With both neighbours already keys, more keys cannot help: give up.
-            candidates.max_by(|&x, &y| {
-                let ex = dist(
-                    target.raw[x as usize],
-                    sample(target, interpolation, &keys, si, x as f32),
-                );
-                let ey = dist(
-                    target.raw[y as usize],
-                    sample(target, interpolation, &keys, si, y as f32),
-                );
-                ex.total_cmp(&ey)
-            })?
+            let Some(frame) = candidates.max_by(|&x, &y| error(x).total_cmp(&error(y))) else {
+                steps.push(Step::GiveUp(err));
+                return steps;
+            };
+            frame
         };
+        steps.push(Step::Insert(err, frame));
         let pos = si + 1;
         keys.insert(pos, frame);
-        order.push(frame);
         seg.insert(pos, (0.0, 0.0));
         // Segments whose shape depends on the new key: its own two, plus (Catmull-Rom)
-        // the neighbours whose end tangents changed.
+        // the neighbours on either side, whose windows of four keys now include it.
         let reach = if interpolation == Interpolation::CatmullRom {
-            2
+            1
         } else {
             0
         };
         let lo = (pos - 1).saturating_sub(reach);
         let hi = (pos + reach).min(keys.len() - 2);
         for s in lo..=hi {
-            seg[s] = segment_error(target, interpolation, &keys, s);
+            seg[s] = segment_error(target, interpolation, &keys, s, dev);
             heap.push((OrdF32(seg[s].0), keys[s]));
         }
     }
-    Some(Fit {
-        frames: keys,
-        insert_order: order,
-    })
-}
-
-fn check_mids(
-    target: &Target,
-    interpolation: Interpolation,
-    tolerance: f32,
-    fit: Fit,
-) -> Option<Fit> {
-    for s in 0..fit.frames.len().saturating_sub(1) {
-        if segment_error(target, interpolation, &fit.frames, s).0 > tolerance {
-            return None;
-        }
-    }
-    Some(fit)
+    steps.push(Step::Exhausted);
+    steps
 }
 
 /// Largest error strictly inside segment `s` (and at its midpoints), and where.
@@ -153,44 +233,90 @@ fn segment_error(
     interpolation: Interpolation,
     keys: &[u32],
     s: usize,
+    dev: &mut Deviations,
 ) -> (f32, f32) {
     let (k0, k1) = (keys[s], keys[s + 1]);
-    let mut worst = (0.0f32, k0 as f32);
+    let curve = segment(target, interpolation, keys, s);
+    dev.clear();
     for f in k0 + 1..k1 {
-        let e = distance(
-            target.is_rotation,
-            target.raw[f as usize],
-            sample(target, interpolation, keys, s, f as f32),
-        );
-        if e > worst.0 {
-            worst = (e, f as f32);
-        }
+        let x = f as f32;
+        dev.push(target.raw[f as usize], curve.eval(x), x);
     }
     if let Some(mids) = target.mids {
         for f in k0..k1 {
             let x = f as f32 + 0.5;
-            let e = distance(
-                target.is_rotation,
-                mids[f as usize],
-                sample(target, interpolation, keys, s, x),
-            );
+            dev.push(mids[f as usize], curve.eval(x), x);
+        }
+    }
+    dev.worst(k0 as f32)
+}
+
+/// Distances of points from their reference values, collected to find the largest
+/// [`distance`] and the first point that has it, exactly as a scan of [`distance`] keeping
+/// strict improvements does. Only squares are kept (squared chords for rotations); the
+/// root (and `asin`) is taken only of points whose square is within 0.2% of the largest.
+/// The others are more than 0.1% nearer, far beyond the rounding of `sqrtf` and `asinf`,
+/// so none of them can reach the largest distance. For rotations every squared chord above
+/// 3.9 is taken too, as the clamp of `asin` at 1 makes angles near it tie.
+struct Deviations {
+    is_rotation: bool,
+    /// `(squared distance or chord, position)` in the order pushed.
+    points: Vec<(f32, f32)>,
+}
+
+impl Deviations {
+    fn new(is_rotation: bool) -> Self {
+        Self {
+            is_rotation,
+            points: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.points.clear();
+    }
+
+    /// Adds the point at position `at` whose value is `value` instead of `reference`.
+    #[inline]
+    fn push(&mut self, reference: Vec4, value: Vec4, at: f32) {
+        let d = if self.is_rotation {
+            quat_chord_squared(Quat::from_vec4(reference), Quat::from_vec4(value))
+        } else {
+            (reference - value).truncate().length_squared()
+        };
+        self.points.push((d, at));
+    }
+
+    /// The largest [`distance`] and the first point with it; `(0.0, at)` when none is
+    /// positive.
+    fn worst(&self, at: f32) -> (f32, f32) {
+        let largest = self.points.iter().fold(0.0f32, |m, p| m.max(p.0));
+        let floor = if self.is_rotation {
+            (largest * 0.998).min(3.9)
+        } else {
+            largest * 0.998
+        };
+        let mut worst = (0.0f32, at);
+        for &(d, x) in &self.points {
+            if d < floor {
+                continue;
+            }
+            let e = if self.is_rotation {
+                angle_of_chord_squared(d)
+            } else {
+                d.sqrt()
+            };
             if e > worst.0 {
                 worst = (e, x);
             }
         }
+        worst
     }
-    worst
 }
 
-/// Evaluates the curve through `keys` inside segment `s`, as `Curve::sample_segment` does.
+/// The curve through `keys` inside segment `s`, as `Curve::sample_segment` evaluates it.
 #[inline]
-fn sample(
-    target: &Target,
-    interpolation: Interpolation,
-    keys: &[u32],
-    s: usize,
-    frame: f32,
-) -> Vec4 {
+fn segment(target: &Target, interpolation: Interpolation, keys: &[u32], s: usize) -> Segment {
     let key = |i: usize| (keys[i] as f32, target.key_values[keys[i] as usize]);
     let window = [
         key(s.saturating_sub(1)),
@@ -198,7 +324,7 @@ fn sample(
         key(s + 1),
         key((s + 2).min(keys.len() - 1)),
     ];
-    eval_window(interpolation, target.is_rotation, &window, frame)
+    Segment::new(interpolation, target.is_rotation, &window)
 }
 
 #[cfg(test)]
@@ -246,6 +372,85 @@ mod tests {
             for (f, r) in raw.iter().enumerate() {
                 assert!((c.sample(f as f32) - *r).length() <= 1e-3 + 1e-6);
             }
+        }
+    }
+
+    #[test]
+    fn recorded_insertions_fit_looser_tolerances_like_a_fresh_fit() {
+        let raw = wave(200);
+        let mids: Vec<Vec4> = raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect();
+        for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
+            let t = Target {
+                raw: &raw,
+                mids: Some(&mids),
+                key_values: &raw,
+                is_rotation: false,
+            };
+            let recorded = Insertions::record(&t, interp, 1e-4);
+            for tolerance in [1e-6, 1e-5, 1e-4, 3e-4, 1e-3, 1e-2, 1.0] {
+                match recorded.fit(tolerance) {
+                    Ok(f) => assert_eq!(f, fit(&t, interp, tolerance), "{interp:?} {tolerance}"),
+                    Err(Finer) => assert!(tolerance < 1e-4),
+                }
+            }
+        }
+    }
+
+    /// The first point with the largest [`distance`], as a plain scan finds it.
+    fn scan(is_rotation: bool, points: &[(Vec4, Vec4)]) -> (f32, f32) {
+        let mut worst = (0.0f32, -1.0);
+        for (i, &(a, b)) in points.iter().enumerate() {
+            let e = distance(is_rotation, a, b);
+            if e > worst.0 {
+                worst = (e, i as f32);
+            }
+        }
+        worst
+    }
+
+    fn deviations(is_rotation: bool, points: &[(Vec4, Vec4)]) -> (f32, f32) {
+        let mut dev = Deviations::new(is_rotation);
+        for (i, &(a, b)) in points.iter().enumerate() {
+            dev.push(a, b, i as f32);
+        }
+        dev.worst(-1.0)
+    }
+
+    #[test]
+    fn deviations_find_the_first_largest_distance_like_a_scan() {
+        let q = |angle: f32| Vec4::from(Quat::from_rotation_y(angle));
+        let v = |x: f32| Vec4::new(x, 0.0, 0.0, 0.0);
+        let base = Vec4::from(Quat::from_rotation_x(0.3));
+        let cases: Vec<(bool, Vec<(Vec4, Vec4)>)> = vec![
+            // Ties, tiny angles, a flipped hemisphere, and angles past the clamp of asin.
+            (
+                true,
+                vec![(q(0.0), q(1e-6)), (q(0.0), q(2e-6)), (q(0.0), -q(2e-6))],
+            ),
+            (true, vec![(base, base), (base, -base)]),
+            (
+                true,
+                (0..50).map(|i| (q(0.0), q(i as f32 * 0.07))).collect(),
+            ),
+            (true, vec![(q(0.0), 2.0 * q(3.0)), (q(0.0), 3.0 * q(3.1))]),
+            (
+                false,
+                vec![(v(0.0), v(1e-3)), (v(0.0), v(-1e-3)), (v(1.0), v(1.0))],
+            ),
+            (
+                false,
+                (0..50)
+                    .map(|i| (v(0.0), v((i as f32 * 0.37).sin())))
+                    .collect(),
+            ),
+            (false, vec![]),
+        ];
+        for (is_rotation, points) in cases {
+            assert_eq!(
+                deviations(is_rotation, &points),
+                scan(is_rotation, &points),
+                "{points:?}"
+            );
         }
     }
 

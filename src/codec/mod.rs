@@ -13,6 +13,7 @@ pub mod predict;
 pub mod quantize;
 pub mod report;
 pub mod track;
+mod verify;
 
 pub use classify::{Classification, TrackClass, classify};
 pub use compress::{CodecError, compress};

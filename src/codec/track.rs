@@ -6,12 +6,13 @@ use serde::Serialize;
 
 use super::classify::{constant_quat, constant_vec3};
 use super::curve::{Curve, Interpolation};
-use super::fit::{Fit, Target, distance, fit};
+use super::fit::{Fit, Insertions, Target, distance};
 use super::predict::value_bits;
 use super::quantize::{Codes, Format, Range, choose_reference, decode, encode, relative_xyz};
 use crate::settings::{Bits, Method};
 
 /// One track's reference data.
+#[derive(Clone, Copy, Debug)]
 pub struct TrackInput<'a> {
     /// Values at every frame (rotations as x, y, z, w; vectors with w = 0).
     pub raw: &'a [Vec4],
@@ -169,6 +170,154 @@ pub fn gap_width(frames: &[u32]) -> u32 {
 
 /// Encodes a track at `tolerance` (radians for rotations, units for vectors).
 pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bits) -> TrackData {
+    TrackEncoder::new(*input, method, bits, tolerance).encode(tolerance)
+}
+
+/// Encodes one track at any number of tolerances, keeping what does not depend on the
+/// tolerance for the next call: how far the rest value and the constants miss, each
+/// format's quantized keys, and the fitter's insertions (recorded down to `finest`, so
+/// every tolerance from there up reuses them).
+pub struct TrackEncoder<'a> {
+    input: TrackInput<'a>,
+    method: Method,
+    finest: f32,
+    /// Rest and constant encodings in order of preference, with their largest deviation.
+    constants: Vec<(f32, TrackData)>,
+    formats: Vec<Format>,
+    /// Per format (filled on first use): quantized keys and insertions per interpolation.
+    quantized: Vec<Option<Quantized>>,
+}
+
+/// One format's keys for every frame, and the fitter's insertions through them.
+struct Quantized {
+    range: Range,
+    codes: Vec<Codes>,
+    key_values: Vec<Vec4>,
+    insertions: Vec<Option<Insertions>>,
+}
+
+impl<'a> TrackEncoder<'a> {
+    /// An encoder for tolerances of at least `finest` (finer ones work, at a full refit).
+    pub fn new(input: TrackInput<'a>, method: Method, bits: Bits, finest: f32) -> Self {
+        let formats = candidate_formats(&input, bits);
+        Self {
+            input,
+            method,
+            finest,
+            constants: constants(&input),
+            quantized: formats.iter().map(|_| None).collect(),
+            formats,
+        }
+    }
+
+    /// Encodes the track at `tolerance` (radians for rotations, units for vectors).
+    pub fn encode(&mut self, tolerance: f32) -> TrackData {
+        if let Some((_, c)) = self.constants.iter().find(|(dev, _)| *dev <= tolerance) {
+            return c.clone();
+        }
+        let raw = self.input.raw;
+        let rot = self.input.is_rotation;
+        let mut best: Option<(u64, Animated)> = None;
+        // Narrowing the width first shrinks the track, then the extra keys it needs outweigh
+        // the saved bits: stop once the cost has risen at two widths in a row.
+        let (mut previous, mut rising) = (u64::MAX, 0);
+        for fi in 0..self.formats.len() {
+            let format = self.formats[fi];
+            let mut any = false;
+            let mut width_best = u64::MAX;
+            for (ii, &interp) in self.method.candidates().iter().enumerate() {
+                let Some(Fit {
+                    frames,
+                    insert_order,
+                }) = self.fit(fi, ii, interp, tolerance)
+                else {
+                    continue;
+                };
+                any = true;
+                let q = self.quantized[fi].as_ref().expect("quantized by fit");
+                let kept: Vec<Codes> = frames.iter().map(|&f| q.codes[f as usize]).collect();
+                let cost = animated_bits(format, &q.range, &frames, &kept, raw.len());
+                width_best = width_best.min(cost);
+                if best.as_ref().is_none_or(|(b, _)| cost < *b) {
+                    let values = frames.iter().map(|&f| q.key_values[f as usize]).collect();
+                    let curve = Curve::new(interp, rot, frames, values);
+                    best = Some((
+                        cost,
+                        Animated {
+                            curve,
+                            format,
+                            range: q.range,
+                            codes: kept,
+                            insert_order,
+                        },
+                    ));
+                }
+            }
+            let ranged = matches!(
+                format,
+                Format::RangedRotation { .. } | Format::RangedVector { .. }
+            );
+            if ranged {
+                rising = if width_best > previous { rising + 1 } else { 0 };
+                previous = width_best;
+            }
+            // Fewer bits only add error: once a width cannot hold the tolerance, stop narrowing.
+            if ranged && (!any || rising >= 2) {
+                break;
+            }
+        }
+        match best {
+            Some((_, a)) => TrackData::Animated(a),
+            None => every_key(&self.input),
+        }
+    }
+
+    /// The fit of format `fi` with interpolation `interp` (candidate `ii`) at `tolerance`.
+    fn fit(&mut self, fi: usize, ii: usize, interp: Interpolation, tolerance: f32) -> Option<Fit> {
+        let input = self.input;
+        let format = self.formats[fi];
+        let n_interp = self.method.candidates().len();
+        let q = self.quantized[fi].get_or_insert_with(|| {
+            let range = range_of(&input, format);
+            let codes: Vec<Codes> = input
+                .raw
+                .iter()
+                .map(|v| encode(format, &range, *v))
+                .collect();
+            let key_values = codes.iter().map(|c| decode(format, &range, *c)).collect();
+            Quantized {
+                range,
+                codes,
+                key_values,
+                insertions: vec![None; n_interp],
+            }
+        });
+        let target = Target {
+            raw: input.raw,
+            mids: input.mids,
+            key_values: &q.key_values,
+            is_rotation: input.is_rotation,
+        };
+        if self.method == Method::None {
+            let all: Vec<u32> = (0..input.raw.len() as u32).collect();
+            return fit_all(&target, tolerance, all);
+        }
+        let recorded = &mut q.insertions[ii];
+        if let Some(Ok(fit)) = recorded.as_ref().map(|r| r.fit(tolerance)) {
+            return fit;
+        }
+        for to in [tolerance.min(self.finest), tolerance] {
+            let r = recorded.insert(Insertions::record(&target, interp, to));
+            if let Ok(fit) = r.fit(tolerance) {
+                return fit;
+            }
+        }
+        unreachable!("insertions recorded down to the tolerance answer it")
+    }
+}
+
+/// Rest and constant encodings of a track in order of preference, with how far each misses.
+fn constants(input: &TrackInput) -> Vec<(f32, TrackData)> {
     let raw = input.raw;
     let rot = input.is_rotation;
     let max_dev = |v: Vec4| {
@@ -183,9 +332,7 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
         });
         s.max(m)
     };
-    if max_dev(input.rest) <= tolerance {
-        return TrackData::Rest;
-    }
+    let mut out = vec![(max_dev(input.rest), TrackData::Rest)];
     if rot {
         let c = constant_quat(&to_quats(raw));
         // The container stores the constant by re-encoding it: use the quantized value only
@@ -200,112 +347,55 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
         };
         let q = s3(Vec4::from(c));
         let q = if s3(q) == q { q } else { s3(q) };
-        if s3(q) == q && max_dev(q) <= tolerance {
-            return TrackData::Constant {
+        if s3(q) == q {
+            let quantized = TrackData::Constant {
                 value: q,
                 quantized: true,
             };
+            out.push((max_dev(q), quantized));
         }
-        if max_dev(Vec4::from(c)) <= tolerance {
-            return TrackData::Constant {
-                value: Vec4::from(c),
+        let value = Vec4::from(c);
+        out.push((
+            max_dev(value),
+            TrackData::Constant {
+                value,
                 quantized: false,
-            };
-        }
+            },
+        ));
     } else {
         let c = constant_vec3(&raw.iter().map(|v| v.truncate()).collect::<Vec<_>>()).extend(0.0);
-        if max_dev(c) <= tolerance {
-            return TrackData::Constant {
+        out.push((
+            max_dev(c),
+            TrackData::Constant {
                 value: c,
                 quantized: false,
-            };
-        }
+            },
+        ));
     }
-    let mut best: Option<(u64, Animated)> = None;
-    // Narrowing the width first shrinks the track, then the extra keys it needs outweigh the
-    // saved bits: stop once the cost has risen at two widths in a row.
-    let (mut previous, mut rising) = (u64::MAX, 0);
-    for format in candidate_formats(input, bits) {
-        let range = range_of(input, format);
-        let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
-        let key_values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
-        let target = Target {
-            raw,
-            mids: input.mids,
-            key_values: &key_values,
-            is_rotation: rot,
-        };
-        let mut any = false;
-        let mut width_best = u64::MAX;
-        for &interp in method.candidates() {
-            let fitted = if method == Method::None {
-                let all: Vec<u32> = (0..raw.len() as u32).collect();
-                fit_all(&target, tolerance, all)
-            } else {
-                fit(&target, interp, tolerance)
-            };
-            let Some(Fit {
-                frames,
-                insert_order,
-            }) = fitted
-            else {
-                continue;
-            };
-            any = true;
-            let kept: Vec<Codes> = frames.iter().map(|&f| codes[f as usize]).collect();
-            let cost = animated_bits(format, &range, &frames, &kept, raw.len());
-            width_best = width_best.min(cost);
-            if best.as_ref().is_none_or(|(b, _)| cost < *b) {
-                let values = frames.iter().map(|&f| key_values[f as usize]).collect();
-                let curve = Curve::new(interp, rot, frames, values);
-                best = Some((
-                    cost,
-                    Animated {
-                        curve,
-                        format,
-                        range,
-                        codes: kept,
-                        insert_order,
-                    },
-                ));
-            }
-        }
-        let ranged = matches!(
-            format,
-            Format::RangedRotation { .. } | Format::RangedVector { .. }
-        );
-        if ranged {
-            rising = if width_best > previous { rising + 1 } else { 0 };
-            previous = width_best;
-        }
-        // Fewer bits only add error: once a width cannot hold the tolerance, stop narrowing.
-        if ranged && (!any || rising >= 2) {
-            break;
-        }
-    }
-    match best {
-        Some((_, a)) => TrackData::Animated(a),
-        // Even every key at full precision misses (tolerance below quantization): keep every
-        // frame at the finest format; verification reports the floor.
-        None => {
-            let format = if rot {
-                Format::SmallestThree48
-            } else {
-                Format::RangedVector { bits: 24 }
-            };
-            let range = range_of(input, format);
-            let frames: Vec<u32> = (0..raw.len() as u32).collect();
-            let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
-            let values = codes.iter().map(|c| decode(format, &range, *c)).collect();
-            TrackData::Animated(Animated {
-                curve: Curve::new(Interpolation::Linear, rot, frames.clone(), values),
-                format,
-                range,
-                codes,
-                insert_order: frames,
-            })
-        }
-    }
+    out
+}
+
+/// Every frame at the finest format: for a tolerance below quantization, where even that
+/// misses (verification reports the floor).
+fn every_key(input: &TrackInput) -> TrackData {
+    let raw = input.raw;
+    let rot = input.is_rotation;
+    let format = if rot {
+        Format::SmallestThree48
+    } else {
+        Format::RangedVector { bits: 24 }
+    };
+    let range = range_of(input, format);
+    let frames: Vec<u32> = (0..raw.len() as u32).collect();
+    let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
+    let values = codes.iter().map(|c| decode(format, &range, *c)).collect();
+    TrackData::Animated(Animated {
+        curve: Curve::new(Interpolation::Linear, rot, frames.clone(), values),
+        format,
+        range,
+        codes,
+        insert_order: frames,
+    })
 }
 
 fn fit_all(target: &Target, tolerance: f32, frames: Vec<u32>) -> Option<Fit> {

@@ -7,5 +7,5 @@ mod report;
 mod visual_error;
 
 pub use limits::JointLimits;
-pub use report::{ErrorReport, ErrorStats};
+pub use report::{ErrorReport, ErrorStats, exceeds};
 pub use visual_error::{PoseSource, Reference, joint_error, joint_error_f32, measure, to_f64};

@@ -73,6 +73,23 @@ impl ErrorReport {
     }
 }
 
+/// `error / tolerance` (infinite for an error against a zero tolerance).
+fn ratio(error: f32, tolerance: f32) -> f32 {
+    if tolerance > 0.0 {
+        error / tolerance
+    } else if error > 0.0 {
+        f32::INFINITY
+    } else {
+        0.0
+    }
+}
+
+/// True when `error` counts as a violation of `tolerance` in [`ErrorStats::violations`].
+#[inline]
+pub fn exceeds(error: f32, tolerance: f32) -> bool {
+    ratio(error, tolerance) > 1.0
+}
+
 fn stats(joints: usize, m: &[f32], limits: &JointLimits, frame_offset: f32) -> ErrorStats {
     let mut s = ErrorStats::default();
     if joints == 0 || m.is_empty() {
@@ -92,14 +109,7 @@ fn stats(joints: usize, m: &[f32], limits: &JointLimits, frame_offset: f32) -> E
                 s.worst_joint = j;
                 s.worst_frame = f as f32 + frame_offset;
             }
-            let tol = limits.tolerance[j];
-            let ratio = if tol > 0.0 {
-                e / tol
-            } else if e > 0.0 {
-                f32::INFINITY
-            } else {
-                0.0
-            };
+            let ratio = ratio(e, limits.tolerance[j]);
             s.worst_ratio = s.worst_ratio.max(ratio);
             if ratio > 1.0 {
                 s.violations += 1;

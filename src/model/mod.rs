@@ -11,5 +11,8 @@ mod units;
 pub use clip::{Clip, JointTracks, TrackKind};
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
-pub use transform::{Transform, nlerp_shortest, quat_angle, slerp_shortest};
+pub use transform::{
+    SlerpArc, Transform, angle_of_chord_squared, nlerp_shortest, quat_angle, quat_chord_squared,
+    slerp_shortest,
+};
 pub use units::{LengthUnit, Units};

@@ -82,30 +82,72 @@ impl Transform {
 /// Spherical interpolation along the shorter arc, as glTF players do (and `animeval.py`).
 #[inline]
 pub fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Quat {
-    let mut d = a.dot(b);
-    let b = if d < 0.0 {
-        d = -d;
-        -b
-    } else {
-        b
-    };
-    let d = d.min(1.0);
-    let theta = d.acos();
-    let s = theta.sin();
-    let (w0, w1) = if s < 1e-6 {
-        (1.0 - u, u)
-    } else {
-        (((1.0 - u) * theta).sin() / s, (u * theta).sin() / s)
-    };
-    (a * w0 + b * w1).normalize()
+    SlerpArc::new(a, b).at(u)
+}
+
+/// The shorter arc between two rotations, prepared for [`slerp_shortest`] at many `u`: the
+/// angle and its sine are computed once.
+#[derive(Clone, Copy, Debug)]
+pub struct SlerpArc {
+    a: Quat,
+    b: Quat,
+    theta: f32,
+    sin_theta: f32,
+}
+
+impl SlerpArc {
+    /// The arc from `a` to `b` or `-b`, whichever is closer.
+    #[inline]
+    pub fn new(a: Quat, b: Quat) -> Self {
+        let mut d = a.dot(b);
+        let b = if d < 0.0 {
+            d = -d;
+            -b
+        } else {
+            b
+        };
+        let d = d.min(1.0);
+        let theta = d.acos();
+        Self {
+            a,
+            b,
+            theta,
+            sin_theta: theta.sin(),
+        }
+    }
+
+    /// The rotation at fraction `u` of the arc.
+    #[inline]
+    pub fn at(&self, u: f32) -> Quat {
+        let (theta, s) = (self.theta, self.sin_theta);
+        let (w0, w1) = if s < 1e-6 {
+            (1.0 - u, u)
+        } else {
+            (((1.0 - u) * theta).sin() / s, (u * theta).sin() / s)
+        };
+        (self.a * w0 + self.b * w1).normalize()
+    }
 }
 
 /// Angle between two rotations in radians, precise for tiny angles (uses the chord, not
 /// `acos` of the dot product, which f32 cannot resolve below ~1e-3 rad).
 #[inline]
 pub fn quat_angle(a: Quat, b: Quat) -> f32 {
+    angle_of_chord_squared(quat_chord_squared(a, b))
+}
+
+/// The squared chord between two rotations on the shorter arc: cheap, and never smaller
+/// for a pair of rotations further apart (what [`quat_angle`] takes the angle of).
+#[inline]
+pub fn quat_chord_squared(a: Quat, b: Quat) -> f32 {
     let b = if a.dot(b) < 0.0 { -b } else { b };
-    let chord = (a - b).length();
+    (a - b).length_squared()
+}
+
+/// The angle in radians of a squared chord from [`quat_chord_squared`].
+#[inline]
+pub fn angle_of_chord_squared(chord_squared: f32) -> f32 {
+    let chord = chord_squared.sqrt();
     4.0 * (chord * 0.5).min(1.0).asin()
 }
 

@@ -1,0 +1,166 @@
+//! Incremental object-space verification for relaxation: a changed track moves only its
+//! joint's subtree, so only that subtree is re-composed and re-measured. Every transform
+//! is computed exactly as [`measure`](crate::metric::measure) computes it, so a change is
+//! accepted exactly when a full measurement would pass.
+
+use glam::{DAffine3, Quat, Vec4};
+
+use super::compressed::CompressedClip;
+use super::track::TrackData;
+use crate::metric::{JointLimits, PoseSource, Reference, exceeds, joint_error};
+use crate::model::{Skeleton, Transform, local_to_object_f64};
+
+/// The decoded pose of a compressed clip at every sample and midpoint, in local and object
+/// space, to test one track change at a time against the reference.
+pub struct Verifier<'a> {
+    skeleton: &'a Skeleton,
+    reference: &'a Reference,
+    limits: &'a JointLimits,
+    /// Per joint: itself, then its descendants parents-first, each with the slot of its
+    /// parent in this list (unused for the first).
+    subtrees: Vec<Vec<(usize, usize)>>,
+    /// `positions * joints`: decoded local transforms, as transforms and as matrices.
+    local: Vec<Transform>,
+    local_matrix: Vec<DAffine3>,
+    /// `positions * joints`: object transforms.
+    object: Vec<DAffine3>,
+    /// A change being tested: the joint's new local transform per position, and its
+    /// subtree's object transforms (`positions * subtree`).
+    changed_local: Vec<Transform>,
+    changed_object: Vec<DAffine3>,
+}
+
+impl<'a> Verifier<'a> {
+    /// Decodes `clip` at the reference's samples and midpoints.
+    pub fn new(
+        skeleton: &'a Skeleton,
+        reference: &'a Reference,
+        limits: &'a JointLimits,
+        clip: &CompressedClip,
+    ) -> Self {
+        assert_eq!(reference.inner, 1, "verification expects midpoints only");
+        let n = skeleton.len();
+        let positions = positions(reference);
+        let mut local = vec![Transform::IDENTITY; positions * n];
+        let mut object = vec![DAffine3::IDENTITY; positions * n];
+        for p in 0..positions {
+            let at = p * n..(p + 1) * n;
+            clip.sample_local(position_frame(reference, p), &mut local[at.clone()]);
+            local_to_object_f64(skeleton, &local[at.clone()], &mut object[at]);
+        }
+        Self {
+            skeleton,
+            reference,
+            limits,
+            subtrees: subtrees(skeleton),
+            local_matrix: local.iter().map(Transform::to_daffine).collect(),
+            local,
+            object,
+            changed_local: Vec::new(),
+            changed_object: Vec::new(),
+        }
+    }
+
+    /// True when replacing track `kind` of `joint` by `track` keeps every evaluated joint
+    /// within tolerance at every sample and midpoint; the change is then kept, and later
+    /// calls test against it. `rest` is the value a rest track decodes to.
+    pub fn accept(&mut self, joint: usize, kind: usize, track: &TrackData, rest: Vec4) -> bool {
+        let n = self.skeleton.len();
+        let parent = self.skeleton.joints[joint].parent;
+        let subtree = &self.subtrees[joint];
+        self.changed_local.clear();
+        self.changed_object.clear();
+        for p in 0..positions(self.reference) {
+            let mut local = self.local[p * n + joint];
+            let v = track.sample(position_frame(self.reference, p), rest);
+            match kind {
+                0 => local.translation = v.truncate(),
+                1 => local.rotation = Quat::from_vec4(v).normalize(),
+                _ => local.scale = v.truncate(),
+            }
+            self.changed_local.push(local);
+            let start = self.changed_object.len();
+            for (i, &(j, parent_slot)) in subtree.iter().enumerate() {
+                let object = if i == 0 {
+                    let m = local.to_daffine();
+                    match parent {
+                        Some(a) => self.object[p * n + a] * m,
+                        None => m,
+                    }
+                } else {
+                    self.changed_object[start + parent_slot] * self.local_matrix[p * n + j]
+                };
+                self.changed_object.push(object);
+                if self.limits.evaluated[j] {
+                    let reference = &reference_at(self.reference, p)[j];
+                    let e = joint_error(reference, &object, self.limits.marker_offset[j]);
+                    if exceeds(e, self.limits.tolerance[j]) {
+                        return false;
+                    }
+                }
+            }
+        }
+        self.keep(joint);
+        true
+    }
+
+    /// Stores the change just tested as the current pose.
+    fn keep(&mut self, joint: usize) {
+        let n = self.skeleton.len();
+        let subtree = &self.subtrees[joint];
+        for (p, local) in self.changed_local.iter().enumerate() {
+            self.local[p * n + joint] = *local;
+            self.local_matrix[p * n + joint] = local.to_daffine();
+            let changed = &self.changed_object[p * subtree.len()..(p + 1) * subtree.len()];
+            for (&(j, _), object) in subtree.iter().zip(changed) {
+                self.object[p * n + j] = *object;
+            }
+        }
+    }
+}
+
+/// Samples, then midpoints.
+fn positions(reference: &Reference) -> usize {
+    reference.frames + reference.frames.saturating_sub(1)
+}
+
+/// The frame of position `p`: a sample, or the midpoint after sample `p - frames`.
+fn position_frame(reference: &Reference, p: usize) -> f32 {
+    if p < reference.frames {
+        p as f32
+    } else {
+        (p - reference.frames) as f32 + 0.5
+    }
+}
+
+/// The reference object pose at position `p`.
+fn reference_at(reference: &Reference, p: usize) -> &[DAffine3] {
+    let n = reference.joints;
+    if p < reference.frames {
+        reference.sample(p)
+    } else {
+        let m = p - reference.frames;
+        &reference.at_midpoints[m * n..(m + 1) * n]
+    }
+}
+
+/// Every joint's subtree, parents-first, with the slot of each member's parent.
+fn subtrees(skeleton: &Skeleton) -> Vec<Vec<(usize, usize)>> {
+    let n = skeleton.len();
+    (0..n)
+        .map(|root| {
+            let mut slot = vec![usize::MAX; n];
+            slot[root] = 0;
+            let mut list = vec![(root, 0)];
+            for j in root + 1..n {
+                if let Some(p) = skeleton.joints[j].parent
+                    && slot[p] != usize::MAX
+                {
+                    slot[j] = list.len();
+                    list.push((j, slot[p]));
+                }
+            }
+            list
+        })
+        .collect()
+}
