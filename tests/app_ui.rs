@@ -481,6 +481,9 @@ fn multi_select_pin_and_apply_to_descendants() {
 #[test]
 fn adaptive_fill_tightens_the_root() {
     let (mut h, names) = acl();
+    // In this clip only: the clip's own overrides change, not the file-wide ones.
+    h.get_by_label(joints::THIS_CLIP).click();
+    h.run();
     h.get_by_label(joints::ADAPTIVE).click();
     h.run();
     h.get_by_label_contains(joints::ADAPTIVE_APPLY).click();
@@ -494,6 +497,9 @@ fn adaptive_fill_tightens_the_root() {
         .map(|j| sk.joints[j].name.clone())
         .unwrap();
     assert!(tolerance_mm(&h, &names[0]) < tolerance_mm(&h, &leaf) * 0.5);
+    let settings = &h.state().document().unwrap().settings;
+    assert!(settings.joints.is_empty());
+    assert!(settings.clips["13_07"].joints.len() > 10);
     assert!(
         h.state()
             .document()

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::process::Command;
 
 use skelpack::import;
-use skelpack::settings::{Bits, ClipSettings, JointEdit, JointSettings, Method, Preset, Settings};
+use skelpack::settings::{
+    Bits, ClipSettings, EditScope, JointEdit, JointSettings, Method, Preset, Settings,
+};
 
 fn sample() -> Settings {
     let mut joints = BTreeMap::new();
@@ -211,7 +213,12 @@ fn joint_edits_go_where_the_clip_takes_its_value_from() {
             ..Default::default()
         },
     );
-    s.edit_joints(&clip, names.iter().copied(), JointEdit::ToleranceMm(0.02));
+    s.edit_joints(
+        &clip,
+        EditScope::File,
+        names.iter().copied(),
+        JointEdit::ToleranceMm(0.02),
+    );
     assert_eq!(s.clips[&clip].joints[names[0]].tolerance_mm, Some(0.02));
     assert!(!s.joints.contains_key(names[0]));
     assert_eq!(s.joints[names[1]].tolerance_mm, Some(0.02));
@@ -223,13 +230,21 @@ fn joint_edits_go_where_the_clip_takes_its_value_from() {
     }
 
     // Pinning then unpinning leaves no file-wide entry behind; reset removes overrides.
-    s.edit_joints(&clip, [names[2]], JointEdit::Pinned(true));
+    s.edit_joints(&clip, EditScope::File, [names[2]], JointEdit::Pinned(true));
     assert!(s.resolve(&asset, &clip).pinned[sk.find(names[2]).unwrap()]);
-    s.edit_joints(&clip, [names[2]], JointEdit::Pinned(false));
+    s.edit_joints(&clip, EditScope::File, [names[2]], JointEdit::Pinned(false));
     assert_eq!(s.joints[names[2]].pinned, None);
-    s.edit_joints(&clip, names.iter().copied(), JointEdit::Reset);
+    s.edit_joints(
+        &clip,
+        EditScope::File,
+        names.iter().copied(),
+        JointEdit::Reset,
+    );
     assert!(s.joints.is_empty());
-    assert!(s.clips[&clip].joints.is_empty());
+    assert!(
+        !s.clips.contains_key(&clip),
+        "an emptied clip entry is dropped"
+    );
     assert_eq!(
         s.resolve(&asset, &clip),
         Settings::default().resolve(&asset, &clip)
@@ -243,7 +258,7 @@ fn adaptive_fill_tightens_toward_the_root() {
     let clip = asset.clips[0].name.clone();
     let joints: Vec<usize> = sk.deforming_joints().collect();
     let mut s = Settings::default();
-    s.adaptive_tolerances(sk, &clip, &joints, 0.4, 0.25);
+    s.adaptive_tolerances(sk, &clip, EditScope::File, &joints, 0.4, 0.25);
     let tol = |j: usize| s.joints[&sk.joints[j].name].tolerance_mm.unwrap();
     let heights = sk.heights();
     let tallest = joints.iter().map(|&j| heights[j]).max().unwrap();
@@ -265,4 +280,29 @@ fn adaptive_fill_tightens_toward_the_root() {
     let c = skelpack::codec::compress(sk, &asset.clips[0], &r, &skelpack::codec::Control::new())
         .unwrap();
     assert!(c.report.contract_met, "{:?}", c.report.failures);
+}
+
+#[test]
+fn clip_scope_edits_leave_other_clips_alone() {
+    let asset = import::load(&common::asset("RobotExpressive.glb")).unwrap();
+    let sk = &asset.skeleton;
+    let (walk, run) = ("Walking", "Running");
+    let head = "Head";
+    let j = sk.find(head).unwrap();
+    let mut s = Settings::default();
+    s.edit_joints(walk, EditScope::File, [head], JointEdit::ToleranceMm(0.5));
+    s.edit_joints(walk, EditScope::Clip, [head], JointEdit::ToleranceMm(0.02));
+    let per_mm = |r: &skelpack::settings::Resolved| r.unit.per_metre() / 1000.0;
+    let rw = s.resolve(&asset, walk);
+    let rr = s.resolve(&asset, run);
+    assert!((rw.limits.tolerance[j] / per_mm(&rw) - 0.02).abs() < 1e-6);
+    assert!((rr.limits.tolerance[j] / per_mm(&rr) - 0.5).abs() < 1e-6);
+    // A file-scope edit now goes to Walking's own override, which it uses.
+    s.edit_joints(walk, EditScope::File, [head], JointEdit::ToleranceMm(0.03));
+    assert_eq!(s.clips[walk].joints[head].tolerance_mm, Some(0.03));
+    assert_eq!(s.joints[head].tolerance_mm, Some(0.5));
+    // Resetting in the clip scope drops only the clip's override.
+    s.edit_joints(walk, EditScope::Clip, [head], JointEdit::Reset);
+    assert!(!s.clips.contains_key(walk));
+    assert_eq!(s.joints[head].tolerance_mm, Some(0.5));
 }

@@ -1083,6 +1083,7 @@ impl App {
                 doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0);
             let (label, s) = panels::joints::edited(
                 doc,
+                crate::settings::EditScope::File,
                 &[j],
                 crate::settings::JointEdit::ToleranceMm(tol_mm * 0.5),
                 "tolerance",

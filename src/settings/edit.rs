@@ -14,17 +14,34 @@ pub enum JointEdit {
     Reset,
 }
 
+/// Which overrides a per-joint edit changes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EditScope {
+    /// The value the clip uses: its own override of the joint when it has one, the
+    /// file-wide override otherwise (so the edit reaches every clip that does not override).
+    #[default]
+    File,
+    /// The clip's own override only (other clips keep theirs).
+    Clip,
+}
+
 impl Settings {
-    /// Applies `edit` to each named joint of `clip`. A value goes where the clip takes it
-    /// from: the clip's own override of that joint when it has one, the file-wide override
-    /// otherwise. Entries left without any value are removed.
+    /// Applies `edit` to each named joint of `clip`, in `scope`. Reset in the file scope
+    /// removes the joint's file-wide and clip overrides; in the clip scope, the clip's only.
+    /// Entries left without any value are removed.
     pub fn edit_joints<'a>(
         &mut self,
         clip: &str,
+        scope: EditScope,
         names: impl IntoIterator<Item = &'a str>,
         edit: JointEdit,
     ) {
         for name in names {
+            if scope == EditScope::Clip {
+                let c = self.clips.entry(clip.to_owned()).or_default();
+                apply(c.joints.entry(name.to_owned()).or_default(), edit);
+                continue;
+            }
             let clip_js = self
                 .clips
                 .get_mut(clip)
@@ -54,6 +71,9 @@ impl Settings {
         self.joints.retain(|_, js| *js != JointSettings::default());
         if let Some(c) = self.clips.get_mut(clip) {
             c.joints.retain(|_, js| *js != JointSettings::default());
+            if *c == super::ClipSettings::default() {
+                self.clips.remove(clip);
+            }
         }
     }
 
@@ -65,6 +85,7 @@ impl Settings {
         &mut self,
         skeleton: &Skeleton,
         clip: &str,
+        scope: EditScope,
         joints: &[usize],
         leaf_mm: f32,
         root_factor: f32,
@@ -76,6 +97,7 @@ impl Settings {
             let tol = leaf_mm * root_factor.powf(t);
             self.edit_joints(
                 clip,
+                scope,
                 [skeleton.joints[j].name.as_str()],
                 JointEdit::ToleranceMm(tol),
             );

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 mod edit;
-pub use edit::JointEdit;
+pub use edit::{EditScope, JointEdit};
 
 use crate::codec::Interpolation;
 use crate::import::Asset;

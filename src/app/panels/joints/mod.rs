@@ -16,7 +16,7 @@ use egui_extras::TableBuilder;
 use super::super::actions::Action;
 use super::super::state::Document;
 pub use super::super::state::Selection;
-use crate::settings::{JointEdit, Settings};
+use crate::settings::{EditScope, JointEdit, Settings};
 
 /// Accessible names of the inline editors (tests find them by these).
 pub fn tolerance_label(joint: &str) -> String {
@@ -32,6 +32,7 @@ pub const DESCENDANTS: &str = "Edits include descendants";
 pub const ADAPTIVE: &str = "Adaptive…";
 pub const ADAPTIVE_APPLY: &str = "Apply adaptive tolerances";
 pub const MESH_MARKERS: &str = "Markers from mesh";
+pub const THIS_CLIP: &str = "This clip only";
 const ROW_HEIGHT: f32 = 20.0;
 
 /// What the panel keeps between frames (owned by the app).
@@ -44,6 +45,8 @@ pub struct JointsView {
     pub anchor: Option<usize>,
     /// Inline edits also apply to every descendant of the edited joints.
     pub include_descendants: bool,
+    /// Edits change the current clip's own overrides, not the file-wide ones.
+    pub this_clip_only: bool,
     /// Adaptive fill: the tolerance of leaf joints (mm) and the factor at the root.
     pub adaptive_leaf_mm: Option<f32>,
     pub adaptive_root_factor: f32,
@@ -58,6 +61,7 @@ impl Default for JointsView {
             collapsed: HashSet::new(),
             anchor: None,
             include_descendants: false,
+            this_clip_only: false,
             adaptive_leaf_mm: None,
             adaptive_root_factor: 0.25,
             revealed: None,
@@ -105,7 +109,7 @@ pub fn show(
             .collect()
     };
     step_with_arrow_keys(ui, &visible, sel, &mut view.anchor, out);
-    let ctx = row::RowContext::new(doc, sel, &children, view.include_descendants);
+    let ctx = row::RowContext::new(doc, sel, &children, view);
     let mut toggles = Vec::new();
     if visible.is_empty() {
         ui.label(RichText::new("No joint matches the filter.").weak());
@@ -240,6 +244,7 @@ fn select(
 /// clip, with an undo label naming what changed.
 pub fn edited(
     doc: &Document,
+    scope: EditScope,
     joints: &[usize],
     edit: JointEdit,
     what: &str,
@@ -249,10 +254,14 @@ pub fn edited(
         .map(|&j| doc.asset.skeleton.joints[j].name.as_str())
         .collect();
     let mut s = doc.settings.clone();
-    s.edit_joints(doc.clip_name(), names.iter().copied(), edit);
+    s.edit_joints(doc.clip_name(), scope, names.iter().copied(), edit);
     let label = match names.as_slice() {
         [one] => format!("{what} of {one}"),
         many => format!("{what} of {} joints", many.len()),
+    };
+    let label = match scope {
+        EditScope::File => label,
+        EditScope::Clip => format!("{label} in {}", doc.clip_name()),
     };
     (label, Box::new(s))
 }

@@ -7,9 +7,9 @@ use egui_extras::{Column, TableBuilder, TableRow};
 use super::super::super::actions::Action;
 use super::super::super::state::Document;
 use super::super::{fmt_bytes, fmt_len};
-use super::{Selection, edited, marker_label, pin_label, tolerance_label};
+use super::{JointsView, Selection, edited, marker_label, pin_label, tolerance_label};
 use crate::codec::JointCost;
-use crate::settings::{JointEdit, JointSettings};
+use crate::settings::{EditScope, JointEdit, JointSettings};
 
 const INDENT: f32 = 8.0;
 /// Overridden values are drawn in this colour (file-wide values in the normal one).
@@ -36,6 +36,7 @@ pub struct RowContext<'a> {
     sel: Selection<'a>,
     children: &'a [Vec<usize>],
     include_descendants: bool,
+    scope: EditScope,
     ratios: Option<Vec<f32>>,
     costs: Option<&'a [JointCost]>,
     per_mm: f32,
@@ -46,7 +47,7 @@ impl<'a> RowContext<'a> {
         doc: &'a Document,
         sel: Selection<'a>,
         children: &'a [Vec<usize>],
-        include_descendants: bool,
+        view: &JointsView,
     ) -> Self {
         let ratios = doc.shown().map(|r| {
             r.errors
@@ -60,7 +61,12 @@ impl<'a> RowContext<'a> {
             doc,
             sel,
             children,
-            include_descendants,
+            include_descendants: view.include_descendants,
+            scope: if view.this_clip_only {
+                EditScope::Clip
+            } else {
+                EditScope::File
+            },
             ratios,
             costs: doc.shown().map(|r| r.joint_costs.as_slice()),
             per_mm: doc.resolved.unit.per_metre() / 1000.0,
@@ -364,7 +370,7 @@ fn value_cell(ui: &mut egui::Ui, value: &mut f32, overridden: bool, name: &str) 
 }
 
 fn push(ctx: &RowContext<'_>, j: usize, edit: JointEdit, what: &str, out: &mut Vec<Action>) {
-    let (label, s) = edited(ctx.doc, &ctx.targets(j), edit, what);
+    let (label, s) = edited(ctx.doc, ctx.scope, &ctx.targets(j), edit, what);
     out.push(Action::EditSettings(label, s));
 }
 
@@ -383,7 +389,7 @@ fn context_menu(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize, out: &mut Vec
     }
     let mut act = |ui: &mut egui::Ui, text: String, joints: &[usize], edit, what: &str| {
         if ui.button(text).clicked() {
-            let (label, s) = edited(doc, joints, edit, what);
+            let (label, s) = edited(doc, ctx.scope, joints, edit, what);
             out.push(Action::EditSettings(label, s));
             ui.close();
         }

@@ -5,8 +5,10 @@ use egui::{Color32, RichText};
 
 use super::super::super::actions::Action;
 use super::super::super::state::Document;
-use super::{ADAPTIVE, ADAPTIVE_APPLY, DESCENDANTS, JointsView, MESH_MARKERS, Selection};
-use crate::settings::Preset;
+use super::{
+    ADAPTIVE, ADAPTIVE_APPLY, DESCENDANTS, JointsView, MESH_MARKERS, Selection, THIS_CLIP,
+};
+use crate::settings::{EditScope, Preset};
 
 pub fn show(
     ui: &mut egui::Ui,
@@ -64,7 +66,7 @@ pub fn show(
             .hint_text("Filter joints")
             .desired_width(f32::INFINITY),
     );
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let n = sel.set.len();
         ui.label(RichText::new(format!("{n} selected")).weak());
         if n > 0 && ui.small_button("Clear").clicked() {
@@ -72,6 +74,11 @@ pub fn show(
         }
         ui.checkbox(&mut view.include_descendants, DESCENDANTS)
             .on_hover_text("Tolerance, marker and pin edits also apply below the edited joints");
+        ui.checkbox(&mut view.this_clip_only, THIS_CLIP)
+            .on_hover_text(format!(
+                "Edits override the joints in '{}' only; other clips keep the file-wide values",
+                doc.clip_name()
+            ));
         ui.menu_button(ADAPTIVE, |ui| adaptive(ui, doc, sel, view, out))
             .response
             .on_hover_text("Tolerances that tighten toward the root");
@@ -166,7 +173,19 @@ fn adaptive(
     let text = format!("{ADAPTIVE_APPLY} ({} joints)", target.len());
     if ui.button(text).clicked() {
         let mut s = doc.settings.clone();
-        s.adaptive_tolerances(&doc.asset.skeleton, doc.clip_name(), &target, leaf, factor);
+        let scope = if view.this_clip_only {
+            EditScope::Clip
+        } else {
+            EditScope::File
+        };
+        s.adaptive_tolerances(
+            &doc.asset.skeleton,
+            doc.clip_name(),
+            scope,
+            &target,
+            leaf,
+            factor,
+        );
         out.push(Action::EditSettings(
             format!("adaptive tolerances on {} joints", target.len()),
             Box::new(s),
