@@ -1,0 +1,264 @@
+//! Applying actions: menus, keys, panels and tests push [`Action`]s; they run here, after
+//! the frame's UI. Settings edits are debounced; actions that would lose unsaved settings
+//! ask first.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::super::actions::Action;
+use super::super::panels;
+use super::super::state::Source;
+use super::{App, DEBOUNCE};
+use crate::settings::Settings;
+
+/// An action that would lose unsaved settings, held until the user decides.
+#[derive(Clone, Debug)]
+pub(super) enum Confirm {
+    Close,
+    Run(Action),
+}
+
+impl App {
+    pub(super) fn apply(&mut self, action: Action, ctx: Option<&egui::Context>) {
+        match action {
+            Action::Open(_) | Action::OpenDialog | Action::OpenDefault
+                if self.unsaved_would_be_lost() =>
+            {
+                self.confirm = Some(Confirm::Run(action));
+            }
+            Action::Open(p) => {
+                self.open_path(&p);
+            }
+            Action::OpenDialog => {
+                let picked = rfd::FileDialog::new()
+                    .add_filter("Animation", &["glb", "gltf", "bvh", "sjson"])
+                    .pick_file();
+                match picked {
+                    Some(p) => {
+                        self.open_path(&p);
+                    }
+                    None => {
+                        self.status =
+                            "Open: no file chosen (drop a file on the window, or pass a path)"
+                                .into()
+                    }
+                }
+            }
+            Action::OpenDefault => self.open_default(),
+            Action::ClearRecent => self.recent.clear(),
+            Action::ExportGltf(p) => self.export(
+                p,
+                "glb",
+                "Export Compressed glTF",
+                super::super::exporter::export_gltf,
+            ),
+            Action::ExportSkp(p) => {
+                self.export(p, "skp", "Export .skp", super::super::exporter::export_skp)
+            }
+            Action::SaveSettings(p) => self.save_settings(p),
+            Action::SaveSettingsAs => {
+                let name = self.doc.as_ref().map_or(String::new(), |d| d.title());
+                match rfd::FileDialog::new()
+                    .add_filter("skelpack settings", &["toml", "json"])
+                    .set_file_name(format!("{name}.skelpack.toml"))
+                    .save_file()
+                {
+                    Some(p) => self.save_settings(Some(p)),
+                    None => self.status = "Save Settings As: no file chosen".into(),
+                }
+            }
+            Action::Quit if self.unsaved_would_be_lost() => self.confirm = Some(Confirm::Close),
+            Action::Quit => {
+                self.closing = true;
+                if let Some(c) = ctx {
+                    c.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            }
+            Action::Undo | Action::Redo => {
+                let Some(doc) = &mut self.doc else { return };
+                let label = if matches!(action, Action::Undo) {
+                    self.history.undo(&mut doc.settings)
+                } else {
+                    self.history.redo(&mut doc.settings)
+                };
+                if let Some(l) = label {
+                    doc.settings_rev += 1;
+                    doc.refresh();
+                    self.last_edit = None;
+                    self.settings_changed();
+                    self.status = format!(
+                        "{} {l}",
+                        if matches!(action, Action::Undo) {
+                            "Undid"
+                        } else {
+                            "Redid"
+                        }
+                    );
+                }
+            }
+            Action::EditSettings(label, settings) => {
+                let Some(doc) = &mut self.doc else { return };
+                if *settings == doc.settings {
+                    return;
+                }
+                // Consecutive drags of one value make one undo step.
+                let coalesce = self
+                    .last_edit
+                    .as_ref()
+                    .is_some_and(|(l, t)| *l == label && t.elapsed() < Duration::from_millis(800));
+                let before = std::mem::replace(&mut doc.settings, *settings);
+                if !coalesce {
+                    self.history.record(label.clone(), before);
+                }
+                self.last_edit = Some((label.clone(), Instant::now()));
+                doc.settings_rev += 1;
+                doc.refresh();
+                self.status = format!("Changed {label}; recompressing");
+                self.settings_changed();
+            }
+            Action::SetLayout(l) => self.set_layout(l),
+            Action::Select(j) => self.select_joint(j),
+            Action::SelectMany(js, focus) => self.select_many(js, focus),
+            Action::SetClip(c) => self.set_clip(c),
+            Action::TogglePlay => {
+                let n = self.frame_count();
+                let p = &mut self.playback;
+                if !p.playing && !p.looping && p.frame >= (n.saturating_sub(1)) as f32 {
+                    p.frame = 0.0;
+                }
+                p.playing = !p.playing;
+            }
+            Action::Step(d) => {
+                let n = self.frame_count();
+                self.playback.step(d, n);
+            }
+            Action::Seek(f) => {
+                self.playback.playing = false;
+                self.playback.frame = f.clamp(0.0, self.frame_count().saturating_sub(1) as f32);
+            }
+            Action::FrameCamera => self.viewport.request_frame(),
+            Action::CancelCompression => {
+                self.jobs.cancel();
+                if let Some(doc) = &mut self.doc {
+                    doc.failure = Some("Compression cancelled.".into());
+                }
+            }
+            Action::Recompress => {
+                if let Some(doc) = &mut self.doc {
+                    doc.settings_rev += 1;
+                    doc.refresh();
+                }
+                self.ensure_job();
+            }
+            Action::DismissBanner => self.banner = None,
+            Action::ShowAbout => self.show_about = true,
+            Action::ShowShortcuts => self.show_shortcuts = true,
+        }
+    }
+
+    /// After a settings edit, undo or redo: the running job is stale, so it stops now, and
+    /// the next one starts once edits have paused for [`DEBOUNCE`].
+    fn settings_changed(&mut self) {
+        self.jobs.cancel();
+        let now = Instant::now();
+        self.debounce_until = Some(now + DEBOUNCE);
+        self.edited_at = Some(now);
+    }
+
+    /// True when the document has unsaved settings and no decision was made about them.
+    pub(super) fn unsaved_would_be_lost(&self) -> bool {
+        !self.closing && self.doc.as_ref().is_some_and(|d| d.is_dirty())
+    }
+
+    /// Asks whether to save unsaved settings before closing or opening another file.
+    pub(super) fn confirm_dialog(&mut self, ctx: &egui::Context) {
+        let Some(confirm) = self.confirm.clone() else {
+            return;
+        };
+        let title = self.doc.as_ref().map_or(String::new(), |d| d.title());
+        let what = match confirm {
+            Confirm::Close => "closing",
+            Confirm::Run(_) => "opening another file",
+        };
+        let mut choice = None;
+        let modal = egui::Modal::new(egui::Id::unique("unsaved settings")).show(ctx, |ui| {
+            ui.set_max_width(380.0);
+            ui.heading(panels::help::UNSAVED_TITLE);
+            ui.label(format!(
+                "The compression settings of {title} have changed since they were saved. \
+                 Save them beside the file before {what}?"
+            ));
+            ui.add_space(8.0);
+            ui.horizontal(|ui| {
+                if ui.button(panels::help::UNSAVED_SAVE).clicked() {
+                    choice = Some(true);
+                }
+                if ui.button(panels::help::UNSAVED_DISCARD).clicked() {
+                    choice = Some(false);
+                }
+                if ui.button(panels::help::UNSAVED_CANCEL).clicked() {
+                    self.confirm = None;
+                }
+            });
+        });
+        if modal.should_close() {
+            self.confirm = None;
+        }
+        let Some(save) = choice else { return };
+        self.confirm = None;
+        if save {
+            self.save_settings(None);
+            if self.doc.as_ref().is_some_and(|d| d.is_dirty()) {
+                return; // not saved (no file chosen, or an error banner): stay
+            }
+        }
+        match confirm {
+            Confirm::Close => {
+                self.closing = true;
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            Confirm::Run(action) => {
+                // The user decided: the held action may now replace the document.
+                self.closing = true;
+                self.apply(action, Some(ctx));
+                self.closing = false;
+            }
+        }
+    }
+
+    fn save_settings(&mut self, path: Option<PathBuf>) {
+        let Some(doc) = &mut self.doc else { return };
+        let path = path.or_else(|| match &doc.source {
+            Source::File(p) => Some(Settings::sidecar_path(p)),
+            Source::Default => rfd::FileDialog::new()
+                .set_file_name("default_character.glb.skelpack.toml")
+                .save_file(),
+        });
+        let Some(path) = path else {
+            self.status = "Save Settings: no file chosen".into();
+            return;
+        };
+        match doc.settings.save(&path) {
+            Ok(()) => {
+                doc.saved_settings = doc.settings.clone();
+                let bytes = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+                let overrides = doc.settings.joints.len()
+                    + doc
+                        .settings
+                        .clips
+                        .values()
+                        .map(|c| c.joints.len())
+                        .sum::<usize>();
+                self.status = format!(
+                    "Saved settings to {} ({}, {overrides} joint override(s))",
+                    path.display(),
+                    panels::fmt_bytes(bytes)
+                );
+            }
+            Err(e) => self.set_banner(
+                "Could not save settings".into(),
+                format!("{}: {e}", path.display()),
+            ),
+        }
+    }
+}

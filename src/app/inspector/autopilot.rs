@@ -1,0 +1,158 @@
+//! The autopilot of `skelpack view`: once the result is shown, it measures frame times
+//! and / or edit latencies, saves a screenshot, and closes the window.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::super::actions::Action;
+use super::super::panels;
+use super::App;
+
+/// What an automated run (`skelpack view`) reports when it ends.
+#[derive(Clone, Debug, Default)]
+pub struct AutoOutcome {
+    pub error: Option<String>,
+    pub screenshot: Option<PathBuf>,
+    pub frame_times_ms: Vec<f64>,
+    pub build_times_ms: Vec<f64>,
+    /// Per measured edit: from the edit to its result shown, and the compression alone.
+    pub edit_latency_ms: Vec<f64>,
+    pub edit_compress_ms: Vec<f64>,
+}
+
+pub(super) struct Autopilot {
+    pub(super) screenshot: Option<PathBuf>,
+    pub(super) measure: usize,
+    pub(super) ready_frames: usize,
+    pub(super) requested: bool,
+    pub(super) measured: Vec<f64>,
+    pub(super) builds: Vec<f64>,
+    /// Edits still to make, and the settings revision of the one in flight.
+    pub(super) edits: usize,
+    pub(super) edit_in_flight: Option<u64>,
+    pub(super) outcome: Arc<Mutex<AutoOutcome>>,
+    pub(super) done: Arc<Mutex<bool>>,
+}
+
+impl App {
+    pub(super) fn autopilot(&mut self, ctx: &egui::Context) {
+        let ready = self
+            .doc
+            .as_ref()
+            .is_some_and(|d| d.result.is_some() || d.failure.is_some())
+            || self.doc.is_none();
+        let frame_ms = self.frame_ms;
+        let build = self.viewport.last_build.as_secs_f64() * 1e3;
+        let Some(ap) = &mut self.autopilot else {
+            return;
+        };
+        if *ap.done.lock().expect("autopilot lock") {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        if !ready {
+            // Waiting for a result: the worker's waker repaints when it lands; meanwhile
+            // the window redraws only as a user's would (progress), leaving the CPU to the
+            // compressor.
+            ctx.request_repaint_after(Duration::from_millis(250));
+            return;
+        }
+        ctx.request_repaint();
+        ap.ready_frames += 1;
+        if ap.ready_frames == 1 {
+            if let Some(doc) = &self.doc
+                && let Some(f) = &doc.failure
+            {
+                ap.outcome.lock().expect("autopilot lock").error = Some(f.clone());
+            }
+            if let Some(b) = &self.banner {
+                ap.outcome.lock().expect("autopilot lock").error =
+                    Some(format!("{}: {}", b.title, b.message));
+            }
+            if ap.measure > 0 {
+                self.playback.playing = true;
+                self.playback.looping = true;
+            }
+        }
+        // Skip the first frames after the result lands (layout settles, pipelines warm up).
+        let warm = 5;
+        if ap.ready_frames > warm && (ap.edits > 0 || ap.edit_in_flight.is_some()) {
+            self.autopilot_edit();
+            return;
+        }
+        if ap.ready_frames > warm && ap.measured.len() < ap.measure {
+            ap.measured.push(frame_ms);
+            ap.builds.push(build);
+            return;
+        }
+        if ap.ready_frames <= warm || ap.requested {
+            return;
+        }
+        ap.requested = true;
+        self.playback.playing = false;
+        {
+            let mut o = ap.outcome.lock().expect("autopilot lock");
+            o.frame_times_ms = std::mem::take(&mut ap.measured);
+            o.build_times_ms = std::mem::take(&mut ap.builds);
+        }
+        let done = ap.done.clone();
+        let outcome = ap.outcome.clone();
+        match ap.screenshot.clone() {
+            Some(path) => {
+                let ctx2 = ctx.clone();
+                ctx.request_screenshot(move |image| {
+                    let mut o = outcome.lock().expect("autopilot lock");
+                    match super::super::png::save(&image, &path) {
+                        Ok(()) => o.screenshot = Some(path),
+                        Err(e) => o.error = Some(format!("{}: {e}", path.display())),
+                    }
+                    *done.lock().expect("autopilot lock") = true;
+                    ctx2.request_repaint();
+                });
+            }
+            None => *done.lock().expect("autopilot lock") = true,
+        }
+    }
+
+    /// The `--measure-edits` step: records the edit in flight once its result is shown,
+    /// then makes the next one (halving the focused joint's tolerance, or undoing that).
+    fn autopilot_edit(&mut self) {
+        let (Some(ap), Some(doc)) = (&mut self.autopilot, &self.doc) else {
+            return;
+        };
+        if let Some(rev) = ap.edit_in_flight {
+            let Some(r) = doc.result.as_ref().filter(|_| doc.settings_rev > rev) else {
+                return;
+            };
+            let mut o = ap.outcome.lock().expect("autopilot lock");
+            if let Some(l) = self.last_latency {
+                o.edit_latency_ms.push(l.as_secs_f64() * 1e3);
+                o.edit_compress_ms.push(r.elapsed.as_secs_f64() * 1e3);
+            }
+            ap.edit_in_flight = None;
+            return;
+        }
+        let Some(j) = self.selected else {
+            ap.edits = 0;
+            return;
+        };
+        ap.edit_in_flight = Some(doc.settings_rev);
+        let undo = ap.edits % 2 == 1;
+        ap.edits -= 1;
+        if undo {
+            self.pending.push(Action::Undo);
+        } else {
+            let tol_mm =
+                doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0);
+            let (label, s) = panels::joints::edited(
+                doc,
+                crate::settings::EditScope::File,
+                &[j],
+                crate::settings::JointEdit::ToleranceMm(tol_mm * 0.5),
+                "tolerance",
+            );
+            self.pending.push(Action::EditSettings(label, s));
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Exports run on a worker thread; their summary (or error) lands in the status bar.
+
+use std::path::{Path, PathBuf};
+
+use super::super::panels;
+use super::App;
+
+/// A running export: what, where, and the channel its result arrives on.
+pub(super) struct ExportJob {
+    pub(super) what: String,
+    pub(super) path: PathBuf,
+    pub(super) result:
+        std::sync::mpsc::Receiver<Result<super::super::exporter::ExportSummary, String>>,
+}
+
+impl App {
+    pub(super) fn export(
+        &mut self,
+        path: Option<PathBuf>,
+        ext: &str,
+        what: &str,
+        f: super::super::exporter::ExportFn,
+    ) {
+        let Some(doc) = &self.doc else {
+            self.status = format!("{what}: open a file first");
+            return;
+        };
+        if self.export_job.is_some() {
+            self.status = format!("{what}: another export is still running");
+            return;
+        }
+        let input = super::super::exporter::ExportInput::from_document(doc);
+        // Availability is checked before a dialog is shown.
+        if let Err(e) = f(&input, Path::new("")) {
+            self.set_banner(format!("{what} is not available"), e);
+            return;
+        }
+        let path = path.or_else(|| {
+            rfd::FileDialog::new()
+                .add_filter(what, &[ext])
+                .set_file_name(format!("{}.{ext}", doc.title()))
+                .save_file()
+        });
+        let Some(path) = path else {
+            self.status = format!("{what}: no file chosen");
+            return;
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let target = path.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(f(&input, &target));
+        });
+        self.status = format!("{what}: writing {}…", path.display());
+        self.export_job = Some(ExportJob {
+            what: what.to_owned(),
+            path,
+            result: rx,
+        });
+    }
+
+    /// True while an export is running on its worker.
+    pub fn export_running(&self) -> bool {
+        self.export_job.is_some()
+    }
+
+    /// Takes a finished export's result into the status bar (or an error banner).
+    pub(super) fn poll_export(&mut self) {
+        let Some(job) = &self.export_job else { return };
+        let outcome = match job.result.try_recv() {
+            Ok(r) => r,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                Err("the export worker stopped unexpectedly".into())
+            }
+        };
+        let job = self.export_job.take().expect("checked above");
+        match outcome {
+            Ok(s) => {
+                self.status = format!(
+                    "{}: wrote {} ({}, {:.1}:1, max error {:.4} mm)",
+                    job.what,
+                    job.path.display(),
+                    panels::fmt_bytes(s.bytes),
+                    s.ratio,
+                    s.max_error_mm
+                )
+            }
+            Err(e) => self.set_banner(format!("{} failed", job.what), e),
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! One frame of the window: input, panels around the viewport, dialogs, title.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use egui::{Key, Modifiers};
+
+use super::super::actions::Action;
+use super::super::panels;
+use super::super::state::{Layout, Selection};
+use super::apply::Confirm;
+use super::{App, RECENT_KEY, VIEW_KEY};
+
+impl App {
+    fn keyboard(&mut self, ctx: &egui::Context) {
+        let typing = ctx.egui_wants_keyboard_input();
+        let mut out = Vec::new();
+        ctx.input_mut(|i| {
+            let cmd = Modifiers::COMMAND;
+            if i.consume_key(cmd, Key::O) {
+                out.push(Action::OpenDialog);
+            }
+            if i.consume_key(cmd, Key::S) {
+                out.push(Action::SaveSettings(None));
+            }
+            if i.consume_key(cmd, Key::Q) {
+                out.push(Action::Quit);
+            }
+            if i.consume_key(cmd | Modifiers::SHIFT, Key::Z) || i.consume_key(cmd, Key::Y) {
+                out.push(Action::Redo);
+            }
+            if i.consume_key(cmd, Key::Z) {
+                out.push(Action::Undo);
+            }
+            if typing {
+                return;
+            }
+            if i.consume_key(Modifiers::NONE, Key::Space) {
+                out.push(Action::TogglePlay);
+            }
+            if i.consume_key(Modifiers::NONE, Key::ArrowLeft) {
+                out.push(Action::Step(-1));
+            }
+            if i.consume_key(Modifiers::NONE, Key::ArrowRight) {
+                out.push(Action::Step(1));
+            }
+            if i.consume_key(Modifiers::NONE, Key::Home) {
+                out.push(Action::Seek(0.0));
+            }
+            if i.consume_key(Modifiers::NONE, Key::End) {
+                out.push(Action::Seek(f32::MAX));
+            }
+            if i.consume_key(Modifiers::NONE, Key::F) {
+                out.push(Action::FrameCamera);
+            }
+            if i.consume_key(Modifiers::NONE, Key::O) {
+                out.push(Action::SetLayout(match self.view.layout {
+                    Layout::SideBySide => Layout::Overlay,
+                    Layout::Overlay => Layout::SideBySide,
+                }));
+            }
+        });
+        self.pending.extend(out);
+    }
+
+    fn update_title(&mut self, ctx: &egui::Context) {
+        let t = match &self.doc {
+            Some(d) => format!(
+                "skelpack — {}{}{}",
+                d.title(),
+                if d.has_clip() {
+                    format!(" [{}]", d.clip_name())
+                } else {
+                    String::new()
+                },
+                if d.is_dirty() { " •" } else { "" }
+            ),
+            None => "skelpack".into(),
+        };
+        if t != self.title {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Title(t.clone()));
+            self.title = t;
+        }
+    }
+}
+
+impl eframe::App for App {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        let ctx = ui.ctx().clone();
+        let now = Instant::now();
+        let dt = self
+            .last_frame
+            .map_or(0.0, |t| now.duration_since(t).as_secs_f64());
+        self.last_frame = Some(now);
+        self.frame_ms = dt * 1e3;
+
+        if ctx.input(|i| i.viewport().close_requested()) && self.unsaved_would_be_lost() {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.confirm = Some(Confirm::Close);
+        }
+        for r in self.jobs.poll() {
+            self.accept(r);
+        }
+        self.poll_export();
+        if self.export_job.is_some() {
+            ctx.request_repaint_after(Duration::from_millis(100));
+        }
+        self.ensure_job();
+        if let Some(t) = self.debounce_until {
+            ctx.request_repaint_after(t.saturating_duration_since(Instant::now()));
+        }
+        if self.jobs.running().is_some() {
+            // Progress 4 times a second; on a software renderer a frame costs a core.
+            ctx.request_repaint_after(Duration::from_millis(250));
+        }
+
+        // Files dropped on the window.
+        let dropped: Vec<PathBuf> = ctx.input(|i| {
+            i.raw
+                .dropped_files
+                .iter()
+                .map(|f| f.path().to_path_buf())
+                .collect()
+        });
+        if let Some(p) = dropped.into_iter().next() {
+            self.pending.push(Action::Open(p));
+        }
+        self.keyboard(&ctx);
+
+        // Playback.
+        if self.playback.playing {
+            let (rate, n) = self
+                .doc
+                .as_ref()
+                .map_or((30.0, 1), |d| (d.sample_rate(), d.frame_count()));
+            let step = ctx.input(|i| i.stable_dt).min(0.1);
+            self.playback.advance(step, rate, n);
+            ctx.request_repaint();
+        }
+
+        let mut out = std::mem::take(&mut self.pending);
+        egui::Panel::top("menu").show(ui, |ui| {
+            let ms = panels::menu::MenuState {
+                recent: &self.recent,
+                has_document: self.doc.is_some(),
+                undo: self.history.undo_label(),
+                redo: self.history.redo_label(),
+            };
+            let before = self.view.layout;
+            panels::menu::show(ui, &ms, &mut self.view, &mut out);
+            if self.view.layout != before {
+                self.viewport.request_frame();
+            }
+        });
+        if let Some(b) = &self.banner {
+            egui::Panel::top("banner").show(ui, |ui| panels::banner::show_banner(ui, b, &mut out));
+        }
+        egui::Panel::bottom("status").show(ui, |ui| {
+            let right = format!(
+                "{} · MSAA {}× · frame {:.1} ms (scene {:.2} ms)",
+                self.adapter,
+                self.viewport.samples,
+                self.frame_ms,
+                self.viewport.last_build.as_secs_f64() * 1e3
+            );
+            panels::banner::show_status(ui, &self.status, &right);
+        });
+        if let Some(doc) = &self.doc {
+            egui::Panel::bottom("timeline")
+                .resizable(false)
+                .show(ui, |ui| {
+                    ui.add_space(4.0);
+                    panels::timeline::show(ui, doc, &mut self.playback, self.selected, &mut out);
+                    ui.add_space(2.0);
+                });
+            let frame = self.playback.frame;
+            egui::Panel::bottom("tuning")
+                .resizable(true)
+                .default_size(340.0)
+                .min_size(160.0)
+                .show(ui, |ui| {
+                    (self.curve_geom, self.error_geoms) = panels::tuning::show(
+                        ui,
+                        doc,
+                        self.selected,
+                        frame,
+                        &mut self.tuning,
+                        &mut out,
+                    );
+                });
+            // The joint table's columns need about 540 points; a small window gets a third.
+            let joints_width = (ctx.content_rect().width() * 0.34).clamp(300.0, 540.0);
+            egui::Panel::left("joints")
+                .resizable(true)
+                .default_size(joints_width)
+                .show(ui, |ui| {
+                    let sel = Selection {
+                        focus: self.selected,
+                        set: &self.selection,
+                    };
+                    panels::joints::show(ui, doc, sel, &mut self.joints_view, &mut out);
+                });
+            let progress = self
+                .jobs
+                .running()
+                .filter(|(k, _)| *k == doc.key())
+                .map(|(_, p)| p);
+            egui::Panel::right("stats")
+                .resizable(true)
+                .default_size(290.0)
+                .show(ui, |ui| {
+                    panels::stats::show(ui, doc, progress, self.selected, &mut out)
+                });
+        }
+        egui::CentralPanel::default().show(ui, |ui| {
+            // Wraps on a narrow window rather than pushing the viewport under the panels.
+            ui.horizontal_wrapped(|ui| {
+                let mut layout = self.view.layout;
+                ui.selectable_value(&mut layout, Layout::SideBySide, "Side by side");
+                ui.selectable_value(&mut layout, Layout::Overlay, "Overlay");
+                if layout != self.view.layout {
+                    out.push(Action::SetLayout(layout));
+                }
+                ui.separator();
+                ui.checkbox(&mut self.view.markers, "Markers");
+                ui.checkbox(&mut self.view.error_vectors, "Error vectors");
+                ui.add_enabled(
+                    self.view.error_vectors,
+                    egui::DragValue::new(&mut self.view.error_scale)
+                        .range(1.0..=10000.0)
+                        .prefix("×")
+                        .speed(1.0),
+                )
+                .on_hover_text("Error vectors are drawn this many times longer");
+                ui.checkbox(&mut self.view.mesh, "Mesh");
+                ui.separator();
+                if ui
+                    .button("Frame")
+                    .on_hover_text("Frame the character (F)")
+                    .clicked()
+                {
+                    out.push(Action::FrameCamera);
+                }
+            });
+            let rect = ui.available_rect_before_wrap();
+            self.viewport_rect = Some(rect);
+            let o = self.viewport.show(
+                ui,
+                rect,
+                self.doc.as_ref(),
+                self.playback.frame,
+                &self.view,
+                Selection {
+                    focus: self.selected,
+                    set: &self.selection,
+                },
+            );
+            if let Some(j) = o.picked {
+                out.push(Action::Select(Some(j)));
+            }
+        });
+        panels::help::show(&ctx, &mut self.show_about, &mut self.show_shortcuts);
+        self.confirm_dialog(&ctx);
+
+        if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
+            let painter = ctx.layer_painter(egui::LayerId::new(
+                egui::Order::Foreground,
+                egui::Id::unique("drop"),
+            ));
+            let r = ctx.content_rect();
+            painter.rect_filled(r, 0.0, egui::Color32::from_black_alpha(160));
+            painter.text(
+                r.center(),
+                egui::Align2::CENTER_CENTER,
+                "Drop to open",
+                egui::FontId::proportional(28.0),
+                egui::Color32::WHITE,
+            );
+        }
+
+        if !out.is_empty() {
+            // The next frame shows what the actions changed.
+            ctx.request_repaint();
+        }
+        for a in out {
+            self.apply(a, Some(&ctx));
+        }
+        self.update_title(&ctx);
+        self.autopilot(&ctx);
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, RECENT_KEY, &self.recent);
+        eframe::set_value(storage, VIEW_KEY, &self.view);
+    }
+}
