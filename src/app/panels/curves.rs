@@ -325,11 +325,7 @@ pub fn show(
                                 .anchor(Align2::CENTER_BOTTOM),
                             );
                         }
-                        p.vline(
-                            VLine::new("", frame as f64)
-                                .color(Color32::from_rgb(255, 170, 40))
-                                .width(1.5),
-                        );
+                        p.vline(playhead(frame));
                     });
                 if let Some(f) = scrub(&resp) {
                     out.push(Action::Seek(f));
@@ -339,6 +335,13 @@ pub fn show(
         }
     }
     geom
+}
+
+/// The playhead: an orange vertical line at `frame`.
+pub fn playhead(frame: f32) -> VLine {
+    VLine::new("", frame as f64)
+        .color(Color32::from_rgb(255, 170, 40))
+        .width(1.5)
 }
 
 /// The frame under the pointer when the plot is clicked or dragged with the primary button.

@@ -3,11 +3,11 @@
 //! whole clip. Clicking or dragging on the heatmap selects that joint and frame.
 
 use egui::{Color32, Id, Mesh, PointerButton, Pos2, Rect, RichText, Sense, Stroke, Vec2};
-use egui_plot::{HLine, Line, LineStyle, Plot, VLine};
+use egui_plot::{HLine, Line, LineStyle, Plot};
 
 use super::super::actions::Action;
 use super::super::state::Document;
-use super::curves::{PlotGeom, X_LINK, geom_of, scrub};
+use super::curves::{PlotGeom, X_LINK, geom_of, playhead, scrub};
 use super::fmt_len;
 
 /// Heading of the panel (found by label in tests).
@@ -143,11 +143,7 @@ pub fn show(
                             .color(Color32::from_rgb(220, 40, 40))
                             .style(LineStyle::dashed_dense()),
                     );
-                    p.vline(
-                        VLine::new("", frame as f64)
-                            .color(Color32::from_rgb(255, 170, 40))
-                            .width(1.5),
-                    );
+                    p.vline(playhead(frame));
                 });
             if let Some(f) = scrub(&resp) {
                 out.push(Action::Seek(f));
