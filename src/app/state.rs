@@ -240,6 +240,8 @@ pub enum Layout {
 pub struct ViewOptions {
     pub layout: Layout,
     pub markers: bool,
+    /// Markers (and error vectors) only on the selected joints, to declutter.
+    pub markers_selected_only: bool,
     pub error_vectors: bool,
     pub mesh: bool,
     pub grid: bool,
@@ -252,6 +254,7 @@ impl Default for ViewOptions {
         Self {
             layout: Layout::SideBySide,
             markers: true,
+            markers_selected_only: false,
             error_vectors: true,
             mesh: true,
             grid: true,

@@ -223,6 +223,8 @@ impl eframe::App for App {
                 }
                 ui.separator();
                 ui.checkbox(&mut self.view.markers, "Markers");
+                ui.checkbox(&mut self.view.markers_selected_only, "on selection")
+                    .on_hover_text("Markers and error vectors only on the selected joints");
                 ui.checkbox(&mut self.view.error_vectors, "Error vectors");
                 ui.add_enabled(
                     self.view.error_vectors,

@@ -112,6 +112,10 @@ pub fn show(ui: &mut egui::Ui, s: &MenuState<'_>, view: &mut ViewOptions, out: &
             }
             ui.separator();
             ui.checkbox(&mut view.markers, "Show markers");
+            ui.checkbox(
+                &mut view.markers_selected_only,
+                "Markers and error vectors on the selection only",
+            );
             ui.checkbox(&mut view.error_vectors, "Show error vectors");
             ui.checkbox(&mut view.mesh, "Show mesh");
             ui.checkbox(&mut view.grid, "Show grid");

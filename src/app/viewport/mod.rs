@@ -277,6 +277,7 @@ impl Viewport {
                 color: palette::ORIGINAL,
                 solid: true,
                 markers: view.markers,
+                markers_selected_only: view.markers_selected_only,
             },
             &highlight,
             &none,
@@ -293,6 +294,7 @@ impl Viewport {
                 color: palette::COMPRESSED,
                 solid: view.layout == Layout::SideBySide,
                 markers: view.markers && view.layout == Layout::SideBySide,
+                markers_selected_only: view.markers_selected_only,
             },
             &highlight,
             &over,
@@ -307,6 +309,8 @@ impl Viewport {
                 &errors,
                 offset,
                 view.error_scale,
+                view.markers_selected_only
+                    .then_some(highlight.selected.as_slice()),
             );
         }
         if view.mesh {

@@ -192,6 +192,8 @@ pub struct SkeletonStyle {
     /// Solid octahedra (false: thin lines, for the overlay ghost).
     pub solid: bool,
     pub markers: bool,
+    /// Markers only on the selected joints.
+    pub markers_selected_only: bool,
 }
 
 /// Character-relative sizes.
@@ -334,7 +336,8 @@ pub fn add_skeleton(
                 color,
             });
         }
-        if style.markers && limits.evaluated.get(j).copied().unwrap_or(false) {
+        let shown = !style.markers_selected_only || highlight.selected[j];
+        if style.markers && shown && limits.evaluated.get(j).copied().unwrap_or(false) {
             let d = limits.marker_offset[j];
             for (k, axis) in [Vec3::X, Vec3::Y, Vec3::Z].into_iter().enumerate() {
                 let m = pose[j].transform_point3(axis * d) + off;
@@ -395,9 +398,10 @@ pub fn add_error_vectors(
     errors: &[f32],
     offset: Vec3,
     magnify: f32,
+    only: Option<&[bool]>,
 ) {
     for j in 0..raw.len() {
-        if !limits.evaluated[j] {
+        if !limits.evaluated[j] || only.is_some_and(|o| !o[j]) {
             continue;
         }
         let d = limits.marker_offset[j];
