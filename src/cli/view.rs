@@ -31,6 +31,9 @@ pub struct Args {
     /// print how long each took from the edit to the recompressed result on screen.
     #[arg(long)]
     pub measure_edits: Option<usize>,
+    /// Draw markers and error vectors on the selected joint only.
+    #[arg(long)]
+    pub markers_on_selection: bool,
 }
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
@@ -42,6 +45,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         screenshot: a.screenshot,
         measure_frames: a.measure_frames.or(Some(0)),
         measure_edits: a.measure_edits,
+        markers_on_selection: a.markers_on_selection,
         ignore_storage: true,
     };
     let outcome = run_auto(opts).map_err(anyhow::Error::msg)?;

@@ -52,6 +52,8 @@ pub struct StartOptions {
     pub measure_edits: Option<usize>,
     /// Ignore persisted state (recent files, view options).
     pub ignore_storage: bool,
+    /// Draw markers and error vectors on the selected joints only.
+    pub markers_on_selection: bool,
 }
 
 /// The application.
@@ -120,6 +122,8 @@ impl App {
             ),
             _ => (Vec::new(), ViewOptions::default()),
         };
+        let mut view = view;
+        view.markers_selected_only |= opts.markers_on_selection;
         let mut app = Self {
             doc: None,
             next_id: 1,
