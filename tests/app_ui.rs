@@ -405,6 +405,10 @@ fn tree_tolerance_edit_recompresses_and_undo_restores() {
         sk.joints[leaf].name.clone()
     };
     let before = compressed_bytes(&h);
+    let max_before = {
+        let d = h.state().document().unwrap();
+        d.result.as_ref().unwrap().errors.samples.max
+    };
     let stats_before = format!("{:.2} : 1", {
         let d = h.state().document().unwrap();
         d.result.as_ref().unwrap().sizes.ratio()
@@ -430,6 +434,12 @@ fn tree_tolerance_edit_recompresses_and_undo_restores() {
     let ratio = format!("{:.2} : 1", d.result.as_ref().unwrap().sizes.ratio());
     assert_ne!(ratio, stats_before);
     h.get_by_label(&ratio);
+    // ... and what the edit changed.
+    h.get_by_label(&format!(
+        "{} B; max error was {}",
+        after as i64 - before as i64,
+        skelpack::app::panels::fmt_len(max_before, h.state().document().unwrap().resolved.unit)
+    ));
     // Undo from the menu restores the tolerance and the size.
     h.get_by_label("Edit").click();
     h.run();

@@ -37,6 +37,9 @@ pub struct Document {
     /// The result before the last settings edit, shown (marked as stale) until the new one
     /// lands, so the panels do not flicker while tuning.
     pub previous: Option<Compressed>,
+    /// Compressed bytes and worst error of the result before the last settings edit (the
+    /// stats panel shows what the edit changed).
+    pub before_edit: Option<(usize, f32)>,
     /// An error from the last compression of the current key.
     pub failure: Option<String>,
     /// The last saved settings (to mark unsaved changes).
@@ -58,6 +61,7 @@ impl Document {
             resolved,
             result: None,
             previous: None,
+            before_edit: None,
             failure: None,
         }
     }
@@ -107,6 +111,7 @@ impl Document {
             .settings
             .resolve(&self.asset, self.clip_name().to_owned().as_str());
         if let Some(r) = self.result.take() {
+            self.before_edit = Some((r.sizes.compressed_bytes, r.errors.samples.max));
             self.previous = Some(r);
         }
         self.failure = None;
@@ -117,6 +122,7 @@ impl Document {
         self.clip = clip;
         self.refresh();
         self.previous = None;
+        self.before_edit = None;
     }
 
     /// What the panels show: the current result, or the previous one while recompressing.

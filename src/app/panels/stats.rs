@@ -133,6 +133,18 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
     egui::Grid::new("result").num_columns(2).show(ui, |ui| {
         kv(ui, "Raw size", fmt_bytes(r.sizes.raw_bytes));
         kv(ui, "Compressed size", fmt_bytes(r.sizes.compressed_bytes));
+        if let (Some((bytes, err)), false) = (doc.before_edit, doc.is_stale()) {
+            let d = r.sizes.compressed_bytes as i64 - bytes as i64;
+            kv(
+                ui,
+                "Last edit",
+                format!(
+                    "{}{d} B; max error was {}",
+                    if d > 0 { "+" } else { "" },
+                    fmt_len(err, unit),
+                ),
+            );
+        }
         kv(ui, "Ratio", format!("{:.2} : 1", r.sizes.ratio()));
         kv(
             ui,
