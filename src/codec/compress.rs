@@ -30,6 +30,12 @@ pub enum CodecError {
 }
 
 const MAX_REPAIRS: usize = 24;
+/// Tolerance factors of the relaxation passes with plain encodings.
+const RELAX_FACTORS: &[f32] = &[4.0, 2.0, 1.4, 1.2, 2.0, 1.4, 1.2];
+/// Then with refined key values: at the reached tolerance first.
+const REFINE_FACTORS: &[f32] = &[1.0, 0.8, 0.6, 0.4, 1.4, 1.2];
+/// Progress per relaxation pass: from 0.6 to 1 over all of them.
+const RELAX_PROGRESS: f32 = 0.4 / (RELAX_FACTORS.len() + REFINE_FACTORS.len()) as f32;
 
 /// Reference values of every track at frames and midpoints, in codec form.
 struct Inputs {
@@ -91,45 +97,11 @@ impl Inputs {
         pinned: &[bool],
         mut reencode: impl FnMut(&Inputs, usize) -> [TrackData; 3],
     ) {
-        let n = skeleton.len();
-        let frames = reference.frames;
-        let mut local = vec![Transform::IDENTITY; n];
-        let mut obj = vec![DAffine3::IDENTITY; n];
-        for (j, &is_pinned) in pinned.iter().enumerate().take(n) {
-            let Some(parent) = skeleton.joints[j].parent else {
-                continue;
-            };
-            if !is_pinned {
+        for (j, &is_pinned) in pinned.iter().enumerate().take(skeleton.len()) {
+            if !is_pinned || skeleton.joints[j].parent.is_none() {
                 continue;
             }
-            let mut target = |frame: f32, raw_obj: &DAffine3| -> [Vec4; 3] {
-                out.sample_local(frame, &mut local);
-                local_to_object_f64(skeleton, &local, &mut obj);
-                let l = obj[parent].inverse() * *raw_obj;
-                let (s, r, t) = l.to_scale_rotation_translation();
-                [
-                    t.as_vec3().extend(0.0),
-                    Vec4::from(r.as_quat().normalize()),
-                    s.as_vec3().extend(0.0),
-                ]
-            };
-            let mut raw: [Vec<Vec4>; 3] = Default::default();
-            for f in 0..frames {
-                let v = target(f as f32, &reference.at_samples[f * n + j]);
-                for k in 0..3 {
-                    raw[k].push(v[k]);
-                }
-            }
-            let mut mids: [Vec<Vec4>; 3] = Default::default();
-            for f in 0..frames.saturating_sub(1) {
-                let v = target(f as f32 + 0.5, &reference.at_midpoints[f * n + j]);
-                for k in 0..3 {
-                    mids[k].push(v[k]);
-                }
-            }
-            align_hemispheres(&mut raw[1]);
-            self.raw[j] = raw;
-            self.mids[j] = mids;
+            (self.raw[j], self.mids[j]) = pinned_target(skeleton, reference, out, j);
             out.tracks[j] = reencode(self, j);
         }
     }
@@ -142,6 +114,51 @@ impl Inputs {
             is_rotation: k == 1,
         }
     }
+}
+
+/// The local track of pinned joint `j` (which has a parent) that reproduces the reference
+/// in object space on top of the decoded parent chain of `out`: values at samples and at
+/// midpoints, hemisphere-aligned.
+fn pinned_target(
+    skeleton: &Skeleton,
+    reference: &Reference,
+    out: &CompressedClip,
+    j: usize,
+) -> ([Vec<Vec4>; 3], [Vec<Vec4>; 3]) {
+    let n = skeleton.len();
+    let frames = reference.frames;
+    let parent = skeleton.joints[j]
+        .parent
+        .expect("a pinned joint with a parent");
+    let mut local = vec![Transform::IDENTITY; n];
+    let mut obj = vec![DAffine3::IDENTITY; n];
+    let mut target = |frame: f32, raw_obj: &DAffine3| -> [Vec4; 3] {
+        out.sample_local(frame, &mut local);
+        local_to_object_f64(skeleton, &local, &mut obj);
+        let l = obj[parent].inverse() * *raw_obj;
+        let (s, r, t) = l.to_scale_rotation_translation();
+        [
+            t.as_vec3().extend(0.0),
+            Vec4::from(r.as_quat().normalize()),
+            s.as_vec3().extend(0.0),
+        ]
+    };
+    let mut raw: [Vec<Vec4>; 3] = Default::default();
+    for f in 0..frames {
+        let v = target(f as f32, &reference.at_samples[f * n + j]);
+        for k in 0..3 {
+            raw[k].push(v[k]);
+        }
+    }
+    let mut mids: [Vec<Vec4>; 3] = Default::default();
+    for f in 0..frames.saturating_sub(1) {
+        let v = target(f as f32 + 0.5, &reference.at_midpoints[f * n + j]);
+        for k in 0..3 {
+            mids[k].push(v[k]);
+        }
+    }
+    align_hemispheres(&mut raw[1]);
+    (raw, mids)
 }
 
 /// Compresses one clip so every evaluated joint stays within its tolerance at every sample
@@ -274,20 +291,61 @@ pub fn compress(
         let mut verifier = Verifier::new(skeleton, &reference, limits, &out);
         let current = |j: usize, k: usize| base[j][k] * scale[j][k];
         let encoders = relax_encoders(&inputs, &out, &moving, current, settings);
-        let encode_at = |j: usize, k: usize, s: f32| {
+        let encode_at = |j: usize, k: usize, s: f32, refined: bool| {
             let encoder = encoders[3 * j + k]
                 .as_ref()
                 .expect("an encoder per relaxable track");
-            encoder.lock().expect("encoder lock").encode(base[j][k] * s)
+            let mut encoder = encoder.lock().expect("encoder lock");
+            if refined {
+                encoder.encode_refined(base[j][k] * s)
+            } else {
+                encoder.encode(base[j][k] * s)
+            }
         };
-        relaxed = relax(
-            &mut out,
-            &mut scale,
-            &moving,
-            &mut verifier,
-            encode_at,
-            control,
-        )?;
+        let above_pinned = pinned_ancestors(skeleton, pinned);
+        // A change above pinned joints moves them off their targets: re-derive them.
+        let repinned =
+            |out: &CompressedClip, j: usize, k: usize, track: &TrackData, scale: &[[f32; 3]]| {
+                if !above_pinned[j] {
+                    return None;
+                }
+                let mut trial = out.clone();
+                trial.tracks[j][k] = track.clone();
+                for p in (j + 1..n).filter(|&p| is_pinned(p) && descends(skeleton, p, j)) {
+                    let (raw, mids) = pinned_target(skeleton, &reference, &trial, p);
+                    trial.tracks[p] = std::array::from_fn(|k| {
+                        let input = TrackInput {
+                            raw: &raw[k],
+                            mids: Some(&mids[k]),
+                            rest: inputs.rest[p][k],
+                            is_rotation: k == 1,
+                        };
+                        encode_track(
+                            &input,
+                            base[p][k] * scale[p][k],
+                            settings.method,
+                            settings.bits,
+                        )
+                    });
+                }
+                let smaller = total_bits(&trial) < total_bits(out);
+                (smaller && passes(&measure(skeleton, &reference, &trial, limits, true), limits))
+                    .then_some(trial)
+            };
+        // Plain encodings first, then refined key values on top of what they reached: every
+        // step is kept only if it saves bits, so refinement never grows the clip.
+        for (factors, refined) in [(RELAX_FACTORS, false), (REFINE_FACTORS, true)] {
+            relaxed += relax(
+                &mut out,
+                &mut scale,
+                &moving,
+                &mut verifier,
+                factors,
+                |j, k, s| encode_at(j, k, s, refined),
+                &repinned,
+                control,
+            )?;
+        }
         if relaxed > 0 {
             errors = measure(skeleton, &reference, &out, limits, true);
         }
@@ -325,23 +383,32 @@ fn relax_encoders<'a>(
         .collect()
 }
 
-/// Loosens tracks that move (`moving[j]`) in passes of decreasing factors, keeping each
-/// looser encoding that saves bits while `verifier` still accepts the clip; `encode(j, k, s)`
-/// encodes track `k` of joint `j` at `s` times its base tolerance. Returns how many
-/// loosenings were kept.
+/// The whole clip with one track changed and the pinned joints below it re-derived, when
+/// that saves bits and passes: `(clip, joint, kind, track, tolerance scales)`.
+type Repinned<'a> =
+    dyn Fn(&CompressedClip, usize, usize, &TrackData, &[[f32; 3]]) -> Option<CompressedClip> + 'a;
+
+/// Re-encodes tracks that move (`moving[j]`) in passes, one per factor of their current
+/// tolerance, keeping each encoding that saves bits while `verifier` still accepts the clip;
+/// `encode(j, k, s)` encodes track `k` of joint `j` at `s` times its base tolerance. A change
+/// the verifier rejects may still be kept as `repinned(out, j, k, track, scale)` returns it:
+/// the whole clip with pinned joints below re-derived. Returns how many changes were kept.
+#[allow(clippy::too_many_arguments)]
 fn relax(
     out: &mut CompressedClip,
     scale: &mut [[f32; 3]],
     moving: &[bool],
     verifier: &mut Verifier,
+    factors: &[f32],
     encode: impl Fn(usize, usize, f32) -> TrackData + Sync,
+    repinned: &Repinned,
     control: &Control,
 ) -> Result<usize, CodecError> {
     let frames = out.frame_count;
     let bits =
         |out: &CompressedClip, j: usize, k: usize| out.tracks[j][k].cost(k == 1, frames).bits;
     let mut relaxed = 0;
-    for factor in [4.0f32, 2.0, 1.4, 1.2, 2.0, 1.4, 1.2] {
+    for &factor in factors {
         let mut order: Vec<(usize, usize)> = (0..moving.len())
             .filter(|&j| moving[j])
             .flat_map(|j| (0..3).map(move |k| (j, k)))
@@ -362,15 +429,62 @@ fn relax(
             return Err(CodecError::Cancelled);
         }
         for (j, k, s, candidate) in candidates {
+            // A re-derived pinned track may have become smaller than its candidate.
+            if candidate.cost(k == 1, frames).bits >= bits(out, j, k) {
+                continue;
+            }
             if verifier.accept(j, k, &candidate, out.rest_value(j, k)) {
                 out.tracks[j][k] = candidate;
-                scale[j][k] = s;
-                relaxed += 1;
+            } else if let Some(trial) = repinned(out, j, k, &candidate, scale) {
+                *out = trial;
+                verifier.reset(out);
+            } else {
+                continue;
             }
+            scale[j][k] = s;
+            relaxed += 1;
         }
-        control.set_progress(control.progress() + 0.13);
+        control.set_progress(control.progress() + RELAX_PROGRESS);
     }
     Ok(relaxed)
+}
+
+/// Joints with a pinned joint below them.
+fn pinned_ancestors(skeleton: &Skeleton, pinned: &[bool]) -> Vec<bool> {
+    let mut above = vec![false; skeleton.len()];
+    for (p, _) in pinned.iter().enumerate().filter(|(_, is)| **is) {
+        let mut a = skeleton.joints.get(p).and_then(|j| j.parent);
+        while let Some(j) = a {
+            above[j] = true;
+            a = skeleton.joints[j].parent;
+        }
+    }
+    above
+}
+
+/// True when `joint` lies below `ancestor`.
+fn descends(skeleton: &Skeleton, joint: usize, ancestor: usize) -> bool {
+    let mut a = skeleton.joints[joint].parent;
+    while let Some(j) = a {
+        if j == ancestor {
+            return true;
+        }
+        a = skeleton.joints[j].parent;
+    }
+    false
+}
+
+/// Bits of every track of a clip.
+fn total_bits(clip: &CompressedClip) -> u64 {
+    let frames = clip.frame_count;
+    clip.tracks
+        .iter()
+        .flat_map(|t| {
+            t.iter()
+                .enumerate()
+                .map(move |(k, d)| d.cost(k == 1, frames).bits)
+        })
+        .sum()
 }
 
 fn passes(e: &ErrorReport, limits: &JointLimits) -> bool {

@@ -228,7 +228,7 @@ fn insert_keys(
 }
 
 /// Largest error strictly inside segment `s` (and at its midpoints), and where.
-fn segment_error(
+pub(super) fn segment_error(
     target: &Target,
     interpolation: Interpolation,
     keys: &[u32],
@@ -258,14 +258,14 @@ fn segment_error(
 /// The others are more than 0.1% nearer, far beyond the rounding of `sqrtf` and `asinf`,
 /// so none of them can reach the largest distance. For rotations every squared chord above
 /// 3.9 is taken too, as the clamp of `asin` at 1 makes angles near it tie.
-struct Deviations {
+pub(super) struct Deviations {
     is_rotation: bool,
     /// `(squared distance or chord, position)` in the order pushed.
     points: Vec<(f32, f32)>,
 }
 
 impl Deviations {
-    fn new(is_rotation: bool) -> Self {
+    pub(super) fn new(is_rotation: bool) -> Self {
         Self {
             is_rotation,
             points: Vec::new(),
@@ -316,7 +316,12 @@ impl Deviations {
 
 /// The curve through `keys` inside segment `s`, as `Curve::sample_segment` evaluates it.
 #[inline]
-fn segment(target: &Target, interpolation: Interpolation, keys: &[u32], s: usize) -> Segment {
+pub(super) fn segment(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+) -> Segment {
     let key = |i: usize| (keys[i] as f32, target.key_values[keys[i] as usize]);
     let window = [
         key(s.saturating_sub(1)),

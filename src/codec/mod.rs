@@ -11,6 +11,7 @@ pub mod curve;
 pub mod fit;
 pub mod predict;
 pub mod quantize;
+mod refine;
 pub mod report;
 pub mod track;
 mod verify;

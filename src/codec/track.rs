@@ -9,6 +9,7 @@ use super::curve::{Curve, Interpolation};
 use super::fit::{Fit, Insertions, Target, distance};
 use super::predict::value_bits;
 use super::quantize::{Codes, Format, Range, choose_reference, decode, encode, relative_xyz};
+use super::refine::refine;
 use crate::settings::{Bits, Method};
 
 /// One track's reference data.
@@ -212,6 +213,16 @@ impl<'a> TrackEncoder<'a> {
 
     /// Encodes the track at `tolerance` (radians for rotations, units for vectors).
     pub fn encode(&mut self, tolerance: f32) -> TrackData {
+        self.encode_with(tolerance, false)
+    }
+
+    /// Encodes the track at `tolerance` with refined key values ([`refine`]) where that
+    /// saves bits: fewer keys, each within the tolerance, but values off the samples.
+    pub fn encode_refined(&mut self, tolerance: f32) -> TrackData {
+        self.encode_with(tolerance, true)
+    }
+
+    fn encode_with(&mut self, tolerance: f32, refined: bool) -> TrackData {
         if let Some((_, c)) = self.constants.iter().find(|(dev, _)| *dev <= tolerance) {
             return c.clone();
         }
@@ -267,8 +278,45 @@ impl<'a> TrackEncoder<'a> {
             }
         }
         match best {
+            Some((cost, a)) if refined => TrackData::Animated(self.refined(cost, a, tolerance)),
             Some((_, a)) => TrackData::Animated(a),
             None => every_key(&self.input),
+        }
+    }
+
+    /// `a` (costing `cost` bits) with refined keys ([`refine`]) when that is smaller.
+    fn refined(&self, cost: u64, a: Animated, tolerance: f32) -> Animated {
+        let fi = self.formats.iter().position(|f| *f == a.format);
+        let Some(q) = fi.and_then(|fi| self.quantized[fi].as_ref()) else {
+            return a;
+        };
+        if self.method == Method::None {
+            return a;
+        }
+        let target = Target {
+            raw: self.input.raw,
+            mids: self.input.mids,
+            key_values: &q.key_values,
+            is_rotation: self.input.is_rotation,
+        };
+        let fit = Fit {
+            frames: a.curve.frames.clone(),
+            insert_order: a.insert_order.clone(),
+        };
+        let (format, range) = (a.format, q.range);
+        let interp = a.curve.interpolation;
+        let (fit, codes, values) =
+            refine(&target, interp, tolerance, &fit, &q.codes, format, range);
+        let refined_cost = animated_bits(format, &range, &fit.frames, &codes, self.input.raw.len());
+        if refined_cost >= cost {
+            return a;
+        }
+        Animated {
+            curve: Curve::new(interp, self.input.is_rotation, fit.frames, values),
+            format,
+            range,
+            codes,
+            insert_order: fit.insert_order,
         }
     }
 

@@ -61,6 +61,11 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// Decodes `clip` afresh, after changes made without [`Verifier::accept`].
+    pub fn reset(&mut self, clip: &CompressedClip) {
+        *self = Self::new(self.skeleton, self.reference, self.limits, clip);
+    }
+
     /// True when replacing track `kind` of `joint` by `track` keeps every evaluated joint
     /// within tolerance at every sample and midpoint; the change is then kept, and later
     /// calls test against it. `rest` is the value a rest track decodes to.

@@ -1,0 +1,403 @@
+//! Key values that leave the samples. Greedy insertion puts every key exactly on its
+//! quantized sample; refinement then
+//!
+//! 1. nudges each key by a least-squares step over the segments it shapes, re-quantized,
+//!    kept when the largest error around it shrinks;
+//! 2. drops keys (in insertion order) where the curve without them, after nudging their
+//!    neighbours, still holds the tolerance: greedy insertion keeps early keys that later
+//!    ones made redundant;
+//! 3. squeezes the predictive coding (`predict.rs`): per 16-key segment and component, codes
+//!    that stray from their prediction move towards it, one bit of residual width at a time,
+//!    while the tolerance holds. On noisy capture, where nearly every frame is a key, this
+//!    is where most of the saving is.
+//!
+//! Every check evaluates the quantized curve at samples and midpoints, as the fitter does,
+//! so a refined track holds its local tolerance exactly like a fitted one.
+
+use glam::Vec4;
+
+use super::curve::Interpolation;
+use super::fit::{Deviations, Fit, Target, distance, segment, segment_error};
+use super::predict::{SEGMENT_KEYS, best_order, predict, stored_components, width_of, zigzag};
+use super::quantize::{Codes, Format, Range, decode, encode};
+
+/// Nudging rounds over every key before pruning, and over a removed key's neighbours.
+const ROUNDS: usize = 1;
+
+/// A track's keys while they are refined: values and codes per frame (only key frames used).
+struct Keys<'a> {
+    raw: &'a [Vec4],
+    mids: Option<&'a [Vec4]>,
+    is_rotation: bool,
+    interpolation: Interpolation,
+    format: Format,
+    range: Range,
+    frames: Vec<u32>,
+    values: Vec<Vec4>,
+    codes: Vec<Codes>,
+    dev: Deviations,
+}
+
+/// Refines `fit` (a fit of `target` at `tolerance`, with `codes` the quantized codes of
+/// every frame): returns the kept keys, and their codes and decoded values.
+pub fn refine(
+    target: &Target,
+    interpolation: Interpolation,
+    tolerance: f32,
+    fit: &Fit,
+    codes: &[Codes],
+    format: Format,
+    range: Range,
+) -> (Fit, Vec<Codes>, Vec<Vec4>) {
+    let mut keys = Keys {
+        raw: target.raw,
+        mids: target.mids,
+        is_rotation: target.is_rotation,
+        interpolation,
+        format,
+        range,
+        frames: fit.frames.clone(),
+        values: target.key_values.to_vec(),
+        codes: codes.to_vec(),
+        dev: Deviations::new(target.is_rotation),
+    };
+    for _ in 0..ROUNDS {
+        for i in 0..keys.frames.len() {
+            keys.nudge(i);
+        }
+    }
+    for &frame in fit.insert_order.iter().skip(2) {
+        keys.try_remove(frame, tolerance);
+    }
+    let order = best_order(format, &range, &keys.kept_codes(), &keys.frames);
+    keys.squeeze(tolerance, order);
+    let frames = keys.frames;
+    let insert_order = fit
+        .insert_order
+        .iter()
+        .copied()
+        .filter(|f| frames.binary_search(f).is_ok())
+        .collect();
+    let kept_codes = frames.iter().map(|&f| keys.codes[f as usize]).collect();
+    let kept_values = frames.iter().map(|&f| keys.values[f as usize]).collect();
+    (
+        Fit {
+            frames,
+            insert_order,
+        },
+        kept_codes,
+        kept_values,
+    )
+}
+
+impl Keys<'_> {
+    fn reach(&self) -> usize {
+        usize::from(self.interpolation == Interpolation::CatmullRom)
+    }
+
+    /// Largest error over the segments keys `a..=b` shape, and at those keys themselves.
+    fn local_error(&mut self, a: usize, b: usize) -> f32 {
+        let reach = self.reach();
+        let lo = a.saturating_sub(1 + reach);
+        let hi = (b + reach).min(self.frames.len() - 2);
+        let target = Target {
+            raw: self.raw,
+            mids: self.mids,
+            key_values: &self.values,
+            is_rotation: self.is_rotation,
+        };
+        let mut worst = 0.0f32;
+        for s in lo..=hi {
+            let e = segment_error(&target, self.interpolation, &self.frames, s, &mut self.dev).0;
+            worst = worst.max(e);
+        }
+        for &f in &self.frames[a..=b] {
+            let f = f as usize;
+            worst = worst.max(distance(self.is_rotation, self.raw[f], self.values[f]));
+        }
+        worst
+    }
+
+    /// One least-squares step on key `i` (or half of it), kept when the largest error
+    /// around the key drops. Returns whether it was kept.
+    fn nudge(&mut self, i: usize) -> bool {
+        let before = self.local_error(i, i);
+        let f = self.frames[i] as usize;
+        let step = self.step(i);
+        let (old_value, old_codes) = (self.values[f], self.codes[f]);
+        for scale in [1.0, 0.5] {
+            let mut v = old_value + step * scale;
+            if self.is_rotation {
+                v = v.normalize_or(old_value);
+            }
+            let c = encode(self.format, &self.range, v);
+            let q = decode(self.format, &self.range, c);
+            if c == old_codes {
+                continue;
+            }
+            self.values[f] = q;
+            self.codes[f] = c;
+            let after = self.local_error(i, i);
+            if after < before {
+                return true;
+            }
+        }
+        self.values[f] = old_value;
+        self.codes[f] = old_codes;
+        false
+    }
+
+    /// The least-squares change of key `i` that best cancels the errors of its two
+    /// segments, each point weighted by how much the key moves it (linear hat weights).
+    fn step(&self, i: usize) -> Vec4 {
+        let n = self.frames.len();
+        let target = self.target();
+        let f = self.frames[i] as usize;
+        let mut num = self.reference(self.raw[f], self.values[f]) - self.values[f];
+        let mut den = 1.0f32;
+        let segments = i.checked_sub(1).into_iter().chain((i + 1 < n).then_some(i));
+        for s in segments {
+            let (k0, k1) = (self.frames[s], self.frames[s + 1]);
+            let curve = segment(&target, self.interpolation, &self.frames, s);
+            let span = (k1 - k0) as f32;
+            let weight = |x: f32| {
+                if s == i {
+                    (k1 as f32 - x) / span
+                } else {
+                    (x - k0 as f32) / span
+                }
+            };
+            let mut add = |x: f32, reference: Vec4| {
+                let (w, c) = (weight(x), curve.eval(x));
+                num += (self.reference(reference, c) - c) * w;
+                den += w * w;
+            };
+            for x in k0 + 1..k1 {
+                add(x as f32, self.raw[x as usize]);
+            }
+            if let Some(mids) = self.mids {
+                for x in k0..k1 {
+                    add(x as f32 + 0.5, mids[x as usize]);
+                }
+            }
+        }
+        num / den
+    }
+
+    /// `reference` in the hemisphere of `value` (rotations), to subtract one from the other.
+    fn reference(&self, reference: Vec4, value: Vec4) -> Vec4 {
+        if self.is_rotation && reference.dot(value) < 0.0 {
+            -reference
+        } else {
+            reference
+        }
+    }
+
+    fn target(&self) -> Target<'_> {
+        Target {
+            raw: self.raw,
+            mids: self.mids,
+            key_values: &self.values,
+            is_rotation: self.is_rotation,
+        }
+    }
+
+    /// Codes of the kept keys.
+    fn kept_codes(&self) -> Vec<Codes> {
+        self.frames
+            .iter()
+            .map(|&f| self.codes[f as usize])
+            .collect()
+    }
+
+    /// Narrows the residual widths of the predictive coding (docs/FORMAT.md): per segment
+    /// and component, moves codes that stray from their prediction (of `order`) towards it
+    /// while every point they shape holds `tolerance`, one bit of width at a time.
+    fn squeeze(&mut self, tolerance: f32, order: u8) {
+        let bits = match self.format {
+            Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u32,
+            _ => return,
+        };
+        let comps = stored_components(self.format, &self.range);
+        let mut codes = self.kept_codes();
+        for start in (0..self.frames.len()).step_by(SEGMENT_KEYS) {
+            let end = (start + SEGMENT_KEYS).min(self.frames.len());
+            let segment = Squeeze {
+                start,
+                end,
+                max: (1u64 << bits) - 1,
+                order,
+            };
+            for &c in &comps {
+                // A width that fits leaves the residuals within it: try one bit less next.
+                let mut width = segment.width(&codes, &self.frames, c);
+                while width > 0 && self.fit_width(&mut codes, segment, c, width - 1, tolerance) {
+                    width -= 1;
+                }
+            }
+        }
+    }
+
+    /// Moves codes of component `c` in `segment` so every residual fits `w` bits; restores
+    /// them and returns false when that breaks `tolerance`. `codes` are the kept keys'.
+    fn fit_width(
+        &mut self,
+        codes: &mut [Codes],
+        segment: Squeeze,
+        c: usize,
+        w: u32,
+        tolerance: f32,
+    ) -> bool {
+        let Squeeze { start, end, .. } = segment;
+        let (lo, hi) = if w == 0 {
+            (0, 0)
+        } else {
+            (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
+        };
+        let saved: Vec<(Vec4, Codes)> = self.frames[start..end]
+            .iter()
+            .map(|&f| (self.values[f as usize], self.codes[f as usize]))
+            .collect();
+        for i in start + 1..end {
+            let p = segment.predict(codes, &self.frames, i, c);
+            let r = codes[i][c] as i64 - p;
+            if (lo..=hi).contains(&r) {
+                continue;
+            }
+            codes[i][c] = (p + r.clamp(lo, hi)).clamp(0, segment.max as i64) as u32;
+            let f = self.frames[i] as usize;
+            self.codes[f] = codes[i];
+            self.values[f] = decode(self.format, &self.range, codes[i]);
+            if self.local_error(i, i) > tolerance {
+                for (k, (v, code)) in (start..end).zip(saved) {
+                    let f = self.frames[k] as usize;
+                    self.values[f] = v;
+                    self.codes[f] = code;
+                    codes[k] = code;
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Drops the key at `frame` if, after nudging its neighbours, every point they shape
+    /// holds `tolerance`; otherwise restores it and its neighbours.
+    fn try_remove(&mut self, frame: u32, tolerance: f32) {
+        let Ok(i) = self.frames.binary_search(&frame) else {
+            return;
+        };
+        let saved: Vec<(usize, Vec4, Codes)> = [i - 1, i + 1]
+            .iter()
+            .map(|&k| {
+                let f = self.frames[k] as usize;
+                (f, self.values[f], self.codes[f])
+            })
+            .collect();
+        self.frames.remove(i);
+        if self.local_error(i - 1, i) <= tolerance {
+            return;
+        }
+        for _ in 0..ROUNDS {
+            self.nudge(i - 1);
+            self.nudge(i);
+        }
+        let reach = self.reach();
+        let a = (i - 1).saturating_sub(reach);
+        let b = (i + reach).min(self.frames.len() - 1);
+        if self.local_error(a, b) <= tolerance {
+            return;
+        }
+        for (f, v, c) in saved {
+            self.values[f] = v;
+            self.codes[f] = c;
+        }
+        self.frames.insert(i, frame);
+    }
+}
+
+/// One prediction segment of keys `start..end`, with codes up to `max`.
+#[derive(Clone, Copy)]
+struct Squeeze {
+    start: usize,
+    end: usize,
+    max: u64,
+    order: u8,
+}
+
+impl Squeeze {
+    fn predict(&self, codes: &[Codes], frames: &[u32], i: usize, c: usize) -> i64 {
+        predict(codes, frames, self.start, i, c, self.max, self.order)
+    }
+
+    /// Residual width of component `c`.
+    fn width(&self, codes: &[Codes], frames: &[u32], c: usize) -> u32 {
+        (self.start + 1..self.end)
+            .map(|i| {
+                width_of(zigzag(
+                    codes[i][c] as i64 - self.predict(codes, frames, i, c),
+                ))
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::curve::Curve;
+    use super::super::fit::fit;
+    use super::super::predict::value_bits;
+    use super::*;
+
+    /// A slow wave with deterministic jitter, like noisy capture.
+    fn noisy(n: usize) -> Vec<Vec4> {
+        (0..n)
+            .map(|f| {
+                let x = f as f32;
+                let jitter = ((f * 7919 % 101) as f32 / 101.0 - 0.5) * 2e-3;
+                Vec4::new((x * 0.05).sin() + jitter, (x * 0.02).cos(), 0.01 * x, 0.0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn refined_keys_hold_the_tolerance_in_fewer_bits() {
+        let raw = noisy(200);
+        let mids: Vec<Vec4> = raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect();
+        let format = Format::RangedVector { bits: 14 };
+        let range = Range::of(raw.iter().map(|v| v.truncate().to_array()));
+        let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
+        let values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
+        let target = Target {
+            raw: &raw,
+            mids: Some(&mids),
+            key_values: &values,
+            is_rotation: false,
+        };
+        let tolerance = 2e-3;
+        for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
+            let plain = fit(&target, interp, tolerance).unwrap();
+            let plain_codes: Vec<Codes> = plain.frames.iter().map(|&f| codes[f as usize]).collect();
+            let (refined, kept, kept_values) =
+                refine(&target, interp, tolerance, &plain, &codes, format, range);
+            assert!(refined.frames.len() <= plain.frames.len());
+            assert_eq!(refined.insert_order.len(), refined.frames.len());
+            let bits = |frames: &[u32], c: &[Codes]| value_bits(format, &range, c, frames);
+            assert!(
+                bits(&refined.frames, &kept) < bits(&plain.frames, &plain_codes),
+                "{interp:?}"
+            );
+            let curve = Curve::new(interp, false, refined.frames.clone(), kept_values);
+            for (f, r) in raw.iter().enumerate() {
+                assert!((curve.sample(f as f32) - *r).length() <= tolerance);
+            }
+            for (f, m) in mids.iter().enumerate() {
+                assert!((curve.sample(f as f32 + 0.5) - *m).length() <= tolerance);
+            }
+            for (&f, c) in refined.frames.iter().zip(&kept) {
+                assert_eq!(curve.sample(f as f32), decode(format, &range, *c));
+            }
+        }
+    }
+}
