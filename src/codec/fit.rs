@@ -350,17 +350,26 @@ mod tests {
             .collect()
     }
 
+    fn midpoints(raw: &[Vec4]) -> Vec<Vec4> {
+        raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect()
+    }
+
+    /// A vector track keyed at its raw samples.
+    fn target<'a>(raw: &'a [Vec4], mids: &'a [Vec4]) -> Target<'a> {
+        Target {
+            raw,
+            mids: Some(mids),
+            key_values: raw,
+            is_rotation: false,
+        }
+    }
+
     #[test]
     fn fit_holds_tolerance_and_matches_curve() {
         let raw = wave(120);
-        let mids: Vec<Vec4> = raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect();
+        let mids = midpoints(&raw);
         for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
-            let t = Target {
-                raw: &raw,
-                mids: Some(&mids),
-                key_values: &raw,
-                is_rotation: false,
-            };
+            let t = target(&raw, &mids);
             let fit = fit(&t, interp, 1e-3).unwrap();
             assert!(
                 fit.frames.len() < 120,
@@ -383,14 +392,9 @@ mod tests {
     #[test]
     fn recorded_insertions_fit_looser_tolerances_like_a_fresh_fit() {
         let raw = wave(200);
-        let mids: Vec<Vec4> = raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect();
+        let mids = midpoints(&raw);
         for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
-            let t = Target {
-                raw: &raw,
-                mids: Some(&mids),
-                key_values: &raw,
-                is_rotation: false,
-            };
+            let t = target(&raw, &mids);
             let recorded = Insertions::record(&t, interp, 1e-4);
             for tolerance in [1e-6, 1e-5, 1e-4, 3e-4, 1e-3, 1e-2, 1.0] {
                 match recorded.fit(tolerance) {
