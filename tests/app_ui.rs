@@ -609,3 +609,17 @@ fn clicking_a_joint_in_the_viewport_selects_it() {
     // The tree follows: the head's row is there to edit.
     h.get_by_label(&joints::tolerance_label("Head"));
 }
+
+#[test]
+fn gltf_export_of_a_non_gltf_source_says_why_and_writes_nothing() {
+    let (mut h, _) = acl();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("13_07.glb");
+    h.state_mut().perform(Action::ExportGltf(Some(out.clone())));
+    h.run_steps(2);
+    let (title, message) = h.state().error_banner().expect("a banner");
+    assert_eq!(title, "Export Compressed glTF is not available");
+    assert!(message.contains("skelpack convert"), "{message}");
+    assert!(!h.state().export_running());
+    assert!(!out.exists());
+}

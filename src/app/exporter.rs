@@ -39,32 +39,57 @@ pub struct ExportSummary {
     pub max_error_mm: f64,
 }
 
-/// An exporter: checks availability when `path` is empty (before any dialog), else writes.
-pub type ExportFn = fn(&ExportInput, &Path) -> Result<ExportSummary, String>;
+/// One kind of export, as the menus offer it.
+pub struct Exporter {
+    /// The menu item's name (also the dialog's filter name and the status prefix).
+    pub what: &'static str,
+    /// The file extension the dialog proposes.
+    pub ext: &'static str,
+    /// Whether the document can be exported this way (checked before any dialog).
+    pub check: fn(&ExportInput) -> Result<(), String>,
+    /// Writes the file (on the export worker).
+    pub write: fn(&ExportInput, &Path) -> Result<ExportSummary, String>,
+}
+
+/// The compressed glTF: the source file with its animations replaced.
+pub const GLTF: Exporter = Exporter {
+    what: "Export Compressed glTF",
+    ext: "glb",
+    check: check_gltf,
+    write: export_gltf,
+};
+
+/// Every clip in a `.skp` container.
+pub const SKP: Exporter = Exporter {
+    what: "Export .skp",
+    ext: "skp",
+    check: |_| Ok(()),
+    write: export_skp,
+};
 
 fn mm(asset: &Asset, settings: &Settings, x: f32) -> f64 {
     let unit = settings.unit.unwrap_or(asset.units.unit);
     x as f64 * 1000.0 / unit.per_metre() as f64
 }
 
+/// Only glTF sources can be rewritten with compressed animations.
+fn check_gltf(input: &ExportInput) -> Result<(), String> {
+    let a = &input.asset;
+    if a.format == crate::import::SourceFormat::Gltf {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: compressed glTF export needs a glTF source; convert it first (`skelpack convert`)",
+        a.path.display()
+    ))
+}
+
 /// Writes the document's file with its animations replaced by the compressed result.
 /// Only glTF sources can be rewritten this way; BVH and ACL clips are exported as a new glTF
 /// scene with `skelpack convert` first.
-pub fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
+fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
+    check_gltf(input)?;
     let a = &input.asset;
-    if a.format != crate::import::SourceFormat::Gltf {
-        return Err(format!(
-            "{}: compressed glTF export needs a glTF source; convert it first (`skelpack convert`)",
-            a.path.display()
-        ));
-    }
-    if path.as_os_str().is_empty() {
-        return Ok(ExportSummary {
-            bytes: 0,
-            ratio: 0.0,
-            max_error_mm: 0.0,
-        }); // availability probe
-    }
     let r = crate::export::compress_to_gltf(a, &input.settings, path, false)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes = std::fs::metadata(path)
@@ -87,14 +112,7 @@ pub fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, St
 
 /// Writes every clip, compressed with the document's settings, into a `.skp` container. The
 /// current clip's result is reused; the others are compressed here (on the export worker).
-pub fn export_skp(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
-    if path.as_os_str().is_empty() {
-        return Ok(ExportSummary {
-            bytes: 0,
-            ratio: 0.0,
-            max_error_mm: 0.0,
-        }); // availability probe
-    }
+fn export_skp(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
     let a = &input.asset;
     let mut clips = Vec::with_capacity(a.clips.len());
     for (i, clip) in a.clips.iter().enumerate() {

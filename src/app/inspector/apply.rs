@@ -46,15 +46,8 @@ impl App {
             }
             Action::OpenDefault => self.open_default(),
             Action::ClearRecent => self.recent.clear(),
-            Action::ExportGltf(p) => self.export(
-                p,
-                "glb",
-                "Export Compressed glTF",
-                super::super::exporter::export_gltf,
-            ),
-            Action::ExportSkp(p) => {
-                self.export(p, "skp", "Export .skp", super::super::exporter::export_skp)
-            }
+            Action::ExportGltf(p) => self.export(p, &super::super::exporter::GLTF),
+            Action::ExportSkp(p) => self.export(p, &super::super::exporter::SKP),
             Action::SaveSettings(p) => self.save_settings(p),
             Action::SaveSettingsAs => {
                 let name = self.doc.as_ref().map_or(String::new(), |d| d.title());

@@ -1,7 +1,8 @@
 //! Exports run on a worker thread; their summary (or error) lands in the status bar.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use super::super::exporter::{ExportInput, ExportSummary, Exporter};
 use super::super::panels;
 use super::App;
 
@@ -9,18 +10,13 @@ use super::App;
 pub(super) struct ExportJob {
     pub(super) what: String,
     pub(super) path: PathBuf,
-    pub(super) result:
-        std::sync::mpsc::Receiver<Result<super::super::exporter::ExportSummary, String>>,
+    pub(super) result: std::sync::mpsc::Receiver<Result<ExportSummary, String>>,
 }
 
 impl App {
-    pub(super) fn export(
-        &mut self,
-        path: Option<PathBuf>,
-        ext: &str,
-        what: &str,
-        f: super::super::exporter::ExportFn,
-    ) {
+    /// Exports the document with `exporter` to `path` (None: ask with a dialog).
+    pub(super) fn export(&mut self, path: Option<PathBuf>, exporter: &Exporter) {
+        let (what, ext) = (exporter.what, exporter.ext);
         let Some(doc) = &self.doc else {
             self.status = format!("{what}: open a file first");
             return;
@@ -29,9 +25,9 @@ impl App {
             self.status = format!("{what}: another export is still running");
             return;
         }
-        let input = super::super::exporter::ExportInput::from_document(doc);
+        let input = ExportInput::from_document(doc);
         // Availability is checked before a dialog is shown.
-        if let Err(e) = f(&input, Path::new("")) {
+        if let Err(e) = (exporter.check)(&input) {
             self.set_banner(format!("{what} is not available"), e);
             return;
         }
@@ -47,8 +43,9 @@ impl App {
         };
         let (tx, rx) = std::sync::mpsc::channel();
         let target = path.clone();
+        let write = exporter.write;
         std::thread::spawn(move || {
-            let _ = tx.send(f(&input, &target));
+            let _ = tx.send(write(&input, &target));
         });
         self.status = format!("{what}: writing {}…", path.display());
         self.export_job = Some(ExportJob {
