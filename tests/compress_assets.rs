@@ -7,7 +7,6 @@ mod common;
 use rayon::prelude::*;
 use skelpack::codec::{self, Control};
 use skelpack::import;
-use skelpack::metric::{Reference, measure};
 use skelpack::settings::{Preset, Settings};
 
 fn check_preset(preset: Preset) {
@@ -20,16 +19,8 @@ fn check_preset(preset: Preset) {
                 .clips
                 .iter()
                 .filter_map(|clip| {
-                    let r = settings.resolve(&asset, &clip.name);
-                    let c = codec::compress(&asset.skeleton, clip, &r, &Control::new()).unwrap();
                     // Measured independently of the compressor's own report.
-                    let e = measure(
-                        &asset.skeleton,
-                        &Reference::new(&asset.skeleton, clip, clip.frame_count),
-                        &c,
-                        &r.limits,
-                        true,
-                    );
+                    let (c, e, _) = common::compress_measured(&asset, clip, &settings);
                     let ok = e.within_tolerance()
                         && e.midpoints.is_none_or(|m| m.violations == 0)
                         && c.report.contract_met;
@@ -66,13 +57,7 @@ fn payload(file: &str) -> u64 {
         .clips
         .par_iter()
         .map(|clip| {
-            let c = codec::compress(
-                &asset.skeleton,
-                clip,
-                &settings.resolve(&asset, &clip.name),
-                &Control::new(),
-            )
-            .unwrap();
+            let c = common::compress(&asset, clip, &settings);
             assert!(c.report.contract_met, "{file} '{}'", clip.name);
             c.report.payload_bytes
         })

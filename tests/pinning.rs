@@ -2,10 +2,10 @@
 //! so its ancestors no longer budget for its subtree (a hand holding a sword): the clip gets
 //! smaller while the pinned subtree still holds its tolerance.
 
+mod common;
+
 use skelpack::character::{DEFAULT_CHARACTER_GLB, DEFAULT_CHARACTER_NAME};
-use skelpack::codec::{self, Control};
 use skelpack::import;
-use skelpack::metric::{Reference, measure};
 use skelpack::settings::{JointSettings, Preset, Settings};
 
 #[test]
@@ -26,18 +26,7 @@ fn pinning_the_sword_hand_shrinks_the_arm_and_holds_the_sword() {
         },
     );
 
-    let run = |s: &Settings| {
-        let r = s.resolve(&asset, &clip.name);
-        let c = codec::compress(&asset.skeleton, clip, &r, &Control::new()).unwrap();
-        let e = measure(
-            &asset.skeleton,
-            &Reference::new(&asset.skeleton, clip, clip.frame_count),
-            &c,
-            &r.limits,
-            true,
-        );
-        (c, e, r)
-    };
+    let run = |s: &Settings| common::compress_measured(&asset, clip, s);
     let (a, ea, _) = run(&plain);
     let (b, eb, rb) = run(&pinned);
     assert!(rb.pinned[asset.skeleton.find("RightHand").unwrap()]);

@@ -3,7 +3,7 @@
 
 mod common;
 
-use skelpack::codec::{self, Control, RuntimeClip};
+use skelpack::codec::RuntimeClip;
 use skelpack::import;
 use skelpack::metric::PoseSource;
 use skelpack::model::Transform;
@@ -21,13 +21,7 @@ fn cursor_and_random_access_match_the_reference_decoder() {
         let asset = import::load(&common::asset(file)).unwrap();
         let settings = Settings::from_preset(Preset::Acl);
         for clip in &asset.clips {
-            let c = codec::compress(
-                &asset.skeleton,
-                clip,
-                &settings.resolve(&asset, &clip.name),
-                &Control::new(),
-            )
-            .unwrap();
+            let c = common::compress(&asset, clip, &settings);
             let rt = RuntimeClip::new(&c);
             let n = asset.skeleton.len();
             let (mut a, mut b, mut d) = (

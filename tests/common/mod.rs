@@ -133,3 +133,37 @@ pub fn animeval_max(report: &serde_json::Value) -> f64 {
         })
         .fold(0.0, f64::max)
 }
+
+/// Compresses `clip` of `asset` with `settings` resolved for it.
+pub fn compress(
+    asset: &Asset,
+    clip: &Clip,
+    settings: &skelpack::settings::Settings,
+) -> skelpack::codec::CompressedClip {
+    let r = settings.resolve(asset, &clip.name);
+    skelpack::codec::compress(&asset.skeleton, clip, &r, &skelpack::codec::Control::new()).unwrap()
+}
+
+/// Compresses like [`compress`], then measures the result independently of the
+/// compressor's own report (samples and midpoints); returns the resolved settings too.
+pub fn compress_measured(
+    asset: &Asset,
+    clip: &Clip,
+    settings: &skelpack::settings::Settings,
+) -> (
+    skelpack::codec::CompressedClip,
+    skelpack::metric::ErrorReport,
+    skelpack::settings::Resolved,
+) {
+    let c = compress(asset, clip, settings);
+    let r = settings.resolve(asset, &clip.name);
+    let sk = &asset.skeleton;
+    let e = measure(
+        sk,
+        &Reference::new(sk, clip, clip.frame_count),
+        &c,
+        &r.limits,
+        true,
+    );
+    (c, e, r)
+}
