@@ -201,41 +201,21 @@ fn export_skp_gltf_availability_and_settings_undo() {
     );
     skelpack::container::read(&skp).expect("the exported .skp reads back");
 
-    let tol_before = h
-        .state()
-        .document()
-        .unwrap()
-        .resolved
-        .limits
-        .tolerance
-        .clone();
+    let tol_before = tolerances(&h);
     let mut s = h.state().document().unwrap().settings.clone();
     s.preset = Some(skelpack::settings::Preset::Ozz);
     h.state_mut()
         .perform(Action::EditSettings("preset ozz".into(), Box::new(s)));
     settle(&mut h);
-    let tol_after = h
-        .state()
-        .document()
-        .unwrap()
-        .resolved
-        .limits
-        .tolerance
-        .clone();
+    let tol_after = tolerances(&h);
     assert_ne!(tol_before, tol_after);
     h.get_by_label("Edit").click();
     h.run();
     h.get_by_label("Undo preset ozz").click();
     settle(&mut h);
-    assert_eq!(
-        h.state().document().unwrap().resolved.limits.tolerance,
-        tol_before
-    );
+    assert_eq!(tolerances(&h), tol_before);
     h.state_mut().redo();
-    assert_eq!(
-        h.state().document().unwrap().resolved.limits.tolerance,
-        tol_after
-    );
+    assert_eq!(tolerances(&h), tol_after);
 }
 
 #[test]
@@ -384,6 +364,12 @@ fn compressed_bytes(h: &Harness<'static, App>) -> usize {
         .expect("a result")
         .sizes
         .compressed_bytes
+}
+
+/// Every joint's resolved tolerance (scene units).
+fn tolerances(h: &Harness<'static, App>) -> Vec<f32> {
+    let doc = h.state().document().unwrap();
+    doc.resolved.limits.tolerance.clone()
 }
 
 fn tolerance_mm(h: &Harness<'static, App>, joint: &str) -> f32 {
