@@ -10,7 +10,7 @@ use std::time::Duration;
 use egui::{Pos2, Rect};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::{Harness, SnapshotOptions};
-use skelpack::app::panels::{curves, errors, help, joints, timeline};
+use skelpack::app::panels::{curves, errors, joints, timeline, unsaved};
 use skelpack::app::{Action, App, Layout, StartOptions};
 
 const SIZE: [f32; 2] = [1280.0, 800.0];
@@ -522,8 +522,8 @@ fn unsaved_settings_are_asked_about_before_quit_and_open() {
     h.state_mut().perform(Action::Quit);
     h.run();
     assert!(h.state().is_confirming());
-    h.get_by_label(help::UNSAVED_TITLE);
-    h.get_by_label(help::UNSAVED_CANCEL).click();
+    h.get_by_label(unsaved::TITLE);
+    h.get_by_label(unsaved::CANCEL).click();
     h.run();
     assert!(!h.state().is_confirming());
     // Opening another file asks too; discarding opens it.
@@ -532,7 +532,7 @@ fn unsaved_settings_are_asked_about_before_quit_and_open() {
     h.run();
     assert!(h.state().is_confirming());
     assert_eq!(h.state().document().unwrap().id, id, "nothing replaced yet");
-    h.get_by_label(help::UNSAVED_DISCARD).click();
+    h.get_by_label(unsaved::DISCARD).click();
     h.run();
     assert!(!h.state().is_confirming());
     assert_ne!(h.state().document().unwrap().id, id);

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::super::actions::Action;
 use super::super::panels;
+use super::super::panels::unsaved::Choice;
 use super::super::state::Source;
 use super::{App, DEBOUNCE};
 use crate::settings::Settings;
@@ -173,31 +174,14 @@ impl App {
             Confirm::Close => "closing",
             Confirm::Run(_) => "opening another file",
         };
-        let mut choice = None;
-        let modal = egui::Modal::new(egui::Id::unique("unsaved settings")).show(ctx, |ui| {
-            ui.set_max_width(380.0);
-            ui.heading(panels::help::UNSAVED_TITLE);
-            ui.label(format!(
-                "The compression settings of {title} have changed since they were saved. \
-                 Save them beside the file before {what}?"
-            ));
-            ui.add_space(8.0);
-            ui.horizontal(|ui| {
-                if ui.button(panels::help::UNSAVED_SAVE).clicked() {
-                    choice = Some(true);
-                }
-                if ui.button(panels::help::UNSAVED_DISCARD).clicked() {
-                    choice = Some(false);
-                }
-                if ui.button(panels::help::UNSAVED_CANCEL).clicked() {
-                    self.confirm = None;
-                }
-            });
-        });
-        if modal.should_close() {
-            self.confirm = None;
-        }
-        let Some(save) = choice else { return };
+        let save = match panels::unsaved::show(ctx, &title, what) {
+            None => return,
+            Some(Choice::Cancel) => {
+                self.confirm = None;
+                return;
+            }
+            Some(choice) => choice == Choice::Save,
+        };
         self.confirm = None;
         if save {
             self.save_settings(None);

@@ -1,6 +1,6 @@
 //! The inspector window: the [`App`] owns the state (document, selection, playback, view,
 //! history, jobs) and opens files; `frame.rs` lays out one frame, `apply.rs` applies actions
-//! (debounced recompression, the unsaved-settings question), `export.rs` runs exports on a
+//! (debounced recompression, the unsaved-settings question), `export_jobs.rs` runs exports on a
 //! worker, `autopilot.rs` drives `skelpack view`.
 
 use std::collections::BTreeSet;
@@ -20,13 +20,13 @@ use crate::settings::Settings;
 
 mod apply;
 mod autopilot;
-mod export;
+mod export_jobs;
 mod frame;
 
 use self::apply::Confirm;
 pub use self::autopilot::AutoOutcome;
 use self::autopilot::Autopilot;
-use self::export::ExportJob;
+use self::export_jobs::ExportJob;
 
 const RECENT_KEY: &str = "skelpack.recent";
 const VIEW_KEY: &str = "skelpack.view";

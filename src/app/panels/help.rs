@@ -25,12 +25,6 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The unsaved-settings question asked before closing or opening another file.
-pub const UNSAVED_TITLE: &str = "Unsaved settings";
-pub const UNSAVED_SAVE: &str = "Save";
-pub const UNSAVED_DISCARD: &str = "Discard changes";
-pub const UNSAVED_CANCEL: &str = "Cancel";
-
 pub fn show(ctx: &egui::Context, about: &mut bool, shortcuts: &mut bool) {
     egui::Window::new("About skelpack")
         .open(about)

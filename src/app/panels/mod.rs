@@ -9,6 +9,7 @@ pub mod menu;
 pub mod stats;
 pub mod timeline;
 pub mod tuning;
+pub mod unsaved;
 
 /// Formats a length in scene units for a scene in `unit`, in mm (small) or cm.
 pub fn fmt_len(v: f32, unit: crate::model::LengthUnit) -> String {
