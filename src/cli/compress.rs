@@ -151,10 +151,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             );
             for f in &c.report.failures {
                 println!(
-                    "  cannot meet tolerance at joint '{}': {:.4} mm over {:.4} mm",
+                    "  cannot meet tolerance at joint '{}': {:.4} mm over {:.4} mm (its floor: {:.4} mm)",
                     f.joint,
                     table::mm(f.max_error, resolved.unit),
-                    table::mm(f.tolerance, resolved.unit)
+                    table::mm(f.tolerance, resolved.unit),
+                    table::mm(f.floor, resolved.unit)
                 );
             }
         }

@@ -3,6 +3,7 @@
 pub mod banner;
 pub mod curves;
 pub mod errors;
+pub mod floor;
 pub mod help;
 pub mod joints;
 pub mod menu;
