@@ -138,7 +138,12 @@ fn describe(asset: &Asset) -> FileInfo {
         },
         tolerance,
         marker_offset,
-        warnings: asset.warnings.clone(),
+        warnings: asset
+            .warnings
+            .iter()
+            .cloned()
+            .chain(Settings::default().unit_warning(asset))
+            .collect(),
         clips,
     }
 }

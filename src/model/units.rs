@@ -360,6 +360,20 @@ fn infer(
     (best, confidence, reason)
 }
 
+/// A length given in millimetres, readably: cm from 100 mm, µm below 0.01 mm.
+pub fn format_mm(mm: f32) -> String {
+    let a = mm.abs();
+    if a >= 100.0 {
+        format!("{:.1} cm", mm / 10.0)
+    } else if a >= 1.0 {
+        format!("{mm:.2} mm")
+    } else if a >= 0.01 || a == 0.0 {
+        format!("{mm:.4} mm")
+    } else {
+        format!("{:.3} µm", mm * 1000.0)
+    }
+}
+
 fn format_metres(m: f32) -> String {
     if m >= 0.1 {
         format!("{m:.2} m")

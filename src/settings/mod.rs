@@ -270,6 +270,21 @@ impl Settings {
         }
     }
 
+    /// A warning about the unit in force: a set unit that makes the character implausibly
+    /// sized, or an inferred one the proportions do not settle.
+    pub fn unit_warning(&self, asset: &Asset) -> Option<String> {
+        match self.unit {
+            Some(u) => asset
+                .units
+                .implausible_with(u)
+                .map(|w| format!("the unit is set to {}: {w}", u.name())),
+            None if asset.units.confidence == crate::model::Confidence::Low => {
+                Some(format!("unit uncertain: {}", asset.units.reason))
+            }
+            None => None,
+        }
+    }
+
     /// Names in the settings that the asset does not have: `(joints, clips)`.
     pub fn unknown_names(
         &self,
