@@ -620,7 +620,7 @@ fn unit_override_changes_tolerances_and_round_trips_through_the_sidecar() {
         LengthUnit::Metre
     );
     // The unit picker names the inferred unit and how sure it is.
-    h.get_by_label("inferred: metre (high)").click();
+    h.get_by_value("inferred: metre (high)").click();
     h.run();
     h.get_by_label("centimetre").click();
     settle(&mut h);
@@ -684,7 +684,12 @@ fn a_tolerance_below_the_floor_asks_first() {
     ask(&mut h);
     h.get_by_label(floor::APPLY).click();
     settle(&mut h);
-    assert!((tolerance_mm(&h, tip) as f64 - impossible).abs() < 1e-9);
+    assert!(
+        (tolerance_mm(&h, tip) as f64 - impossible).abs() < 1e-9,
+        "{} mm, asked {impossible} mm; status {}",
+        tolerance_mm(&h, tip),
+        h.state().status()
+    );
     let d = h.state().document().unwrap();
     let r = d.result.as_ref().unwrap();
     let failures = &r.clip.report.failures;
