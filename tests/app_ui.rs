@@ -697,3 +697,31 @@ fn a_tolerance_below_the_floor_asks_first() {
     assert_eq!(failures[0].joint, tip);
     h.get_by_label_contains(&format!("{tip} (floor"));
 }
+
+#[test]
+fn undo_and_redo_show_the_earlier_results_at_once() {
+    let mut h = harness(None);
+    let tip = "LeftHandIndex3";
+    let before = compressed_bytes(&h);
+    let mut s = h.state().document().unwrap().settings.clone();
+    s.joints.entry(tip.into()).or_default().tolerance_mm = Some(0.02);
+    h.state_mut().perform(Action::EditSettings(
+        format!("tolerance of {tip}"),
+        Box::new(s),
+    ));
+    settle(&mut h);
+    let after = compressed_bytes(&h);
+    assert_ne!(after, before);
+    // Undo: the result for the earlier settings is there on the very next frame, with no
+    // compression started.
+    h.state_mut().perform(Action::Undo);
+    h.step();
+    let doc = h.state().document().unwrap();
+    assert!(doc.result.is_some(), "shown at once");
+    assert_eq!(compressed_bytes(&h), before);
+    assert!(!h.state().is_compressing(), "nothing recompressed");
+    h.state_mut().perform(Action::Redo);
+    h.step();
+    assert_eq!(compressed_bytes(&h), after);
+    assert!(!h.state().is_compressing());
+}
