@@ -1,6 +1,7 @@
 //! The panels around the viewport; each shows state and pushes [`super::actions::Action`]s.
 
 pub mod banner;
+pub mod component_scale;
 pub mod curves;
 pub mod errors;
 pub mod floor;
