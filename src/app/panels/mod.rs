@@ -8,6 +8,7 @@ pub mod floor;
 pub mod help;
 pub mod joints;
 pub mod menu;
+pub mod path_prompt;
 pub mod stats;
 pub mod timeline;
 pub mod tuning;
