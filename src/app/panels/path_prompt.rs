@@ -125,10 +125,11 @@ pub fn show(ctx: &egui::Context, prompt: &mut PathPrompt) -> Option<Outcome> {
         );
         let field = field.accessible_name(FIELD);
         let suggestions = completions(&prompt.text, 8);
-        if field.has_focus() && ui.input(|i| i.key_pressed(Key::Tab)) {
-            if let Some(p) = common_prefix(&suggestions) {
-                prompt.text = p;
-            }
+        if field.has_focus()
+            && ui.input(|i| i.key_pressed(Key::Tab))
+            && let Some(p) = common_prefix(&suggestions)
+        {
+            prompt.text = p;
         }
         if !field.has_focus() && !ui.memory(|m| m.has_focus(field.id)) && outcome.is_none() {
             field.request_focus();
