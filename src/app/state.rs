@@ -135,6 +135,31 @@ impl Document {
         self.result.is_none() && self.previous.is_some()
     }
 
+    /// Joints that `settings` would set below their floor (from the shown result) and that
+    /// are not below it already: an edit to confirm first.
+    pub fn below_floor(&self, settings: &Settings) -> Vec<super::panels::floor::BelowFloor> {
+        let Some(result) = self.result.as_ref().or(self.previous.as_ref()) else {
+            return Vec::new();
+        };
+        let floors = &result.clip.report.floors;
+        let clip = self
+            .asset
+            .clips
+            .get(self.clip)
+            .map_or("", |c| c.name.as_str());
+        let next = settings.resolve(&self.asset, clip).limits;
+        let now = &self.resolved.limits;
+        (0..next.len().min(floors.len()))
+            .filter(|&j| next.evaluated[j] && next.tolerance[j] < floors[j])
+            .filter(|&j| now.tolerance[j] >= floors[j] || next.tolerance[j] < now.tolerance[j])
+            .map(|j| super::panels::floor::BelowFloor {
+                joint: self.asset.skeleton.joints[j].name.clone(),
+                tolerance: next.tolerance[j],
+                floor: floors[j],
+            })
+            .collect()
+    }
+
     pub fn is_dirty(&self) -> bool {
         self.settings != self.saved_settings
     }

@@ -84,6 +84,8 @@ pub struct App {
     last_latency: Option<Duration>,
     /// An action waiting for the user to save or discard unsaved settings.
     confirm: Option<Confirm>,
+    /// An edit below joints' floors, waiting for the user to confirm it.
+    below_floor: Option<(Vec<panels::floor::BelowFloor>, Action)>,
     /// The user chose to close (with unsaved changes saved or discarded).
     closing: bool,
     autopilot: Option<Autopilot>,
@@ -146,6 +148,7 @@ impl App {
             edited_at: None,
             last_latency: None,
             confirm: None,
+            below_floor: None,
             closing: false,
             autopilot: None,
             last_frame: None,
