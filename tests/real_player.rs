@@ -305,7 +305,8 @@ fn conversions_of_bvh_and_acl_pass_the_validator() {
         std::fs::read_dir(common::asset("acl"))
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| label(p).ends_with(".acl.sjson")),
+            // format_reference holds scalar tracks, not a skeleton: convert refuses it
+            .filter(|p| label(p).ends_with(".acl.sjson") && !label(p).starts_with("format_reference")),
     );
     inputs.sort();
     assert!(inputs.len() >= 3, "BVH / ACL assets not found");
