@@ -88,7 +88,14 @@ fn animeval(original: &Path, exported: &Path, shell: f64, player: &str) -> Value
     let out = Command::new("python3")
         .arg(&script)
         .args([original, exported])
-        .args(["--markers", "physical", "--player", player, "--oversample", "2"])
+        .args([
+            "--markers",
+            "physical",
+            "--player",
+            player,
+            "--oversample",
+            "2",
+        ])
         .args(["--json", "--shell", &shell.to_string()])
         .output()
         .expect("run python3 (animeval.py needs python3 with numpy)");
@@ -152,7 +159,11 @@ fn exports() -> &'static [Export] {
                     );
                     // tolerance and marker offset in force, in scene units (unit inferred)
                     let info = skelpack(&["inspect", "--json"], &[&original]);
-                    assert!(info.status.success(), "skelpack inspect {}", original.display());
+                    assert!(
+                        info.status.success(),
+                        "skelpack inspect {}",
+                        original.display()
+                    );
                     let info: Value = serde_json::from_slice(&info.stdout).unwrap();
                     Export {
                         tolerance: info[0]["tolerance"].as_f64().expect("tolerance"),
@@ -200,18 +211,22 @@ fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip() {
             }
         }
         for c in r["clips"].as_array().unwrap() {
+            let clip = c["name"].as_str().unwrap();
             let (clean, after) = (&c["clean"], &c["after_any"]);
-            let (clean_max, after_max) = (clean["max"].as_f64().unwrap(), after["max"].as_f64().unwrap());
+            let (clean_max, after_max) = (
+                clean["max"].as_f64().unwrap(),
+                after["max"].as_f64().unwrap(),
+            );
             if clean_max > e.tolerance {
                 failures.push(format!(
-                    "{name} '{}' from rest: {clean_max:.6} > {} ({} at {})",
-                    c["name"], e.tolerance, clean["joint"], clean["time"]
+                    "{name} '{clip}' from rest: {clean_max:.7} > {} ({} at {})",
+                    e.tolerance, clean["joint"], clean["time"]
                 ));
             }
             if after_max > e.tolerance {
                 failures.push(format!(
-                    "{name} '{}' after '{}': {after_max:.6} > {} ({} at {})",
-                    c["name"], after["after"], e.tolerance, after["joint"], after["time"]
+                    "{name} '{clip}' after {}: {after_max:.7} > {} ({} at {})",
+                    after["after"], e.tolerance, after["joint"], after["time"]
                 ));
             }
         }
@@ -271,7 +286,12 @@ fn new_issues(report: &Value, allowed: &std::collections::BTreeSet<String>) -> V
         .iter()
         .filter(|m| m["severity"].as_u64().unwrap() <= 1)
         .filter(|m| !allowed.contains(m["code"].as_str().unwrap()))
-        .map(|m| format!("{} {} at {}: {}", m["code"], m["severity"], m["pointer"], m["message"]))
+        .map(|m| {
+            format!(
+                "{} {} at {}: {}",
+                m["code"], m["severity"], m["pointer"], m["message"]
+            )
+        })
         .collect()
 }
 
@@ -306,7 +326,9 @@ fn conversions_of_bvh_and_acl_pass_the_validator() {
             .unwrap()
             .map(|e| e.unwrap().path())
             // format_reference holds scalar tracks, not a skeleton: convert refuses it
-            .filter(|p| label(p).ends_with(".acl.sjson") && !label(p).starts_with("format_reference")),
+            .filter(|p| {
+                label(p).ends_with(".acl.sjson") && !label(p).starts_with("format_reference")
+            }),
     );
     inputs.sort();
     assert!(inputs.len() >= 3, "BVH / ACL assets not found");
@@ -349,10 +371,10 @@ fn conversions_of_bvh_and_acl_pass_the_validator() {
 fn rig(path: &Path, a_end: f32, b_keys_child: bool) {
     let (s, c) = (a_end / 2.0).sin_cos();
     let floats: Vec<f32> = [
-        vec![0.0, 1.0],                       // times            @ 0
-        vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, s, c], // A child rotation @ 8
+        vec![0.0, 1.0],                               // times            @ 0
+        vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, s, c],     // A child rotation @ 8
         vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], // B child rotation @ 40
-        vec![0.0; 6],                         // B root translation @ 72
+        vec![0.0; 6],                                 // B root translation @ 72
     ]
     .concat();
     let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
@@ -361,7 +383,8 @@ fn rig(path: &Path, a_end: f32, b_keys_child: bool) {
         "data:application/octet-stream;base64,{}",
         base64::engine::general_purpose::STANDARD.encode(&bytes)
     );
-    let view = |offset: usize, len: usize| json!({"buffer": 0, "byteOffset": offset, "byteLength": len});
+    let view =
+        |offset: usize, len: usize| json!({"buffer": 0, "byteOffset": offset, "byteLength": len});
     let mut b_channels = vec![json!({"sampler": 0, "target": {"node": 0, "path": "translation"}})];
     let mut b_samplers = vec![json!({"input": 0, "output": 3})];
     if b_keys_child {
@@ -410,13 +433,20 @@ fn player_sees_a_dropped_channel_only_after_another_clip() {
     let quarter = std::f32::consts::FRAC_PI_2;
     rig(&orig, quarter, true);
     rig(&drop, quarter, false);
-    let r = node_json("player.mjs", &[&orig, &drop], &["--json", "--shell", "0.03"]);
+    let r = node_json(
+        "player.mjs",
+        &[&orig, &drop],
+        &["--json", "--shell", "0.03"],
+    );
     let b = clip(&r, "B");
     // from rest, `child` is at rest in both files
     assert_eq!(b["clean"]["max"].as_f64().unwrap(), 0.0, "{b}");
     // after A the export leaves `child` turned a quarter: markers 3 cm off by sqrt(2) x 3 cm
     let after_a = b["pairs"]["A"].as_f64().unwrap();
-    assert!((after_a - 0.03 * 2f64.sqrt()).abs() < 1e-6, "B after A: {after_a}");
+    assert!(
+        (after_a - 0.03 * 2f64.sqrt()).abs() < 1e-6,
+        "B after A: {after_a}"
+    );
     assert_eq!(b["after_any"]["after"], "A");
     assert_eq!(b["after_any"]["joint"], "child");
     assert_eq!(b["pairs"]["B"].as_f64().unwrap(), 0.0);
@@ -444,6 +474,9 @@ fn player_measures_a_rotation_error_as_animeval_does() {
     for player in ["gltf", "portable"] {
         let (clip, j) = animeval_maxima(&animeval(&orig, &off, 0.03, player))[0].clone();
         assert_eq!(clip, "A");
-        assert!((got - j).abs() < 1e-7, "three.js {got} vs animeval {player} {j}");
+        assert!(
+            (got - j).abs() < 1e-7,
+            "three.js {got} vs animeval {player} {j}"
+        );
     }
 }
