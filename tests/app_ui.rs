@@ -620,7 +620,7 @@ fn unit_override_changes_tolerances_and_round_trips_through_the_sidecar() {
         LengthUnit::Metre
     );
     // The unit picker names the inferred unit and how sure it is.
-    h.get_by_label("inferred: metre (high)").click();
+    h.get_by_value("inferred: metre (high)").click();
     h.run();
     h.get_by_label("centimetre").click();
     settle(&mut h);
@@ -684,11 +684,44 @@ fn a_tolerance_below_the_floor_asks_first() {
     ask(&mut h);
     h.get_by_label(floor::APPLY).click();
     settle(&mut h);
-    assert!((tolerance_mm(&h, tip) as f64 - impossible).abs() < 1e-9);
+    assert!(
+        (tolerance_mm(&h, tip) as f64 - impossible).abs() < 1e-9,
+        "{} mm, asked {impossible} mm; status {}",
+        tolerance_mm(&h, tip),
+        h.state().status()
+    );
     let d = h.state().document().unwrap();
     let r = d.result.as_ref().unwrap();
     let failures = &r.clip.report.failures;
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert_eq!(failures[0].joint, tip);
     h.get_by_label_contains(&format!("{tip} (floor"));
+}
+
+#[test]
+fn undo_and_redo_show_the_earlier_results_at_once() {
+    let mut h = harness(None);
+    let tip = "LeftHandIndex3";
+    let before = compressed_bytes(&h);
+    let mut s = h.state().document().unwrap().settings.clone();
+    s.joints.entry(tip.into()).or_default().tolerance_mm = Some(0.02);
+    h.state_mut().perform(Action::EditSettings(
+        format!("tolerance of {tip}"),
+        Box::new(s),
+    ));
+    settle(&mut h);
+    let after = compressed_bytes(&h);
+    assert_ne!(after, before);
+    // Undo: the result for the earlier settings is there on the very next frame, with no
+    // compression started.
+    h.state_mut().perform(Action::Undo);
+    h.step();
+    let doc = h.state().document().unwrap();
+    assert!(doc.result.is_some(), "shown at once");
+    assert_eq!(compressed_bytes(&h), before);
+    assert!(!h.state().is_compressing(), "nothing recompressed");
+    h.state_mut().perform(Action::Redo);
+    h.step();
+    assert_eq!(compressed_bytes(&h), after);
+    assert!(!h.state().is_compressing());
 }

@@ -33,10 +33,10 @@ pub struct Document {
     /// Settings resolved for the current clip (limits in scene units).
     pub resolved: Resolved,
     /// The result for [`Document::key`], when it has arrived.
-    pub result: Option<Compressed>,
+    pub result: Option<Arc<Compressed>>,
     /// The result before the last settings edit, shown (marked as stale) until the new one
     /// lands, so the panels do not flicker while tuning.
-    pub previous: Option<Compressed>,
+    pub previous: Option<Arc<Compressed>>,
     /// Compressed bytes and worst error of the result before the last settings edit (the
     /// stats panel shows what the edit changed).
     pub before_edit: Option<(usize, f32)>,
@@ -117,6 +117,15 @@ impl Document {
         self.failure = None;
     }
 
+    /// What a result must have been computed from to be shown now (for the result cache).
+    pub fn cache_key(&self) -> super::result_cache::CacheKey {
+        super::result_cache::CacheKey {
+            document: self.id,
+            clip: self.clip,
+            settings: self.resolved.clone(),
+        }
+    }
+
     /// Switches to another clip: nothing of the old clip's result is shown.
     pub fn set_clip(&mut self, clip: usize) {
         self.clip = clip;
@@ -127,7 +136,7 @@ impl Document {
 
     /// What the panels show: the current result, or the previous one while recompressing.
     pub fn shown(&self) -> Option<&Compressed> {
-        self.result.as_ref().or(self.previous.as_ref())
+        self.result.as_deref().or(self.previous.as_deref())
     }
 
     /// True while the panels show the previous result (a recompression is pending).

@@ -167,6 +167,8 @@ impl App {
         let now = Instant::now();
         self.debounce_until = Some(now + DEBOUNCE);
         self.edited_at = Some(now);
+        // Settings seen before (undo, redo, A/B): their result shows on the next paint.
+        self.show_cached();
     }
 
     /// Asks before an edit that sets tolerances below joints' floors.
