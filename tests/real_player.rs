@@ -201,6 +201,7 @@ fn player_reports() -> &'static [Value] {
 
 #[test]
 fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip() {
+    require_node();
     let mut failures = Vec::new();
     for (e, r) in exports().iter().zip(player_reports()) {
         let name = label(&e.original);
@@ -249,6 +250,7 @@ fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip() {
 
 #[test]
 fn player_agrees_with_animeval_on_clean_plays() {
+    require_node();
     let mut failures = Vec::new();
     for (e, r) in exports().iter().zip(player_reports()) {
         let name = label(&e.original);
@@ -307,6 +309,7 @@ fn new_issues(report: &Value, allowed: &std::collections::BTreeSet<String>) -> V
 
 #[test]
 fn exports_add_no_validator_error_or_warning() {
+    require_node();
     let mut failures = Vec::new();
     for e in exports() {
         let v = node_json("validate.mjs", &[&e.original, &e.exported], &[]);
@@ -325,6 +328,7 @@ fn exports_add_no_validator_error_or_warning() {
 
 #[test]
 fn conversions_of_bvh_and_acl_pass_the_validator() {
+    require_node();
     let dir = tempfile::tempdir().unwrap();
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(common::assets())
         .unwrap()
@@ -438,6 +442,7 @@ fn clip<'a>(report: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn player_sees_a_dropped_channel_only_after_another_clip() {
+    require_node();
     let dir = tempfile::tempdir().unwrap();
     let (orig, drop) = (dir.path().join("orig.gltf"), dir.path().join("drop.gltf"));
     let quarter = std::f32::consts::FRAC_PI_2;
@@ -467,6 +472,7 @@ fn player_sees_a_dropped_channel_only_after_another_clip() {
 
 #[test]
 fn player_measures_a_rotation_error_as_animeval_does() {
+    require_node();
     let dir = tempfile::tempdir().unwrap();
     let (orig, off) = (dir.path().join("orig.gltf"), dir.path().join("off.gltf"));
     let (quarter, eps) = (std::f32::consts::FRAC_PI_2, 0.01f32);
