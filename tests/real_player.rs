@@ -223,6 +223,11 @@ fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip() {
         for c in r["clips"].as_array().unwrap() {
             let clip = c["name"].as_str().unwrap();
             let (clean, after) = (&c["clean"], &c["after_any"]);
+            // a clip after itself is a clean play: it overwrites what it keys, the rest is at rest
+            assert_eq!(
+                c["pairs"][clip], clean["max"],
+                "{name} '{clip}': after itself differs from a clean play"
+            );
             let (clean_max, after_max) = (
                 clean["max"].as_f64().unwrap(),
                 after["max"].as_f64().unwrap(),
