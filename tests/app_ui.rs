@@ -725,3 +725,30 @@ fn undo_and_redo_show_the_earlier_results_at_once() {
     assert_eq!(compressed_bytes(&h), after);
     assert!(!h.state().is_compressing());
 }
+
+#[test]
+fn playback_follows_the_wall_clock() {
+    let mut h = harness(None);
+    let rate = h.state().document().unwrap().sample_rate();
+    h.state_mut().playback_mut().looping = false;
+    h.state_mut().playback_mut().frame = 0.0;
+    h.state_mut().perform(Action::TogglePlay);
+    h.step(); // applies the action
+    h.step(); // starts the clock
+    let after_first = std::time::Instant::now();
+    let f0 = h.state().playback().frame;
+    std::thread::sleep(Duration::from_millis(400));
+    let before_second = std::time::Instant::now();
+    h.step();
+    let after_second = std::time::Instant::now();
+    let moved = h.state().playback().frame - f0;
+    // The app's clock read falls inside the test's brackets around the two frames.
+    let least = before_second.duration_since(after_first).as_secs_f32() * rate;
+    let most = after_second.duration_since(after_first).as_secs_f32() * rate + 1.0;
+    assert!(
+        (least * 0.99..=most).contains(&moved),
+        "moved {moved} frames; wall clock says {least}..{most}"
+    );
+    // Frames drawn this slowly are reported as skipped.
+    assert!(h.state().playback().skipping(rate));
+}
