@@ -164,9 +164,17 @@ fn assert_decodes_finite(c: &container::Container) {
         for f in 0..clip.frame_count * 2 {
             let frame = f as f32 * 0.5;
             clip.sample_local(frame, &mut out);
-            assert!(out.iter().all(|t| t.is_finite()), "clip '{}' frame {frame}", clip.name);
+            assert!(
+                out.iter().all(|t| t.is_finite()),
+                "clip '{}' frame {frame}",
+                clip.name
+            );
             runtime.sample(frame, &mut out);
-            assert!(out.iter().all(|t| t.is_finite()), "runtime '{}' frame {frame}", clip.name);
+            assert!(
+                out.iter().all(|t| t.is_finite()),
+                "runtime '{}' frame {frame}",
+                clip.name
+            );
         }
     }
 }

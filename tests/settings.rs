@@ -322,7 +322,9 @@ fn a_per_joint_error_points_at_the_per_joint_line() {
         e.contains("line 4") && e.contains("joints.Hand") && e.contains("preset"),
         "{e}"
     );
-    let e = parse_err("[clips.Walk]\ntolerance_mm = 1\n[clips.Walk.joints.\"Left Hand\"]\nmarker_offset_cm = 0\n");
+    let e = parse_err(
+        "[clips.Walk]\ntolerance_mm = 1\n[clips.Walk.joints.\"Left Hand\"]\nmarker_offset_cm = 0\n",
+    );
     assert!(
         e.contains("line 4") && e.contains("clips.Walk.joints.\"Left Hand\".marker_offset_cm"),
         "{e}"
@@ -334,7 +336,10 @@ fn a_wrong_type_names_the_field() {
     let e = parse_err("preset = \"acl\"\nmethod = 3\n");
     assert!(e.contains("line 2") && e.contains("method:"), "{e}");
     let e = parse_err("[joints.Hand]\npinned = \"yes\"\n");
-    assert!(e.contains("line 2") && e.contains("joints.Hand.pinned"), "{e}");
+    assert!(
+        e.contains("line 2") && e.contains("joints.Hand.pinned"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -342,11 +347,18 @@ fn json_errors_give_the_line_and_the_field() {
     let e = parse_err(
         "{\n  \"tolerance_mm\": 0.1,\n  \"joints\": {\n    \"Hand\": {\n      \"tolerance_mm\": -1\n    }\n  }\n}\n",
     );
-    assert!(e.contains("line 5") && e.contains("joints.Hand.tolerance_mm"), "{e}");
+    assert!(
+        e.contains("line 5") && e.contains("joints.Hand.tolerance_mm"),
+        "{e}"
+    );
     let e = parse_err("{\n  \"preset\": \"acl\",\n  \"method\": 3\n}\n");
     assert!(e.contains("line 3") && e.contains("method:"), "{e}");
-    let e = parse_err("{\n  \"joints\": {\n    \"Hand\": {\n      \"pined\": true\n    }\n  }\n}\n");
-    assert!(e.contains("line 4") && e.contains("joints.Hand") && e.contains("pined"), "{e}");
+    let e =
+        parse_err("{\n  \"joints\": {\n    \"Hand\": {\n      \"pined\": true\n    }\n  }\n}\n");
+    assert!(
+        e.contains("line 4") && e.contains("joints.Hand") && e.contains("pined"),
+        "{e}"
+    );
     // One line, whatever the parser's own formatting.
     assert!(!e.contains('\n'), "{e}");
 }
@@ -362,7 +374,10 @@ fn huge_or_special_settings_files_are_refused_without_reading_them_whole() {
     let p = d.path().join("big.skelpack.toml");
     std::fs::write(&p, &big).unwrap();
     let e = Settings::load(&p).unwrap_err().to_string();
-    assert!(e.contains("big.skelpack.toml") && e.contains("larger than"), "{e}");
+    assert!(
+        e.contains("big.skelpack.toml") && e.contains("larger than"),
+        "{e}"
+    );
     // A FIFO would block a reader forever.
     let fifo = d.path().join("fifo.skelpack.toml");
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();

@@ -99,7 +99,11 @@ impl<W: Write> Printer<W> {
         for e in entries {
             if self.json {
                 let text = serde_json::to_string_pretty(e)?;
-                let sep = if std::mem::take(&mut self.first) { "" } else { ",\n" };
+                let sep = if std::mem::take(&mut self.first) {
+                    ""
+                } else {
+                    ",\n"
+                };
                 write!(self.out, "{sep}{}", indent(&text, "    "))?;
             } else {
                 let row = table::row(
@@ -117,7 +121,11 @@ impl<W: Write> Printer<W> {
     fn finish(&mut self, totals: &Totals) -> anyhow::Result<()> {
         if self.json {
             let t = serde_json::to_string_pretty(totals)?;
-            writeln!(self.out, "\n  ],\n  \"totals\": {}\n}}", indent(&t, "  ").trim_start())?;
+            writeln!(
+                self.out,
+                "\n  ],\n  \"totals\": {}\n}}",
+                indent(&t, "  ").trim_start()
+            )?;
         } else {
             writeln!(
                 self.out,
@@ -149,8 +157,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let bar = if std::io::stderr().is_terminal() && !args.json {
         let b = ProgressBar::new(files.len() as u64);
         b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
-                .expect("template"),
+            ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}").expect("template"),
         );
         b
     } else {

@@ -4,8 +4,8 @@
 
 use glam::{Quat, Vec4};
 
-use super::{ContainerError, MAX_MAGNITUDE, MAX_ROTATION_COMPONENT};
 use super::bits::{BitReader, BitWriter, OutOfBits};
+use super::{ContainerError, MAX_MAGNITUDE, MAX_ROTATION_COMPONENT};
 use crate::codec::predict::{
     SEGMENT_KEYS, WIDTH_BITS, best_order, predict, segment_widths, stored_components, unzigzag,
     zigzag,
@@ -486,7 +486,10 @@ pub fn read(
                         };
                         let within = (0..3).all(|c| {
                             let (lo, hi) = (range.min[c], range.min[c] + range.extent[c]);
-                            lo.is_finite() && hi.is_finite() && lo.abs() <= limit && hi.abs() <= limit
+                            lo.is_finite()
+                                && hi.is_finite()
+                                && lo.abs() <= limit
+                                && hi.abs() <= limit
                         });
                         if !within {
                             return Err(bad(format!(

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 mod edit;
 mod parse;
-pub use parse::MAX_SETTINGS_BYTES;
 pub use edit::{EditScope, JointEdit};
+pub use parse::MAX_SETTINGS_BYTES;
 
 use crate::codec::Interpolation;
 use crate::import::Asset;

@@ -65,12 +65,23 @@ pub fn parse(text: &str, path: &Path) -> Result<Settings, SettingsError> {
     let s: Settings = if text.trim_start().starts_with('{') {
         let mut de = serde_json::Deserializer::from_str(text);
         let s = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let keys = key_path(e.path());
             let field = field(e.path());
             let inner = e.into_inner();
             // serde_json appends " at line L column C"; the line goes first instead.
             let msg = inner.to_string();
             let msg = msg.split(" at line ").next().unwrap_or(&msg).to_owned();
-            err(format!("line {}: {field}{msg}", inner.line()))
+            // A rejected value is reported by serde_json where its table ends: the line of
+            // its key is the one to show (an unknown key's own position is exact).
+            let keyed = inner.is_data()
+                && !["unknown field", "missing field", "duplicate field"]
+                    .iter()
+                    .any(|p| msg.starts_with(p));
+            let line = keyed
+                .then(|| json_key_line(text, &keys))
+                .flatten()
+                .unwrap_or(inner.line());
+            err(format!("line {line}: {field}{msg}"))
         })?;
         de.end()
             .map_err(|e| err(format!("line {}: trailing characters", e.line())))?;
@@ -113,6 +124,59 @@ fn field(path: &serde_path_to_error::Path) -> String {
     }
 }
 
+/// The keys of an error path (object keys and struct fields).
+fn key_path(path: &serde_path_to_error::Path) -> Vec<String> {
+    use serde_path_to_error::Segment;
+    path.iter()
+        .filter_map(|s| match s {
+            Segment::Map { key } => Some(key.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The line of the key at `path` (objects only) in valid JSON text.
+fn json_key_line(text: &str, path: &[String]) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut stack: Vec<Option<String>> = Vec::new();
+    let mut line = 1;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\n' => line += 1,
+            b'{' | b'[' => stack.push(None),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                let raw = text.get(start..=i.min(b.len() - 1))?;
+                let mut j = i + 1;
+                while j < b.len() && b[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if b.get(j) == Some(&b':') {
+                    let key: String = serde_json::from_str(raw).ok()?;
+                    if let Some(top) = stack.last_mut() {
+                        *top = Some(key);
+                    }
+                    let here = stack.iter().map(|k| k.as_deref());
+                    if here.len() == path.len() && here.eq(path.iter().map(|k| Some(k.as_str()))) {
+                        return Some(line);
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// A key as TOML writes it: bare when it can be, else quoted.
 fn bare_or_quoted(key: &str) -> String {
     let bare = !key.is_empty()
@@ -138,5 +202,9 @@ fn toml_message(e: &toml::de::Error, text: &str) -> String {
 /// 1-based line of a byte offset.
 fn line_of(text: &str, at: usize) -> usize {
     let at = at.min(text.len());
-    text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
