@@ -11,9 +11,10 @@ use serde::{Deserialize, Deserializer};
 
 use super::{Settings, SettingsError};
 
-/// Largest settings file read: far beyond any real sidecar (10,000 joints x 50 clips of
-/// overrides), and small enough that parsing it stays within a few hundred MB.
-pub const MAX_SETTINGS_BYTES: u64 = 8 << 20;
+/// Largest settings file read: far beyond any real sidecar (overrides for every joint of a
+/// 10,000-joint rig in a few clips), and small enough that parsing stays bounded (TOML
+/// parsing needs about 35 bytes of memory per byte of joint tables; JSON about 3).
+pub const MAX_SETTINGS_BYTES: u64 = 4 << 20;
 
 /// Deserializes an optional length that must be positive and finite.
 pub fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f32>, D::Error> {
