@@ -319,7 +319,12 @@ fn compress_with_threads(input: &Path, out: &Path, threads: usize) -> Vec<u8> {
 #[test]
 fn outputs_are_byte_identical_with_1_2_and_8_threads() {
     let d = tempfile::tempdir().unwrap();
-    for asset in ["Fox.glb", "acl/49_15.acl.sjson", "CMU_131_01.bvh"] {
+    for asset in [
+        "Fox.glb",
+        "RiggedFigure.glb",
+        "acl/49_15.acl.sjson",
+        "CMU_131_01.bvh",
+    ] {
         let input = common::asset(asset);
         let exts: &[&str] = if asset.ends_with(".glb") {
             &["skp", "glb"]
