@@ -384,3 +384,38 @@ fn report_streams_files_in_order_as_valid_json() {
         "{text}"
     );
 }
+
+#[test]
+fn a_settings_error_is_one_line_with_the_file_line_and_field() {
+    let d = tempfile::tempdir().unwrap();
+    let input = common::asset("RiggedSimple.glb");
+    let out = d.path().join("out.skp");
+    for (name, text, needles) in [
+        (
+            "s.json",
+            "{\n  \"joints\": {\n    \"Hand\": {\n      \"tolerance_mm\": -1\n    }\n  }\n}\n",
+            ["line 4", "joints.Hand.tolerance_mm"],
+        ),
+        (
+            "s.toml",
+            "tolerance_mm = 0.1\n\n[joints.Hand]\ntolerance_mm = 0\n",
+            ["line 4", "joints.Hand.tolerance_mm"],
+        ),
+        (
+            "m.toml",
+            "preset = \"acl\"\nmethod = 3\n",
+            ["line 2", "method:"],
+        ),
+    ] {
+        let p = d.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let o = run(&["compress", s(&input), "--settings", s(&p), "-o", s(&out)]);
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        let line = error_line(&o);
+        assert!(line.contains(name), "{line}");
+        for n in needles {
+            assert!(line.contains(n), "{n} in {line}");
+        }
+    }
+    assert!(!out.exists());
+}
