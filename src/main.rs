@@ -4,7 +4,13 @@ use skelpack::cli::{Cli, run};
 fn main() {
     let cli = Cli::parse();
     let code = match cli.command {
-        Some(command) => run(command),
+        Some(command) => {
+            if command.is_headless() {
+                quiet_on_closed_stdout();
+                skelpack::fsutil::remove_temps_on_signal();
+            }
+            run(command)
+        }
         #[cfg(feature = "gui")]
         None => skelpack::app::run(cli.file),
         #[cfg(not(feature = "gui"))]
@@ -14,4 +20,14 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// A reader that stops early (`skelpack report DIR | head`) ends the command the way it
+/// ends any Unix filter — by SIGPIPE, quietly — instead of a panic in `println!`.
+fn quiet_on_closed_stdout() {
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition of SIGPIPE before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
 }

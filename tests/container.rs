@@ -1,5 +1,7 @@
 //! The `.skp` container: exact round trips on real clips, the payload size the report
-//! states, and no panic (nor huge allocation) on truncated or corrupted bytes.
+//! states, and no panic (nor huge allocation) on truncated or corrupted bytes; containers
+//! from several assets, mutated (bytes, and huge-but-finite floats at any bit), are either
+//! refused or decode every clip to finite transforms at every frame.
 
 mod common;
 
@@ -128,17 +130,129 @@ fn bad_magic_and_version() {
     ));
 }
 
+/// Containers made from several shared assets (ACL, glTF, BVH; animated and constant tracks,
+/// ranged and smallest-three formats), compressed once per test run.
+fn containers() -> &'static [Vec<u8>] {
+    static C: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    C.get_or_init(|| {
+        [
+            "acl/93_01_zero_range_extent.acl.sjson",
+            "acl/49_15.acl.sjson",
+            "RiggedFigure.glb",
+            "InterpolationTest.glb",
+            "CesiumMan.glb",
+        ]
+        .iter()
+        .map(|f| {
+            let (asset, clips) = compressed(f);
+            container::to_bytes(&asset.skeleton, &clips)
+        })
+        .collect()
+    })
+}
+
+/// Every clip of an accepted container decodes to finite transforms at every frame and
+/// between frames, by the reference decoder and by the runtime decoder.
+fn assert_decodes_finite(c: &container::Container) {
+    use skelpack::metric::PoseSource;
+    let mut out = vec![skelpack::model::Transform::IDENTITY; c.skeleton.len()];
+    for j in &c.skeleton.joints {
+        assert!(j.rest.is_finite(), "rest of '{}'", j.name);
+    }
+    for clip in &c.clips {
+        let runtime = skelpack::codec::RuntimeClip::new(clip);
+        for f in 0..clip.frame_count * 2 {
+            let frame = f as f32 * 0.5;
+            clip.sample_local(frame, &mut out);
+            assert!(
+                out.iter().all(|t| t.is_finite()),
+                "clip '{}' frame {frame}",
+                clip.name
+            );
+            runtime.sample(frame, &mut out);
+            assert!(
+                out.iter().all(|t| t.is_finite()),
+                "runtime '{}' frame {frame}",
+                clip.name
+            );
+        }
+    }
+}
+
+/// Writes `bits` (LSB first) at bit offset `at` of `b` (the container's bit streams are
+/// not byte aligned), clipped to the body.
+fn put_bits(b: &mut [u8], at: usize, bits: u32) {
+    let end = b.len().saturating_sub(4) * 8;
+    for i in 0..32 {
+        let bit = at + i;
+        if bit >= end {
+            break;
+        }
+        let mask = 1u8 << (bit % 8);
+        if bits >> i & 1 == 1 {
+            b[bit / 8] |= mask;
+        } else {
+            b[bit / 8] &= !mask;
+        }
+    }
+}
+
+/// Floats that are finite but decode to overflow when used as a range or constant.
+const HUGE: [f32; 6] = [f32::MAX, -f32::MAX, 1e30, -3e38, 1e16, 2.0];
+
+#[test]
+fn decoded_clips_of_unmutated_containers_are_finite() {
+    for bytes in containers() {
+        assert_decodes_finite(&container::from_bytes(bytes).unwrap());
+    }
+}
+
+#[test]
+fn huge_but_finite_values_are_refused() {
+    // The first joint's rest translation x: after the header, its name and its parent.
+    let bytes = &containers()[0];
+    let name_len = u16::from_le_bytes([bytes[16], bytes[17]]) as usize;
+    let at = 16 + 2 + name_len + 4;
+    let mut b = bytes.clone();
+    b[at..at + 4].copy_from_slice(&f32::MAX.to_le_bytes());
+    let e = container::from_bytes(&reseal(b)).unwrap_err().to_string();
+    assert!(e.contains("rest transform"), "{e}");
+    // Huge floats written at every 7th bit: each accepted result decodes finitely.
+    let mut accepted = 0;
+    for bit in (0..(bytes.len() - 4) * 8).step_by(7) {
+        for v in [f32::MAX, 1e30] {
+            let mut b = bytes.clone();
+            put_bits(&mut b, bit, v.to_bits());
+            if let Ok(c) = container::from_bytes(&reseal(b)) {
+                accepted += 1;
+                assert_decodes_finite(&c);
+            }
+        }
+    }
+    // The sweep reaches the decoder (key-block codes accept any bits).
+    assert!(accepted > 0);
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
 
     #[test]
-    fn mutated_bytes_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8)) {
-        let mut b = sample_bytes();
+    fn mutated_containers_are_refused_or_decode_finite(
+        which in 0usize..5,
+        flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+        floats in proptest::collection::vec((any::<prop::sample::Index>(), 0usize..HUGE.len()), 0..3),
+    ) {
+        let mut b = containers()[which].clone();
+        let body = b.len() - 4;
         for (i, v) in flips {
-            let at = i.index(b.len() - 4);
-            b[at] = v;
+            b[i.index(body)] = v;
         }
-        let _ = container::from_bytes(&reseal(b));
+        for (i, k) in floats {
+            put_bits(&mut b, i.index(body * 8), HUGE[k].to_bits());
+        }
+        if let Ok(c) = container::from_bytes(&reseal(b)) {
+            assert_decodes_finite(&c);
+        }
     }
 
     #[test]

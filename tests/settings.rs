@@ -79,13 +79,13 @@ fn unknown_keys_are_rejected() {
 fn bad_values_name_the_field_path_and_line() {
     let e = parse_err("preset = \"acl\"\n\n[joints.\"Hand\"]\ntolerance_mm = -1\n");
     assert!(
-        e.contains("joints.\"Hand\".tolerance_mm") && e.contains("line 4"),
+        e.contains("joints.Hand.tolerance_mm") && e.contains("line 4"),
         "{e}"
     );
     let e = parse_err("method = \"cubic\"\n");
     assert!(e.contains("line 1") && e.contains("cubic"), "{e}");
     let e = parse_err("[clips.Walk]\nmarker_offset_cm = 0\n");
-    assert!(e.contains("clips.\"Walk\".marker_offset_cm"), "{e}");
+    assert!(e.contains("clips.Walk.marker_offset_cm"), "{e}");
 }
 
 #[test]
@@ -305,4 +305,92 @@ fn clip_scope_edits_leave_other_clips_alone() {
     s.edit_joints(walk, EditScope::Clip, [head], JointEdit::Reset);
     assert!(!s.clips.contains_key(walk));
     assert_eq!(s.joints[head].tolerance_mm, Some(0.5));
+}
+
+#[test]
+fn a_per_joint_error_points_at_the_per_joint_line() {
+    // A top-level key of the same name comes first; the error is the joint's.
+    let text = "tolerance_mm = 0.1\nmarker_offset_cm = 3\n\n[joints.Hand]\ntolerance_mm = -0.5\n";
+    let e = parse_err(text);
+    assert!(
+        e.contains("line 5") && e.contains("joints.Hand.tolerance_mm") && e.contains("-0.5"),
+        "{e}"
+    );
+    // An unknown key in a joint table, also a valid top-level key.
+    let e = parse_err("preset = \"acl\"\n\n[joints.Hand]\npreset = \"ozz\"\n");
+    assert!(
+        e.contains("line 4") && e.contains("joints.Hand") && e.contains("preset"),
+        "{e}"
+    );
+    let e = parse_err(
+        "[clips.Walk]\ntolerance_mm = 1\n[clips.Walk.joints.\"Left Hand\"]\nmarker_offset_cm = 0\n",
+    );
+    assert!(
+        e.contains("line 4") && e.contains("clips.Walk.joints.\"Left Hand\".marker_offset_cm"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_wrong_type_names_the_field() {
+    let e = parse_err("preset = \"acl\"\nmethod = 3\n");
+    assert!(e.contains("line 2") && e.contains("method:"), "{e}");
+    let e = parse_err("[joints.Hand]\npinned = \"yes\"\n");
+    assert!(
+        e.contains("line 2") && e.contains("joints.Hand.pinned"),
+        "{e}"
+    );
+}
+
+#[test]
+fn json_errors_give_the_line_and_the_field() {
+    let e = parse_err(
+        "{\n  \"tolerance_mm\": 0.1,\n  \"joints\": {\n    \"Hand\": {\n      \"tolerance_mm\": -1\n    }\n  }\n}\n",
+    );
+    assert!(
+        e.contains("line 5") && e.contains("joints.Hand.tolerance_mm"),
+        "{e}"
+    );
+    let e = parse_err("{\n  \"preset\": \"acl\",\n  \"method\": 3\n}\n");
+    assert!(e.contains("line 3") && e.contains("method:"), "{e}");
+    let e =
+        parse_err("{\n  \"joints\": {\n    \"Hand\": {\n      \"pined\": true\n    }\n  }\n}\n");
+    assert!(
+        e.contains("line 4") && e.contains("joints.Hand") && e.contains("pined"),
+        "{e}"
+    );
+    // One line, whatever the parser's own formatting.
+    assert!(!e.contains('\n'), "{e}");
+}
+
+#[test]
+fn huge_or_special_settings_files_are_refused_without_reading_them_whole() {
+    // Joint tables past the size bound: refused before parsing (memory stays bounded).
+    let entry = "[joints.\"Joint_0000000\"]\ntolerance_mm = 0.1\n";
+    let big = entry.repeat((skelpack::settings::MAX_SETTINGS_BYTES as usize) / entry.len() + 1);
+    let e = parse_err(&big);
+    assert!(e.contains("larger than"), "{e}");
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path().join("big.skelpack.toml");
+    std::fs::write(&p, &big).unwrap();
+    let e = Settings::load(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("big.skelpack.toml") && e.contains("larger than"),
+        "{e}"
+    );
+    // A FIFO would block a reader forever.
+    let fifo = d.path().join("fifo.skelpack.toml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let e = Settings::load(&fifo).unwrap_err().to_string();
+    assert!(e.contains("not a regular file"), "{e}");
+    // Just under the bound still parses (distinct joints).
+    let n = (skelpack::settings::MAX_SETTINGS_BYTES as usize) / (entry.len() + 2);
+    let text: String = (0..n)
+        .map(|i| format!("[joints.\"Joint_{i:09}\"]\ntolerance_mm = 0.1\n"))
+        .collect();
+    assert!(text.len() as u64 <= skelpack::settings::MAX_SETTINGS_BYTES);
+    let s = Settings::parse(&text, Path::new("x.toml")).unwrap();
+    assert_eq!(s.joints.len(), n);
 }

@@ -112,6 +112,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             output.display()
         );
     }
+    crate::fsutil::check_output(&output)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", output.display()))?;
     let ext = output
         .extension()
         .and_then(|e| e.to_str())

@@ -1,6 +1,7 @@
 //! `skelpack convert IN OUT.glb|.gltf [--force]`: writes any importable file (BVH, ACL SJSON,
 //! glTF) as a new glTF scene: the skeleton as nodes, each clip as a LINEAR animation, meshes
-//! with their skins when the source has them.
+//! with their skins when the source has them. A `.skp` container is decoded (every frame, at
+//! its clip's rate) into the same kind of scene.
 
 use std::path::PathBuf;
 
@@ -11,7 +12,7 @@ use crate::import;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The file to convert (.bvh, .acl.sjson, .glb, .gltf).
+    /// The file to convert (.bvh, .acl.sjson, .glb, .gltf, .skp).
     pub input: PathBuf,
     /// The glTF file to write (.glb or .gltf with an embedded buffer).
     pub output: PathBuf,
@@ -21,6 +22,15 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    if super::skp::is_container(&args.input) {
+        let (joints, clips) = super::skp::convert(&args.input, &args.output, args.force)?;
+        println!(
+            "{} -> {}: {joints} joints, {clips} clip(s)",
+            args.input.display(),
+            args.output.display()
+        );
+        return Ok(0);
+    }
     let asset = import::load(&args.input)?;
     for w in &asset.warnings {
         eprintln!("warning: {w}");

@@ -7,11 +7,13 @@
 //!    clips: [ { name, duration, sample_rate, frames, start_time, morph_weight_channels,
 //!               source_channels, tracks: { animated, constant, rest } } ] }`
 //! Lengths are in scene units; `tolerance` / `marker_offset` are the defaults in force.
+//! A `.skp` container is read back through the validating reader ([`super::skp`]).
 
 use std::path::PathBuf;
 
 use serde::Serialize;
 
+use super::skp;
 use crate::codec::{TrackClass, classify};
 use crate::import::{self, Asset};
 use crate::settings::Settings;
@@ -24,6 +26,14 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// One file's facts: an importable asset or a `.skp` container.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Info {
+    Asset(FileInfo),
+    Skp(skp::SkpInfo),
 }
 
 #[derive(Serialize)]
@@ -152,8 +162,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut infos = Vec::new();
     let mut failed = false;
     for f in &args.files {
-        match import::load(f) {
-            Ok(asset) => infos.push(describe(&asset)),
+        let info = if skp::is_container(f) {
+            skp::describe(f).map(Info::Skp)
+        } else {
+            import::load(f)
+                .map(|a| Info::Asset(describe(&a)))
+                .map_err(Into::into)
+        };
+        match info {
+            Ok(i) => infos.push(i),
             Err(e) => {
                 eprintln!("error: {e}");
                 failed = true;
@@ -164,7 +181,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         println!("{}", serde_json::to_string_pretty(&infos)?);
     } else {
         for i in &infos {
-            print_text(i);
+            match i {
+                Info::Asset(i) => print_text(i),
+                Info::Skp(i) => skp::print_text(i),
+            }
         }
     }
     Ok(if failed { 2 } else { 0 })

@@ -6,6 +6,7 @@ mod convert;
 mod inspect;
 mod make_character;
 mod report;
+mod skp;
 mod table;
 mod tuning;
 #[cfg(feature = "gui")]
@@ -33,11 +34,11 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON).
+    /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON, or a .skp container).
     Inspect(inspect::Args),
     /// Compress every clip of one file and write a .skp (or a compressed glTF).
     Compress(compress::Args),
-    /// Convert a BVH, ACL or glTF file into a new glTF scene (skeleton as nodes, clips as
+    /// Convert a BVH, ACL, glTF or .skp file into a new glTF scene (skeleton as nodes, clips as
     /// animations).
     Convert(convert::Args),
     /// Regenerate the default character (assets/default_character.glb).
@@ -48,6 +49,17 @@ pub enum Command {
     /// Open FILE in the app, wait for the compressed result, save a screenshot, exit.
     #[cfg(feature = "gui")]
     View(view::Args),
+}
+
+impl Command {
+    /// Whether the command runs without a window (everything but `view`).
+    pub fn is_headless(&self) -> bool {
+        #[cfg(feature = "gui")]
+        if matches!(self, Self::View(_)) {
+            return false;
+        }
+        true
+    }
 }
 
 /// Runs a subcommand; returns the exit code.

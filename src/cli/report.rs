@@ -1,9 +1,14 @@
 //! `skelpack report PATH... [--json] [--preset NAME]`: compress every clip of every file
-//! (folders recursively) in parallel and print a table per clip and the totals.
+//! (folders recursively) and print a table per clip and the totals.
+//!
+//! Streaming: files are loaded, compressed and printed a batch at a time (one file per
+//! worker thread; a file's clips are compressed in parallel), and only the totals are kept,
+//! so memory does not grow with the number of files. Output order is the file order.
 
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -36,7 +41,7 @@ pub struct ClipEntry {
     pub report: ClipReport,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct Totals {
     clips: usize,
     raw_bytes: u64,
@@ -46,45 +51,17 @@ struct Totals {
     failed_files: Vec<String>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
-    let mut files = Vec::new();
-    for p in &args.paths {
-        files
-            .extend(import::collect_files(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?);
-    }
-    let mut failed_files = Vec::new();
-    let mut jobs = Vec::new();
-    for f in &files {
-        match import::load(f) {
-            Ok(asset) => {
-                let (settings, _) = args.tuning.settings_for(f)?;
-                let asset = std::sync::Arc::new(asset);
-                for c in 0..asset.clips.len() {
-                    jobs.push((asset.clone(), settings.clone(), c));
-                }
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                failed_files.push(f.display().to_string());
-            }
-        }
-    }
-    let bar = if std::io::stderr().is_terminal() && !args.json {
-        let b = ProgressBar::new(jobs.len() as u64);
-        b.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} clips {elapsed}").expect("template"),
-        );
-        b
-    } else {
-        ProgressBar::hidden()
-    };
-    let results: Vec<anyhow::Result<ClipEntry>> = jobs
+/// Loads one file and compresses its clips (in parallel); the asset is dropped on return.
+fn process(path: &Path, tuning: &TuningArgs) -> anyhow::Result<Vec<ClipEntry>> {
+    let asset = import::load(path)?;
+    let (settings, _) = tuning.settings_for(path)?;
+    asset
+        .clips
         .par_iter()
-        .map(|(asset, settings, c)| {
-            let clip = &asset.clips[*c];
-            let resolved = settings.resolve(asset, &clip.name);
-            let out = codec::compress(&asset.skeleton, clip, &resolved, &Control::new())?;
-            bar.inc(1);
+        .map(|clip| {
+            let resolved = settings.resolve(&asset, &clip.name);
+            let out = codec::compress(&asset.skeleton, clip, &resolved, &Control::new())
+                .with_context(|| format!("{}: clip '{}'", path.display(), clip.name))?;
             let first = asset.skeleton.deforming_joints().next().unwrap_or(0);
             Ok(ClipEntry {
                 file: asset.path.display().to_string(),
@@ -94,64 +71,139 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 report: out.report,
             })
         })
-        .collect();
-    bar.finish_and_clear();
-    let mut entries = Vec::new();
-    for r in results {
-        entries.push(r?);
-    }
-    let totals = Totals {
-        clips: entries.len(),
-        raw_bytes: entries.iter().map(|e| e.report.raw_bytes).sum(),
-        payload_bytes: entries.iter().map(|e| e.report.payload_bytes).sum(),
-        ratio: 0.0,
-        contract_met: entries.iter().all(|e| e.report.contract_met),
-        failed_files,
-    };
-    let totals = Totals {
-        ratio: totals.raw_bytes as f64 / totals.payload_bytes.max(1) as f64,
-        ..totals
-    };
-    if args.json {
-        #[derive(Serialize)]
-        struct Out<'a> {
-            clips: &'a [ClipEntry],
-            totals: &'a Totals,
+        .collect()
+}
+
+/// Prints entries as they come (a table, or one JSON document written piecewise).
+struct Printer<W: Write> {
+    out: W,
+    json: bool,
+    first: bool,
+}
+
+impl<W: Write> Printer<W> {
+    fn start(&mut self) -> std::io::Result<()> {
+        if self.json {
+            writeln!(self.out, "{{\n  \"clips\": [")
+        } else {
+            writeln!(self.out, "{}", table::header())
         }
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&Out {
-                clips: &entries,
-                totals: &totals
-            })?
-        );
-    } else {
-        println!("{}", table::header());
-        let mut last_file = String::new();
-        for e in &entries {
-            if e.file != last_file {
-                println!("{}", e.file);
-                last_file = e.file.clone();
-            }
-            println!(
-                "{}",
-                table::row(
+    }
+
+    fn file(&mut self, entries: &[ClipEntry]) -> anyhow::Result<()> {
+        if !self.json
+            && let Some(e) = entries.first()
+        {
+            writeln!(self.out, "{}", e.file)?;
+        }
+        for e in entries {
+            if self.json {
+                let text = serde_json::to_string_pretty(e)?;
+                let sep = if std::mem::take(&mut self.first) {
+                    ""
+                } else {
+                    ",\n"
+                };
+                write!(self.out, "{sep}{}", indent(&text, "    "))?;
+            } else {
+                let row = table::row(
                     &format!("  {}", e.report.name),
                     &e.report,
                     e.unit,
-                    e.tolerance
-                )
-            );
+                    e.tolerance,
+                );
+                writeln!(self.out, "{row}")?;
+            }
         }
-        println!(
-            "total: {} clips, raw {} B, payload {} B, ratio {:.2}x, all within tolerance: {}",
-            totals.clips,
-            totals.raw_bytes,
-            totals.payload_bytes,
-            totals.ratio,
-            if totals.contract_met { "yes" } else { "NO" }
-        );
+        Ok(self.out.flush()?)
     }
+
+    fn finish(&mut self, totals: &Totals) -> anyhow::Result<()> {
+        if self.json {
+            let t = serde_json::to_string_pretty(totals)?;
+            writeln!(
+                self.out,
+                "\n  ],\n  \"totals\": {}\n}}",
+                indent(&t, "  ").trim_start()
+            )?;
+        } else {
+            writeln!(
+                self.out,
+                "total: {} clips, raw {} B, payload {} B, ratio {:.2}x, all within tolerance: {}",
+                totals.clips,
+                totals.raw_bytes,
+                totals.payload_bytes,
+                totals.ratio,
+                if totals.contract_met { "yes" } else { "NO" }
+            )?;
+        }
+        Ok(self.out.flush()?)
+    }
+}
+
+fn indent(text: &str, pad: &str) -> String {
+    text.lines()
+        .map(|l| format!("{pad}{l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let mut files = Vec::new();
+    for p in &args.paths {
+        files
+            .extend(import::collect_files(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?);
+    }
+    let bar = if std::io::stderr().is_terminal() && !args.json {
+        let b = ProgressBar::new(files.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}").expect("template"),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut printer = Printer {
+        out: std::io::stdout().lock(),
+        json: args.json,
+        first: true,
+    };
+    printer.start()?;
+    let mut totals = Totals {
+        contract_met: true,
+        ..Totals::default()
+    };
+    // One batch of files per round: at most one file per worker in memory at a time.
+    for batch in files.chunks(rayon::current_num_threads().max(1)) {
+        let results: Vec<_> = batch
+            .par_iter()
+            .map(|f| {
+                let r = process(f, &args.tuning);
+                bar.inc(1);
+                r
+            })
+            .collect();
+        for (f, r) in batch.iter().zip(results) {
+            match r {
+                Ok(entries) => {
+                    bar.suspend(|| printer.file(&entries))?;
+                    totals.clips += entries.len();
+                    for e in &entries {
+                        totals.raw_bytes += e.report.raw_bytes;
+                        totals.payload_bytes += e.report.payload_bytes;
+                        totals.contract_met &= e.report.contract_met;
+                    }
+                }
+                Err(e) => {
+                    bar.suspend(|| eprintln!("error: {e:#}"));
+                    totals.failed_files.push(f.display().to_string());
+                }
+            }
+        }
+    }
+    bar.finish_and_clear();
+    totals.ratio = totals.raw_bytes as f64 / totals.payload_bytes.max(1) as f64;
+    printer.finish(&totals)?;
     Ok(if !totals.failed_files.is_empty() {
         2
     } else if totals.contract_met {

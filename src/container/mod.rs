@@ -3,6 +3,7 @@
 //! on bad bytes, nor allocates more than the file could describe.
 
 pub mod bits;
+pub mod dense;
 pub mod payload;
 
 use std::path::Path;
@@ -15,6 +16,12 @@ use crate::model::{Joint, Skeleton, Transform};
 pub const MAGIC: &[u8; 4] = b"SKPK";
 pub const VERSION: u16 = 1;
 const HEADER_BYTES: usize = 16;
+/// Largest magnitude of any stored translation or scale value, range end or rest value:
+/// far beyond any real scene, and small enough that interpolation (a Catmull-Rom segment
+/// overshoots its keys by less than 2x) always yields finite numbers.
+pub const MAX_MAGNITUDE: f32 = 1e15;
+/// Ranged rotations store x, y, z of a unit quaternion: their range lies within this.
+pub const MAX_ROTATION_COMPONENT: f32 = 1.0 + 1e-3;
 /// The smallest joint record: name length, parent, 10 floats, flags.
 const MIN_JOINT_BYTES: usize = 2 + 4 + 40 + 1;
 
@@ -74,9 +81,11 @@ pub fn to_bytes(skeleton: &Skeleton, clips: &[CompressedClip]) -> Vec<u8> {
     out
 }
 
-/// Writes a container atomically.
+/// Writes a container atomically, after checking that the validating reader accepts the
+/// bytes (so skelpack never writes a file it would refuse to read).
 pub fn write(path: &Path, skeleton: &Skeleton, clips: &[CompressedClip]) -> std::io::Result<u64> {
     let bytes = to_bytes(skeleton, clips);
+    from_bytes(&bytes).map_err(|e| std::io::Error::other(format!("cannot be stored: {e}")))?;
     crate::fsutil::write_atomic(path, &bytes)?;
     Ok(bytes.len() as u64)
 }
@@ -192,6 +201,11 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Container, ContainerError> {
         let mut v = [0f32; 10];
         for x in &mut v {
             *x = b.f32("rest transform")?;
+        }
+        if v.iter().any(|x| x.abs() > MAX_MAGNITUDE) {
+            return Err(ContainerError::Corrupt(format!(
+                "joint '{name}' rest transform holds a value beyond {MAX_MAGNITUDE:e}"
+            )));
         }
         let q = Quat::from_xyzw(v[3], v[4], v[5], v[6]);
         if (q.length() - 1.0).abs() > 1e-3 {

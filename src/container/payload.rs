@@ -4,8 +4,8 @@
 
 use glam::{Quat, Vec4};
 
-use super::ContainerError;
 use super::bits::{BitReader, BitWriter, OutOfBits};
+use super::{ContainerError, MAX_MAGNITUDE, MAX_ROTATION_COMPONENT};
 use crate::codec::predict::{
     SEGMENT_KEYS, WIDTH_BITS, best_order, predict, segment_widths, stored_components, unzigzag,
     zigzag,
@@ -351,7 +351,9 @@ pub fn read(
     if frames == 0 || frames > MAX_FRAMES {
         return Err(bad(format!("frame count {frames} out of range")));
     }
-    if !(rate.is_finite() && rate > 0.0 && start.is_finite()) {
+    // Frame times `start + i / rate` must be finite too.
+    let end = start + (frames - 1) as f32 / rate;
+    if !(rate.is_finite() && rate > 0.0 && start.is_finite() && end.is_finite()) {
         return Err(bad(format!(
             "sample rate {rate} / start time {start} invalid"
         )));
@@ -398,8 +400,10 @@ pub fn read(
                         for c in 0..n {
                             v[c] = r.get_f32().map_err(short)?;
                         }
-                        if !v.is_finite() {
-                            return Err(bad(format!("joint {j}: non-finite constant")));
+                        if !v.is_finite() || v.abs().max_element() > MAX_MAGNITUDE {
+                            return Err(bad(format!(
+                                "joint {j}: constant is not finite or beyond {MAX_MAGNITUDE:e}"
+                            )));
                         }
                         if rot && (v.length() - 1.0).abs() > 1e-3 {
                             return Err(bad(format!(
@@ -473,8 +477,24 @@ pub fn read(
                                 }
                             }
                         }
-                        if range.min.iter().any(|m| !m.is_finite()) {
-                            return Err(bad(format!("joint {j} track {k}: non-finite range")));
+                        // Every code must decode to a finite value: both ends of each
+                        // component's range (as the decoder computes them) are bounded.
+                        let limit = if rot {
+                            MAX_ROTATION_COMPONENT
+                        } else {
+                            MAX_MAGNITUDE
+                        };
+                        let within = (0..3).all(|c| {
+                            let (lo, hi) = (range.min[c], range.min[c] + range.extent[c]);
+                            lo.is_finite()
+                                && hi.is_finite()
+                                && lo.abs() <= limit
+                                && hi.abs() <= limit
+                        });
+                        if !within {
+                            return Err(bad(format!(
+                                "joint {j} track {k}: range is not finite or beyond {limit:e}"
+                            )));
                         }
                     }
                     let keys = r.get(cbits).map_err(short)?;

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 mod edit;
+mod parse;
 pub use edit::{EditScope, JointEdit};
+pub use parse::MAX_SETTINGS_BYTES;
 
 use crate::codec::Interpolation;
 use crate::import::Asset;
@@ -102,9 +104,17 @@ impl Preset {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JointSettings {
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tolerance_mm: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub marker_offset_cm: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pinned: Option<bool>,
@@ -116,9 +126,17 @@ pub struct JointSettings {
 pub struct ClipSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tolerance_mm: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub marker_offset_cm: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<Method>,
@@ -143,9 +161,17 @@ pub struct Settings {
         skip_serializing_if = "Option::is_none"
     )]
     pub unit: Option<LengthUnit>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub tolerance_mm: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub marker_offset_cm: Option<f32>,
     #[serde(default)]
     pub method: Method,
@@ -351,67 +377,15 @@ impl Settings {
         Ok(())
     }
 
-    /// Parses TOML (or JSON when the text starts with `{`), validating values.
+    /// Parses TOML (or JSON when the text starts with `{`), validating values; an error
+    /// names the line and the field path.
     pub fn parse(text: &str, path: &Path) -> Result<Self, SettingsError> {
-        let err = |m: String| SettingsError {
-            path: path.to_path_buf(),
-            message: m,
-        };
-        let s: Settings = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| err(format!("line {}: {e}", e.line())))?
-        } else {
-            toml::from_str(text).map_err(|e| {
-                let msg = e.message().to_owned();
-                // An unknown key is reported on its own line, not its table's.
-                let unknown = msg
-                    .strip_prefix("unknown field `")
-                    .and_then(|r| r.split('`').next())
-                    .and_then(|key| {
-                        text.lines().position(|l| {
-                            let l = l.trim_start();
-                            l.starts_with(key) && l[key.len()..].trim_start().starts_with('=')
-                        })
-                    })
-                    .map(|i| i + 1);
-                let line = unknown.or_else(|| {
-                    e.span()
-                        .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
-                });
-                err(match line {
-                    Some(l) => format!("line {l}: {msg}"),
-                    None => msg,
-                })
-            })?
-        };
-        s.validate().map_err(|m| {
-            let key = m
-                .split(" = ")
-                .next()
-                .unwrap_or("")
-                .rsplit('.')
-                .next()
-                .unwrap_or("")
-                .trim_matches('"')
-                .to_owned();
-            let line = text
-                .lines()
-                .position(|l| l.trim_start().starts_with(&key))
-                .map(|i| i + 1);
-            err(match line {
-                Some(l) if !key.is_empty() => format!("line {l}: {m}"),
-                _ => m,
-            })
-        })?;
-        Ok(s)
+        parse::parse(text, path)
     }
 
-    /// Reads a settings file.
+    /// Reads a settings file (a regular file of bounded size).
     pub fn load(path: &Path) -> Result<Self, SettingsError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SettingsError {
-            path: path.to_path_buf(),
-            message: format!("cannot read: {e}"),
-        })?;
-        Self::parse(&text, path)
+        Self::parse(&parse::read(path)?, path)
     }
 
     /// Serializes as TOML (JSON when the path ends in `.json`).
