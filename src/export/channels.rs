@@ -1,6 +1,6 @@
-//! Compressed tracks as glTF animation channels, and a player that evaluates them exactly as
-//! glTF specifies (LINEAR with slerp for rotations, CUBICSPLINE Hermite then normalize), so
-//! the exporter can measure what viewers will show, storage rounding included.
+//! Compressed tracks as glTF animation channels, and a player that evaluates them the ways
+//! real players do ([`Rule`]: the spec's slerp, nlerp, key values used as stored), so the
+//! exporter can measure what viewers will show, storage rounding included.
 
 use glam::{Quat, Vec4};
 
@@ -13,6 +13,61 @@ use crate::model::{Transform, slerp_shortest};
 pub enum Interp {
     Linear,
     CubicSpline,
+}
+
+/// How a player turns stored rotation keys into a rotation (`animeval.py --player`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// The glTF spec: slerp between keys, Hermite then normalize for cubic.
+    Slerp,
+    /// Component-wise lerp on the shorter arc, then normalize (many game runtimes, and
+    /// Blender's per-component rotation curves).
+    Nlerp,
+    /// Slerp between keys, but a key's value used exactly as stored, never normalized, and
+    /// its matrix built from the raw quaternion (three.js with quantized keys).
+    Raw,
+}
+
+/// Which players an export is verified for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    /// Blender, three.js, game runtimes: slerp, nlerp and raw keys all hold the tolerance;
+    /// rotations and everything else are LINEAR (no CUBICSPLINE).
+    #[default]
+    Portable,
+    /// Players that follow the glTF spec exactly (slerp, CUBICSPLINE tangents).
+    Gltf,
+}
+
+impl Player {
+    /// The rules an export for this player is verified under.
+    pub fn rules(self) -> &'static [Rule] {
+        match self {
+            Player::Portable => &[Rule::Slerp, Rule::Nlerp, Rule::Raw],
+            Player::Gltf => &[Rule::Slerp],
+        }
+    }
+
+    /// Whether CUBICSPLINE channels may be written.
+    pub fn allows_cubic(self) -> bool {
+        self == Player::Gltf
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "portable" => Some(Player::Portable),
+            "gltf" => Some(Player::Gltf),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::Portable => "portable",
+            Player::Gltf => "gltf",
+        }
+    }
 }
 
 /// How a channel's output values are stored.
@@ -97,11 +152,27 @@ impl Channel {
         }
     }
 
+    /// The output accessor's normalized SHORT components, rounded as [`Self::as_stored`]
+    /// reads them back (values by [`short_codes_unit`], tangents to the nearest step).
+    pub fn short_output(&self, rate: f32) -> Vec<i16> {
+        let tangent = |t: Vec4| (t * rate).to_array().map(to_short);
+        match self.interp {
+            Interp::Linear => self.values.iter().flat_map(|&v| short_codes_unit(v)).collect(),
+            Interp::CubicSpline => self
+                .values
+                .iter()
+                .zip(&self.tangents)
+                .flat_map(|(&v, &t)| [tangent(t), short_codes_unit(v), tangent(t)])
+                .flatten()
+                .collect(),
+        }
+    }
+
     /// This channel as a player reads it back: storage rounding applied.
     pub fn as_stored(&self, rate: f32) -> Channel {
         let mut c = self.clone();
         if self.storage == Storage::Short {
-            c.values = c.values.iter().map(|&v| short_round(v)).collect();
+            c.values = c.values.iter().map(|&v| short_round_unit(v)).collect();
             c.tangents = c
                 .tangents
                 .iter()
@@ -113,13 +184,27 @@ impl Channel {
 
     /// Evaluates at a fractional frame with glTF semantics (clamped outside the keys).
     pub fn sample(&self, frame: f32) -> Vec4 {
+        self.sample_as(frame, Rule::Slerp)
+    }
+
+    /// Evaluates at a fractional frame as a player following `rule` does (clamped outside
+    /// the keys). Rotations come back normalized except under [`Rule::Raw`].
+    pub fn sample_as(&self, frame: f32, rule: Rule) -> Vec4 {
+        let rot = self.is_rotation();
+        let finish = |v: Vec4| {
+            if rot && rule != Rule::Raw {
+                v.normalize_or(Vec4::W)
+            } else {
+                v
+            }
+        };
         let n = self.frames.len();
         let last = *self.frames.last().expect("channels have keys") as f32;
         if n == 1 || frame <= self.frames[0] as f32 {
-            return self.values[0];
+            return finish(self.values[0]);
         }
         if frame >= last {
-            return self.values[n - 1];
+            return finish(self.values[n - 1]);
         }
         let i = self.frames.partition_point(|&k| (k as f32) <= frame) - 1;
         let (f0, f1) = (self.frames[i] as f32, self.frames[i + 1] as f32);
@@ -127,24 +212,92 @@ impl Channel {
         let u = (frame - f0) / dt;
         let (p0, p1) = (self.values[i], self.values[i + 1]);
         match self.interp {
-            Interp::Linear if self.is_rotation() => {
-                Vec4::from(slerp_shortest(Quat::from_vec4(p0), Quat::from_vec4(p1), u))
-            }
-            Interp::Linear => p0.lerp(p1, u),
-            Interp::CubicSpline => {
-                let v = crate::codec::curve::hermite(
-                    p0,
-                    self.tangents[i] * dt,
-                    p1,
-                    self.tangents[i + 1] * dt,
-                    u,
-                );
-                if self.is_rotation() {
-                    v.normalize_or(Vec4::W)
-                } else {
-                    v
+            Interp::Linear if rot => {
+                if u == 0.0 {
+                    return finish(p0);
+                }
+                match rule {
+                    Rule::Nlerp => {
+                        let p1 = if p0.dot(p1) < 0.0 { -p1 } else { p1 };
+                        finish(p0.lerp(p1, u))
+                    }
+                    Rule::Slerp | Rule::Raw => Vec4::from(slerp_shortest(
+                        Quat::from_vec4(p0).normalize(),
+                        Quat::from_vec4(p1).normalize(),
+                        u,
+                    )),
                 }
             }
+            Interp::Linear => p0.lerp(p1, u),
+            Interp::CubicSpline => finish(crate::codec::curve::hermite(
+                p0,
+                self.tangents[i] * dt,
+                p1,
+                self.tangents[i + 1] * dt,
+                u,
+            )),
+        }
+    }
+
+    /// Inserts keys into a LINEAR rotation channel, on the slerp curve (which it leaves
+    /// unchanged), until nlerp stays within `max_chord` (quaternion chord, about half the
+    /// rotation angle) of slerp at every quarter frame, or segments are one frame long.
+    /// Returns whether keys were added.
+    pub fn split_for_nlerp(&mut self, max_chord: f32) -> bool {
+        if self.interp != Interp::Linear || !self.is_rotation() || self.frames.len() < 2 {
+            return false;
+        }
+        let mut added = false;
+        let mut i = 0;
+        while i + 1 < self.frames.len() {
+            let (f0, f1) = (self.frames[i], self.frames[i + 1]);
+            if f1 - f0 >= 2 && self.nlerp_divergence(i) > max_chord {
+                let mid = f0 + (f1 - f0) / 2;
+                let v = self.sample_as(mid as f32, Rule::Slerp);
+                let v = if v.dot(self.values[i]) < 0.0 { -v } else { v };
+                self.frames.insert(i + 1, mid);
+                self.values.insert(i + 1, v);
+                added = true;
+            } else {
+                i += 1;
+            }
+        }
+        added
+    }
+
+    /// The largest chord between nlerp and slerp over the quarter frames of segment `i`.
+    fn nlerp_divergence(&self, i: usize) -> f32 {
+        let (f0, f1) = (self.frames[i], self.frames[i + 1]);
+        let steps = 4 * (f1 - f0);
+        (1..steps)
+            .map(|m| {
+                let f = f0 as f32 + m as f32 / 4.0;
+                let a = self.sample_as(f, Rule::Slerp);
+                let b = self.sample_as(f, Rule::Nlerp);
+                let b = if a.dot(b) < 0.0 { -b } else { b };
+                (a - b).length()
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// The same motion as LINEAR keys at every frame of a CUBICSPLINE channel (for players
+    /// that ignore tangents); `self` when already LINEAR.
+    pub fn to_linear(&self) -> Channel {
+        if self.interp == Interp::Linear {
+            return self.clone();
+        }
+        let (first, last) = (self.frames[0], *self.frames.last().expect("keys"));
+        let frames: Vec<u32> = (first..=last).collect();
+        let mut values: Vec<Vec4> = frames.iter().map(|&f| self.sample(f as f32)).collect();
+        if self.is_rotation() {
+            crate::codec::curve::align_hemispheres(&mut values);
+        }
+        Channel {
+            interp: Interp::Linear,
+            frames,
+            values,
+            tangents: vec![],
+            ..self.clone()
         }
     }
 }
@@ -152,6 +305,44 @@ impl Channel {
 /// Rounds each component to the nearest normalized SHORT and back.
 pub fn short_round(v: Vec4) -> Vec4 {
     Vec4::from_array(v.to_array().map(|x| f32::from(to_short(x)) / 32767.0)).max(Vec4::NEG_ONE)
+}
+
+/// A unit quaternion as normalized SHORTs: each component rounded down or up (never more
+/// than one step off), choosing the combination whose stored quaternion is closest to unit
+/// length and to `v`'s direction, since some players use stored keys without normalizing.
+pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
+    let scaled = v.to_array().map(|x| x.clamp(-1.0, 1.0) * 32767.0);
+    let mut best = [0i16; 4];
+    let mut best_score = f64::INFINITY;
+    for combo in 0..16u32 {
+        let codes: [i16; 4] = std::array::from_fn(|k| {
+            let x = scaled[k];
+            let c = if combo & (1 << k) != 0 { x.ceil() } else { x.floor() };
+            c.clamp(-32767.0, 32767.0) as i16
+        });
+        let q = codes.map(|c| c as f64 / 32767.0);
+        let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if len == 0.0 {
+            continue;
+        }
+        let dir: f64 = q
+            .iter()
+            .zip(v.to_array())
+            .map(|(a, b)| (a / len - b as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let score = (len * len - 1.0).abs() + 2.0 * dir;
+        if score < best_score {
+            best_score = score;
+            best = codes;
+        }
+    }
+    best
+}
+
+/// A unit quaternion as a player reads it back from [`short_codes_unit`].
+pub fn short_round_unit(v: Vec4) -> Vec4 {
+    Vec4::from_array(short_codes_unit(v).map(|c| f32::from(c) / 32767.0))
 }
 
 /// A component as a normalized SHORT.
@@ -173,19 +364,34 @@ pub fn channels_of(clip: &CompressedClip) -> Vec<Channel> {
 /// A clip as glTF players will evaluate the exported channels (rest where there is none).
 pub struct Played<'a> {
     pub rest: &'a [Transform],
+    /// How rotation keys become rotations.
+    pub rule: Rule,
     /// Per joint, per T/R/S: the stored channel, if any.
     pub tracks: Vec<[Option<Channel>; 3]>,
     pub frame_count: usize,
 }
 
 impl<'a> Played<'a> {
+    /// The clip under the glTF spec's rule (slerp).
     pub fn new(rest: &'a [Transform], channels: &[Channel], rate: f32, frame_count: usize) -> Self {
+        Self::with_rule(rest, channels, rate, frame_count, Rule::Slerp)
+    }
+
+    /// The clip as a player following `rule` evaluates it.
+    pub fn with_rule(
+        rest: &'a [Transform],
+        channels: &[Channel],
+        rate: f32,
+        frame_count: usize,
+        rule: Rule,
+    ) -> Self {
         let mut tracks: Vec<[Option<Channel>; 3]> = vec![[None, None, None]; rest.len()];
         for c in channels {
             tracks[c.joint][c.kind] = Some(c.as_stored(rate));
         }
         Self {
             rest,
+            rule,
             tracks,
             frame_count,
         }
@@ -201,8 +407,10 @@ impl PoseSource for Played<'_> {
             *o = Transform::new(
                 t.as_ref()
                     .map_or(rest.translation, |c| c.sample(f).truncate()),
+                // Under `Rule::Raw` the quaternion stays as stored: the metric builds its
+                // matrix without normalizing, as such players do.
                 r.as_ref()
-                    .map_or(rest.rotation, |c| Quat::from_vec4(c.sample(f)).normalize()),
+                    .map_or(rest.rotation, |c| Quat::from_vec4(c.sample_as(f, self.rule))),
                 s.as_ref().map_or(rest.scale, |c| c.sample(f).truncate()),
             );
         }
@@ -233,6 +441,64 @@ mod tests {
         for i in 0..=40 {
             let f = i as f32 * 0.5;
             assert!((ch.sample(f) - curve.sample(f)).length() < 1e-5, "{f}");
+        }
+    }
+
+    fn rotation(frames: Vec<u32>, values: Vec<Vec4>) -> Channel {
+        Channel {
+            joint: 0,
+            kind: 1,
+            interp: Interp::Linear,
+            frames,
+            values,
+            tangents: vec![],
+            storage: Storage::Float,
+        }
+    }
+
+    #[test]
+    fn unit_short_rounding_keeps_length_and_direction() {
+        let mut worst_nearest = 0.0f64;
+        let mut worst_unit = 0.0f64;
+        for i in 0..2000 {
+            let a = i as f32 * 0.37;
+            let q = Quat::from_euler(glam::EulerRot::XYZ, a.sin() * 3.0, a.cos() * 2.0, a * 0.1);
+            let v = Vec4::from(q);
+            let len = |x: Vec4| (x.as_dvec4().length() - 1.0).abs();
+            worst_nearest = worst_nearest.max(len(short_round(v)));
+            let u = short_round_unit(v);
+            worst_unit = worst_unit.max(len(u));
+            // Never more than one step from the value.
+            assert!((u - v).abs().max_element() <= 1.0 / 32767.0 + 1e-7);
+        }
+        assert!(worst_unit < worst_nearest / 4.0, "{worst_unit} vs {worst_nearest}");
+    }
+
+    #[test]
+    fn raw_rule_keeps_stored_keys_unnormalized() {
+        let v = Vec4::new(0.0, 0.0, 0.0, 0.5);
+        let c = rotation(vec![0, 4], vec![v, Vec4::new(0.0, 0.0, 0.6, 0.8)]);
+        assert_eq!(c.sample_as(0.0, Rule::Raw), v);
+        assert_eq!(c.sample_as(0.0, Rule::Slerp), Vec4::W);
+        // Between keys every rule returns a unit quaternion.
+        for rule in [Rule::Slerp, Rule::Nlerp, Rule::Raw] {
+            assert!((c.sample_as(1.0, rule).length() - 1.0).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn nlerp_splits_keep_the_slerp_curve_and_bound_the_divergence() {
+        let a = Vec4::from(Quat::IDENTITY);
+        let b = Vec4::from(Quat::from_rotation_z(2.0));
+        let mut c = rotation(vec![0, 40], vec![a, b]);
+        let before: Vec<Vec4> = (0..=160).map(|i| c.sample(i as f32 / 4.0)).collect();
+        assert!(c.nlerp_divergence(0) > 1e-2);
+        assert!(c.split_for_nlerp(1e-4));
+        assert!(c.frames.len() > 2 && c.frames.len() < 40, "{:?}", c.frames);
+        for (i, v) in before.iter().enumerate() {
+            assert!((c.sample(i as f32 / 4.0) - *v).length() < 1e-5);
+            let n = c.sample_as(i as f32 / 4.0, Rule::Nlerp);
+            assert!((n - *v).length() <= 1e-4 + 1e-6, "{i}");
         }
     }
 
