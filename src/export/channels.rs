@@ -310,6 +310,9 @@ pub fn short_round(v: Vec4) -> Vec4 {
 /// A unit quaternion as normalized SHORTs: each component rounded down or up (never more
 /// than one step off), choosing the combination whose stored quaternion is closest to unit
 /// length and to `v`'s direction, since some players use stored keys without normalizing.
+/// The score is what such a player's matrix is off by: a quaternion of length l gives
+/// `l² R + (1 - l²) I`, off by `|1 - l²| |I - R|` with `|I - R| = 2 |xyz|`, plus twice the
+/// direction's chord for the rotation itself.
 pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
     let scaled = v.to_array().map(|x| x.clamp(-1.0, 1.0) * 32767.0);
     let mut best = [0i16; 4];
@@ -331,7 +334,8 @@ pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
             .map(|(a, b)| (a / len - b as f64).powi(2))
             .sum::<f64>()
             .sqrt();
-        let score = (len * len - 1.0).abs() + 2.0 * dir;
+        let xyz = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt() / len;
+        let score = (len * len - 1.0).abs() * xyz + dir;
         if score < best_score {
             best_score = score;
             best = codes;
@@ -458,20 +462,27 @@ mod tests {
 
     #[test]
     fn unit_short_rounding_keeps_length_and_direction() {
-        let mut worst_nearest = 0.0f64;
-        let mut worst_unit = 0.0f64;
+        // What a player using the stored key unnormalized is off by, per marker distance.
+        let raw_error = |stored: Vec4, v: Vec4| {
+            let m = glam::DMat3::from_quat(glam::DQuat::from_vec4(stored.as_dvec4()));
+            let r = glam::DMat3::from_quat(glam::DQuat::from_vec4(v.as_dvec4()));
+            let d = m - r;
+            [d.x_axis, d.y_axis, d.z_axis].map(|c| c.length()).into_iter().fold(0.0, f64::max)
+        };
+        let (mut nearest, mut unit) = ((0.0f64, 0.0f64), (0.0f64, 0.0f64));
         for i in 0..2000 {
             let a = i as f32 * 0.37;
             let q = Quat::from_euler(glam::EulerRot::XYZ, a.sin() * 3.0, a.cos() * 2.0, a * 0.1);
             let v = Vec4::from(q);
             let len = |x: Vec4| (x.as_dvec4().length() - 1.0).abs();
-            worst_nearest = worst_nearest.max(len(short_round(v)));
-            let u = short_round_unit(v);
-            worst_unit = worst_unit.max(len(u));
+            let (n, u) = (short_round(v), short_round_unit(v));
+            nearest = (nearest.0 + len(n), nearest.1.max(raw_error(n, v)));
+            unit = (unit.0 + len(u), unit.1.max(raw_error(u, v)));
             // Never more than one step from the value.
             assert!((u - v).abs().max_element() <= 1.0 / 32767.0 + 1e-7);
         }
-        assert!(worst_unit < worst_nearest / 4.0, "{worst_unit} vs {worst_nearest}");
+        assert!(unit.0 < nearest.0 * 0.75, "mean length error {unit:?} vs {nearest:?}");
+        assert!(unit.1 < nearest.1, "matrix error {unit:?} vs {nearest:?}");
     }
 
     #[test]

@@ -186,10 +186,14 @@ pub fn encode_for_gltf(
     keyed: Option<&[[bool; 3]]>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
     let mut best: Option<GltfClip> = None;
+    // What nlerp adds between the source's own samples is left out of the codec's budget
+    // (down to a tenth of the tolerance; beyond that the export reports the excess).
+    let inherent =
+        super::verify::inherent_nlerp_error(skeleton, raw, &settings.limits, options.player);
     for factor in TOLERANCE_FACTORS {
         let mut tighter = settings.clone();
-        for t in tighter.limits.tolerance.iter_mut() {
-            *t *= factor;
+        for (t, d) in tighter.limits.tolerance.iter_mut().zip(&inherent) {
+            *t = (*t - d).max(0.1 * *t) * factor;
         }
         if !options.player.allows_cubic()
             && matches!(tighter.method, Method::CatmullRom | Method::Auto)

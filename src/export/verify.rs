@@ -3,10 +3,10 @@
 //! points between samples, inserts rotation keys where nlerp leaves slerp's path, and stores
 //! rotations as normalized SHORT wherever the rounding keeps every joint within its limit.
 
-use glam::DAffine3;
+use glam::{DAffine3, Quat, Vec4};
 
 use super::channels::{Channel, Played, Player, Rule, Storage};
-use crate::metric::{ErrorReport, JointLimits, Reference, measure};
+use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 use crate::settings::Resolved;
 
@@ -175,4 +175,46 @@ fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f32> {
             }
         })
         .collect()
+}
+
+/// A raw clip as an nlerp player plays its samples: rotations lerped on the shorter arc
+/// and normalized, translation and scale lerped.
+pub struct NlerpClip<'a>(pub &'a Clip);
+
+impl PoseSource for NlerpClip<'_> {
+    fn sample_local(&self, frame: f32, out: &mut [Transform]) {
+        let clip = self.0;
+        let last = clip.frame_count.saturating_sub(1);
+        let f = frame.clamp(0.0, last as f32);
+        let i0 = (f.floor() as usize).min(last);
+        let i1 = (i0 + 1).min(last);
+        let u = f - i0 as f32;
+        for (o, t) in out.iter_mut().zip(&clip.tracks) {
+            let a = t.at(i0);
+            if u <= 0.0 || i0 == i1 {
+                *o = a;
+                continue;
+            }
+            let b = t.at(i1);
+            let (qa, qb) = (Vec4::from(a.rotation), Vec4::from(b.rotation));
+            let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+            *o = Transform::new(
+                a.translation.lerp(b.translation, u),
+                Quat::from_vec4(qa.lerp(qb, u)).normalize(),
+                a.scale.lerp(b.scale, u),
+            );
+        }
+    }
+}
+
+/// Per joint, how far the source itself moves when its samples are played by nlerp
+/// instead of slerp (at the quarter points between samples): error no key on the sample
+/// grid can remove, so the codec's budget leaves room for it. Zero for players without
+/// nlerp.
+pub fn inherent_nlerp_error(skeleton: &Skeleton, raw: &Clip, limits: &JointLimits, player: Player) -> Vec<f32> {
+    if !player.rules().contains(&Rule::Nlerp) {
+        return vec![0.0; skeleton.len()];
+    }
+    let reference = Reference::with_inner_points(skeleton, raw, raw.frame_count, 3);
+    measure(skeleton, &reference, &NlerpClip(raw), limits, true).joint_max
 }
