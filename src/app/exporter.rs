@@ -97,7 +97,7 @@ fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String
         &crate::export::GltfOptions::default(),
         false,
     )
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    .map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes = std::fs::metadata(path)
         .map(|m| m.len() as usize)
         .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -74,7 +74,8 @@ mod tests {
         d.buffers[0] = vec![1, 2, 3];
         d.buffers.push(vec![9; 8]);
         d.buffers.push(vec![7; 4]);
-        d.json["buffers"] = json!([{"byteLength": 3}, {"byteLength": 8, "uri": "data:,"}, {"byteLength": 4}]);
+        d.json["buffers"] =
+            json!([{"byteLength": 3}, {"byteLength": 8, "uri": "data:,"}, {"byteLength": 4}]);
         d.json["bufferViews"] = json!([
             {"buffer": 0, "byteLength": 3},
             {"buffer": 2, "byteOffset": 0, "byteLength": 4},

@@ -78,15 +78,20 @@ pub enum Storage {
     Short,
 }
 
-/// One glTF channel's data: keys at clip frames, values and (cubic) tangents in value units
-/// per frame, as the file will hold them after storage rounding.
+/// Key times in ticks: a tick is `1 / TICKS` of a frame, so keys may sit between frames
+/// where nlerp needs them (a player's nlerp between two source frames far apart).
+pub const TICKS: u32 = 16;
+
+/// One glTF channel's data: keys at clip ticks ([`TICKS`] per frame), values and (cubic)
+/// tangents in value units per frame, as the file will hold them after storage rounding.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Channel {
     pub joint: usize,
     /// 0 translation, 1 rotation, 2 scale.
     pub kind: usize,
     pub interp: Interp,
-    pub frames: Vec<u32>,
+    /// Key times in ticks (`frame * TICKS`).
+    pub ticks: Vec<u32>,
     pub values: Vec<Vec4>,
     /// Tangents (per frame) at each key, for CUBICSPLINE; in == out.
     pub tangents: Vec<Vec4>,
@@ -102,12 +107,15 @@ impl Channel {
             TrackData::Animated(a) => {
                 let c = &a.curve;
                 match c.interpolation {
-                    Interpolation::Linear => {
-                        (Interp::Linear, c.frames.clone(), c.values.clone(), vec![])
-                    }
+                    Interpolation::Linear => (
+                        Interp::Linear,
+                        to_ticks(&c.frames),
+                        c.values.clone(),
+                        vec![],
+                    ),
                     Interpolation::CatmullRom => (
                         Interp::CubicSpline,
-                        c.frames.clone(),
+                        to_ticks(&c.frames),
                         c.values.clone(),
                         (0..c.len()).map(|i| c.tangent(i)).collect(),
                     ),
@@ -118,7 +126,7 @@ impl Channel {
             joint,
             kind,
             interp,
-            frames,
+            ticks: frames,
             values,
             tangents,
             storage: Storage::Float,
@@ -157,7 +165,11 @@ impl Channel {
     pub fn short_output(&self, rate: f32) -> Vec<i16> {
         let tangent = |t: Vec4| (t * rate).to_array().map(to_short);
         match self.interp {
-            Interp::Linear => self.values.iter().flat_map(|&v| short_codes_unit(v)).collect(),
+            Interp::Linear => self
+                .values
+                .iter()
+                .flat_map(|&v| short_codes_unit(v))
+                .collect(),
             Interp::CubicSpline => self
                 .values
                 .iter()
@@ -198,16 +210,16 @@ impl Channel {
                 v
             }
         };
-        let n = self.frames.len();
-        let last = *self.frames.last().expect("channels have keys") as f32;
-        if n == 1 || frame <= self.frames[0] as f32 {
+        let n = self.ticks.len();
+        let last = tick_frame(*self.ticks.last().expect("channels have keys"));
+        if n == 1 || frame <= tick_frame(self.ticks[0]) {
             return finish(self.values[0]);
         }
         if frame >= last {
             return finish(self.values[n - 1]);
         }
-        let i = self.frames.partition_point(|&k| (k as f32) <= frame) - 1;
-        let (f0, f1) = (self.frames[i] as f32, self.frames[i + 1] as f32);
+        let i = self.ticks.partition_point(|&k| tick_frame(k) <= frame) - 1;
+        let (f0, f1) = (tick_frame(self.ticks[i]), tick_frame(self.ticks[i + 1]));
         let dt = f1 - f0;
         let u = (frame - f0) / dt;
         let (p0, p1) = (self.values[i], self.values[i + 1]);
@@ -241,21 +253,26 @@ impl Channel {
 
     /// Inserts keys into a LINEAR rotation channel, on the slerp curve (which it leaves
     /// unchanged), until nlerp stays within `max_chord` (quaternion chord, about half the
-    /// rotation angle) of slerp at every quarter frame, or segments are one frame long.
-    /// Returns whether keys were added.
+    /// rotation angle) of slerp at every eighth of a frame: at the middle frame of a segment,
+    /// or between frames when a segment is one frame long. Returns whether keys were added.
     pub fn split_for_nlerp(&mut self, max_chord: f32) -> bool {
-        if self.interp != Interp::Linear || !self.is_rotation() || self.frames.len() < 2 {
+        if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
             return false;
         }
         let mut added = false;
         let mut i = 0;
-        while i + 1 < self.frames.len() {
-            let (f0, f1) = (self.frames[i], self.frames[i + 1]);
-            if f1 - f0 >= 2 && self.nlerp_divergence(i) > max_chord {
-                let mid = f0 + (f1 - f0) / 2;
-                let v = self.sample_as(mid as f32, Rule::Slerp);
+        while i + 1 < self.ticks.len() {
+            let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+            if f1 - f0 >= 4 && self.nlerp_divergence(i) > max_chord {
+                // Whole frames while the segment spans several, then halves of it.
+                let mid = if f1 - f0 >= 2 * TICKS {
+                    (f0 + (f1 - f0) / 2) / TICKS * TICKS
+                } else {
+                    f0 + (f1 - f0) / 2
+                };
+                let v = self.sample_as(tick_frame(mid), Rule::Slerp);
                 let v = if v.dot(self.values[i]) < 0.0 { -v } else { v };
-                self.frames.insert(i + 1, mid);
+                self.ticks.insert(i + 1, mid);
                 self.values.insert(i + 1, v);
                 added = true;
             } else {
@@ -265,13 +282,15 @@ impl Channel {
         added
     }
 
-    /// The largest chord between nlerp and slerp over the quarter frames of segment `i`.
+    /// The largest chord between nlerp and slerp at the eighths of a frame inside
+    /// segment `i`.
     fn nlerp_divergence(&self, i: usize) -> f32 {
-        let (f0, f1) = (self.frames[i], self.frames[i + 1]);
-        let steps = 4 * (f1 - f0);
-        (1..steps)
-            .map(|m| {
-                let f = f0 as f32 + m as f32 / 4.0;
+        let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+        let step = TICKS / 8;
+        (f0 + 1..f1)
+            .filter(|t| t % step == 0)
+            .map(|t| {
+                let f = tick_frame(t);
                 let a = self.sample_as(f, Rule::Slerp);
                 let b = self.sample_as(f, Rule::Nlerp);
                 let b = if a.dot(b) < 0.0 { -b } else { b };
@@ -286,20 +305,30 @@ impl Channel {
         if self.interp == Interp::Linear {
             return self.clone();
         }
-        let (first, last) = (self.frames[0], *self.frames.last().expect("keys"));
-        let frames: Vec<u32> = (first..=last).collect();
-        let mut values: Vec<Vec4> = frames.iter().map(|&f| self.sample(f as f32)).collect();
+        let (first, last) = (self.ticks[0], *self.ticks.last().expect("keys"));
+        let ticks: Vec<u32> = (first..=last).step_by(TICKS as usize).collect();
+        let mut values: Vec<Vec4> = ticks.iter().map(|&t| self.sample(tick_frame(t))).collect();
         if self.is_rotation() {
             crate::codec::curve::align_hemispheres(&mut values);
         }
         Channel {
             interp: Interp::Linear,
-            frames,
+            ticks,
             values,
             tangents: vec![],
             ..self.clone()
         }
     }
+}
+
+/// Clip frames as ticks.
+pub fn to_ticks(frames: &[u32]) -> Vec<u32> {
+    frames.iter().map(|&f| f * TICKS).collect()
+}
+
+/// A tick as a (fractional) clip frame.
+pub fn tick_frame(tick: u32) -> f32 {
+    tick as f32 / TICKS as f32
 }
 
 /// Rounds each component to the nearest normalized SHORT and back.
@@ -320,7 +349,11 @@ pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
     for combo in 0..16u32 {
         let codes: [i16; 4] = std::array::from_fn(|k| {
             let x = scaled[k];
-            let c = if combo & (1 << k) != 0 { x.ceil() } else { x.floor() };
+            let c = if combo & (1 << k) != 0 {
+                x.ceil()
+            } else {
+                x.floor()
+            };
             c.clamp(-32767.0, 32767.0) as i16
         });
         let q = codes.map(|c| c as f64 / 32767.0);
@@ -413,8 +446,9 @@ impl PoseSource for Played<'_> {
                     .map_or(rest.translation, |c| c.sample(f).truncate()),
                 // Under `Rule::Raw` the quaternion stays as stored: the metric builds its
                 // matrix without normalizing, as such players do.
-                r.as_ref()
-                    .map_or(rest.rotation, |c| Quat::from_vec4(c.sample_as(f, self.rule))),
+                r.as_ref().map_or(rest.rotation, |c| {
+                    Quat::from_vec4(c.sample_as(f, self.rule))
+                }),
                 s.as_ref().map_or(rest.scale, |c| c.sample(f).truncate()),
             );
         }
@@ -453,7 +487,7 @@ mod tests {
             joint: 0,
             kind: 1,
             interp: Interp::Linear,
-            frames,
+            ticks: to_ticks(&frames),
             values,
             tangents: vec![],
             storage: Storage::Float,
@@ -467,7 +501,10 @@ mod tests {
             let m = glam::DMat3::from_quat(glam::DQuat::from_vec4(stored.as_dvec4()));
             let r = glam::DMat3::from_quat(glam::DQuat::from_vec4(v.as_dvec4()));
             let d = m - r;
-            [d.x_axis, d.y_axis, d.z_axis].map(|c| c.length()).into_iter().fold(0.0, f64::max)
+            [d.x_axis, d.y_axis, d.z_axis]
+                .map(|c| c.length())
+                .into_iter()
+                .fold(0.0, f64::max)
         };
         let (mut nearest, mut unit) = ((0.0f64, 0.0f64), (0.0f64, 0.0f64));
         for i in 0..2000 {
@@ -481,7 +518,10 @@ mod tests {
             // Never more than one step from the value.
             assert!((u - v).abs().max_element() <= 1.0 / 32767.0 + 1e-7);
         }
-        assert!(unit.0 < nearest.0 * 0.75, "mean length error {unit:?} vs {nearest:?}");
+        assert!(
+            unit.0 < nearest.0 * 0.75,
+            "mean length error {unit:?} vs {nearest:?}"
+        );
         assert!(unit.1 < nearest.1, "matrix error {unit:?} vs {nearest:?}");
     }
 
@@ -505,7 +545,7 @@ mod tests {
         let before: Vec<Vec4> = (0..=160).map(|i| c.sample(i as f32 / 4.0)).collect();
         assert!(c.nlerp_divergence(0) > 1e-2);
         assert!(c.split_for_nlerp(1e-4));
-        assert!(c.frames.len() > 2 && c.frames.len() < 40, "{:?}", c.frames);
+        assert!(c.ticks.len() > 2 && c.ticks.len() < 40, "{:?}", c.ticks);
         for (i, v) in before.iter().enumerate() {
             assert!((c.sample(i as f32 / 4.0) - *v).length() < 1e-5);
             let n = c.sample_as(i as f32 / 4.0, Rule::Nlerp);

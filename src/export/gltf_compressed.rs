@@ -25,7 +25,7 @@ use std::path::Path;
 use glam::Vec4;
 use serde_json::{Map, Value, json};
 
-use super::channels::{Channel, Interp, Player, Storage, channels_of};
+use super::channels::{Channel, Interp, Player, Storage, TICKS, channels_of, tick_frame};
 use super::gltf_doc::component;
 use super::{ExportError, GltfDoc, GltfFormat, compact};
 use crate::codec::CompressedClip;
@@ -149,8 +149,8 @@ impl GltfClip {
         let mut times = std::collections::HashSet::new();
         let mut total = 0;
         for c in &self.channels {
-            if times.insert(&c.frames) {
-                total += 4 * c.frames.len();
+            if times.insert(&c.ticks) {
+                total += 4 * c.ticks.len();
             }
             let per = match (c.storage, c.is_rotation()) {
                 (Storage::Short, _) => 8,
@@ -162,7 +162,7 @@ impl GltfClip {
             } else {
                 1
             };
-            total += per * n * c.frames.len();
+            total += per * n * c.ticks.len();
         }
         total
     }
@@ -186,14 +186,10 @@ pub fn encode_for_gltf(
     keyed: Option<&[[bool; 3]]>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
     let mut best: Option<GltfClip> = None;
-    // What nlerp adds between the source's own samples is left out of the codec's budget
-    // (down to a tenth of the tolerance; beyond that the export reports the excess).
-    let inherent =
-        super::verify::inherent_nlerp_error(skeleton, raw, &settings.limits, options.player);
     for factor in TOLERANCE_FACTORS {
         let mut tighter = settings.clone();
-        for (t, d) in tighter.limits.tolerance.iter_mut().zip(&inherent) {
-            *t = (*t - d).max(0.1 * *t) * factor;
+        for t in tighter.limits.tolerance.iter_mut() {
+            *t *= factor;
         }
         if !options.player.allows_cubic()
             && matches!(tighter.method, Method::CatmullRom | Method::Auto)
@@ -315,7 +311,8 @@ fn portable_as_is(doc: &GltfDoc, index: usize, node_joint: &HashMap<usize, usize
         let target = ch.get("target");
         let node = target.and_then(|t| t.get("node")).and_then(Value::as_u64);
         let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
-        if path != Some("rotation") || node.is_none_or(|n| !node_joint.contains_key(&(n as usize))) {
+        if path != Some("rotation") || node.is_none_or(|n| !node_joint.contains_key(&(n as usize)))
+        {
             return true;
         }
         let interp = ch
@@ -340,7 +337,16 @@ pub fn export_gltf(
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
     let original = GltfDoc::read(input)?;
-    export_doc(&original, Some(input), output, asset, clips, settings, player, force)
+    export_doc(
+        &original,
+        Some(input),
+        output,
+        asset,
+        clips,
+        settings,
+        player,
+        force,
+    )
 }
 
 /// Replaces the animations of `original` (the document `asset` was imported from) by
@@ -385,7 +391,7 @@ fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: &[
                 joint: j,
                 kind,
                 interp: Interp::Linear,
-                frames: vec![0],
+                ticks: vec![0],
                 values: vec![value],
                 tangents: vec![],
                 storage: Storage::Float,
@@ -437,29 +443,31 @@ fn anchor_time_grid(channels: &mut [Channel], cc: &CompressedClip) {
     }
     let consecutive = channels
         .iter()
-        .any(|c| c.frames.windows(2).any(|w| w[1] == w[0] + 1));
-    let has_last = channels.iter().any(|c| c.frames.last() == Some(&last));
+        .any(|c| c.ticks.windows(2).any(|w| w[1] == w[0] + TICKS));
+    let has_last = channels
+        .iter()
+        .any(|c| c.ticks.last() == Some(&(last * TICKS)));
     if consecutive && has_last {
         return;
     }
     let best = channels
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.frames.len() >= 2)
-        .max_by_key(|(_, c)| c.frames.len())
+        .filter(|(_, c)| c.ticks.len() >= 2)
+        .max_by_key(|(_, c)| c.ticks.len())
         .map(|(i, _)| i);
     match best {
         Some(i) if !consecutive && has_last => split_at(&mut channels[i], 1),
         _ => {
             // Only constants: hold one of them on a 3-key line.
-            let Some(c) = channels.iter_mut().find(|c| c.frames.len() == 1) else {
+            let Some(c) = channels.iter_mut().find(|c| c.ticks.len() == 1) else {
                 return;
             };
             let n = if last == 1 { 2 } else { 3 };
-            c.frames = if last == 1 {
-                vec![0, 1]
+            c.ticks = if last == 1 {
+                vec![0, TICKS]
             } else {
-                vec![0, 1, last]
+                vec![0, TICKS, last * TICKS]
             };
             c.values = vec![c.values[0]; n];
             c.interp = Interp::Linear;
@@ -471,13 +479,14 @@ fn anchor_time_grid(channels: &mut [Channel], cc: &CompressedClip) {
 /// Inserts a key at `frame` that reproduces the curve exactly (a linear segment's point, or
 /// a cubic's value and derivative).
 fn split_at(c: &mut Channel, frame: u32) {
-    let Err(pos) = c.frames.binary_search(&frame) else {
+    let tick = frame * TICKS;
+    let Err(pos) = c.ticks.binary_search(&tick) else {
         return;
     };
-    if pos == 0 || pos == c.frames.len() {
+    if pos == 0 || pos == c.ticks.len() {
         return;
     }
-    let (f0, f1) = (c.frames[pos - 1] as f32, c.frames[pos] as f32);
+    let (f0, f1) = (tick_frame(c.ticks[pos - 1]), tick_frame(c.ticks[pos]));
     let dt = f1 - f0;
     let u = (frame as f32 - f0) / dt;
     match c.interp {
@@ -501,7 +510,7 @@ fn split_at(c: &mut Channel, frame: u32) {
             c.tangents.insert(pos, d / dt);
         }
     }
-    c.frames.insert(pos, frame);
+    c.ticks.insert(pos, tick);
 }
 
 fn write_animation(
@@ -570,16 +579,16 @@ fn write_animation(
         kept_original: false,
     };
     for c in channels {
-        let input = match times.get(&c.frames) {
+        let input = match times.get(&c.ticks) {
             Some(&a) => a,
             None => {
                 let t: Vec<f32> = c
-                    .frames
+                    .ticks
                     .iter()
-                    .map(|&f| (cc.start_time as f64 + f as f64 / rate) as f32)
+                    .map(|&k| (cc.start_time as f64 + k as f64 / TICKS as f64 / rate) as f32)
                     .collect();
                 let a = doc.push_f32(&t, 1, "SCALAR", true, None);
-                times.insert(c.frames.clone(), a);
+                times.insert(c.ticks.clone(), a);
                 a
             }
         };
@@ -611,7 +620,7 @@ fn write_animation(
             node: skeleton.joints[c.joint].name.clone(),
             path,
             interpolation,
-            keys: c.frames.len(),
+            keys: c.ticks.len(),
             storage: match c.storage {
                 Storage::Short => "short",
                 Storage::Float => "float",

@@ -57,7 +57,9 @@ pub fn fit_players(
             c.storage = Storage::Short;
         }
     }
-    let mut reports = measure_rules(channels, skeleton, &reference, &rest, rate, frames, &limits, rules);
+    let mut reports = measure_rules(
+        channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
+    );
     for _ in 0..MAX_ROUNDS {
         let over: Vec<usize> = (0..skeleton.len())
             .filter(|&j| limits.evaluated[j] && worst(&reports, j) > allowed[j])
@@ -75,7 +77,10 @@ pub fn fit_players(
                     .map_or(0.0, |i| reports[i].joint_max[j])
             };
             let mut fixed = false;
-            if nlerp && by_rule(Rule::Nlerp) > allowed[j] && by_rule(Rule::Nlerp) > by_rule(Rule::Slerp) {
+            if nlerp
+                && by_rule(Rule::Nlerp) > allowed[j]
+                && by_rule(Rule::Nlerp) > by_rule(Rule::Slerp)
+            {
                 for c in channels.iter_mut() {
                     if c.is_rotation() && skeleton.is_ancestor_or_self(c.joint, j) {
                         if !halved[c.joint] {
@@ -99,7 +104,9 @@ pub fn fit_players(
         if !changed {
             break;
         }
-        reports = measure_rules(channels, skeleton, &reference, &rest, rate, frames, &limits, rules);
+        reports = measure_rules(
+            channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
+        );
     }
     let max = reports
         .iter()
@@ -152,7 +159,10 @@ fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f32> {
     local_to_object_f64(skeleton, &skeleton.rest_pose(), &mut obj);
     let scale: Vec<f64> = obj
         .iter()
-        .map(|m| (m.matrix3.x_axis.length() + m.matrix3.y_axis.length() + m.matrix3.z_axis.length()) / 3.0)
+        .map(|m| {
+            (m.matrix3.x_axis.length() + m.matrix3.y_axis.length() + m.matrix3.z_axis.length())
+                / 3.0
+        })
         .collect();
     (0..n)
         .map(|j| {
@@ -162,7 +172,8 @@ fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f32> {
                     continue;
                 }
                 let m = limits.marker_offset[k] as f64;
-                let reach = (obj[k].translation - obj[j].translation).length() + m.max(m * scale[k]);
+                let reach =
+                    (obj[k].translation - obj[j].translation).length() + m.max(m * scale[k]);
                 if reach > 0.0 {
                     angle = angle.min(limits.tolerance[k] as f64 / reach);
                 }
@@ -211,7 +222,12 @@ impl PoseSource for NlerpClip<'_> {
 /// instead of slerp (at the quarter points between samples): error no key on the sample
 /// grid can remove, so the codec's budget leaves room for it. Zero for players without
 /// nlerp.
-pub fn inherent_nlerp_error(skeleton: &Skeleton, raw: &Clip, limits: &JointLimits, player: Player) -> Vec<f32> {
+pub fn inherent_nlerp_error(
+    skeleton: &Skeleton,
+    raw: &Clip,
+    limits: &JointLimits,
+    player: Player,
+) -> Vec<f32> {
     if !player.rules().contains(&Rule::Nlerp) {
         return vec![0.0; skeleton.len()];
     }
