@@ -749,7 +749,7 @@ fn convert_in_memory(asset: &Asset) -> Result<(GltfDoc, Asset), ExportError> {
         crate::import::load_bytes(&path, &bytes).map_err(|e| ExportError::new(e.to_string()))?;
     converted.path = asset.path.clone();
     converted.source_tolerance = asset.source_tolerance;
-    converted.units = asset.units;
+    converted.units = asset.units.clone();
     for joint in converted.skeleton.joints.iter_mut() {
         if let Some(j) = asset.skeleton.find(&joint.name) {
             joint.source_marker_offset = asset.skeleton.joints[j].source_marker_offset;
