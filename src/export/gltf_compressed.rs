@@ -125,7 +125,7 @@ impl GltfClip {
                 *c = c.to_linear();
             }
         }
-        anchor_time_grid(&mut channels, &compressed);
+        anchor_time_grid(&mut channels, compressed.frame_count);
         let (max_error, worst_ratio) = super::verify::fit_players(
             &mut channels,
             skeleton,
@@ -436,8 +436,8 @@ pub fn keyed_channels(doc: &GltfDoc, index: usize, skeleton: &Skeleton) -> Vec<[
 /// channel must hold two consecutive frames and some the last frame. Where none does, a
 /// key is inserted that leaves the curve unchanged (a split at frame 1), or a constant
 /// channel is held on a 3-key line. Never adds a channel: with none, nothing is done.
-fn anchor_time_grid(channels: &mut [Channel], cc: &CompressedClip) {
-    let last = cc.frame_count.saturating_sub(1) as u32;
+fn anchor_time_grid(channels: &mut [Channel], frame_count: usize) {
+    let last = frame_count.saturating_sub(1) as u32;
     if last == 0 {
         return;
     }
@@ -805,4 +805,54 @@ pub fn write_compressed_gltf(
         options.player,
         force,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn constant(joint: usize, kind: usize) -> Channel {
+        Channel {
+            joint,
+            kind,
+            interp: Interp::Linear,
+            ticks: vec![0],
+            values: vec![Vec4::W],
+            tangents: vec![],
+            storage: Storage::Float,
+        }
+    }
+
+    #[test]
+    fn anchoring_never_adds_a_channel() {
+        // A static clip: only one-key channels; one of them is held on a 3-key line.
+        let mut channels = vec![constant(3, 1), constant(5, 0)];
+        anchor_time_grid(&mut channels, 10);
+        assert_eq!(channels.len(), 2);
+        assert_eq!(channels[0].ticks, vec![0, TICKS, 9 * TICKS]);
+        assert!(channels[0].values.iter().all(|&v| v == Vec4::W));
+        assert_eq!((channels[1].joint, channels[1].ticks.len()), (5, 1));
+        // No channel at all (the source drove nothing on the skeleton): nothing is added.
+        let mut none: Vec<Channel> = Vec::new();
+        anchor_time_grid(&mut none, 10);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn rest_channels_only_where_the_source_keyed() {
+        let skeleton = Skeleton::new(vec![
+            crate::model::Joint::new("a", None, crate::model::Transform::IDENTITY),
+            crate::model::Joint::new("b", Some(0), crate::model::Transform::IDENTITY),
+        ])
+        .unwrap();
+        let mut channels = vec![constant(0, 1)];
+        add_rest_channels(
+            &mut channels,
+            &skeleton,
+            &[[false, true, false], [true, false, false]],
+        );
+        let targets: Vec<(usize, usize)> = channels.iter().map(|c| (c.joint, c.kind)).collect();
+        assert_eq!(targets, vec![(0, 1), (1, 0)]);
+        assert_eq!(channels[1].ticks, vec![0]);
+    }
 }
