@@ -472,3 +472,42 @@ fn rest_channels_are_kept_unless_dropped() {
         assert!(c.is_subset(o), "a channel the source did not have");
     }
 }
+
+/// `--player gltf`: verified under the spec only, CUBICSPLINE allowed; animeval's spec
+/// player agrees, and the file is no larger than the portable one.
+#[test]
+fn gltf_player_export_holds_under_the_spec() {
+    let path = common::asset("CesiumMan.glb");
+    let options = GltfOptions {
+        player: skelpack::export::Player::Gltf,
+        ..GltfOptions::default()
+    };
+    let spec = export_with(&path, "glb", &options);
+    let portable = export(&path, "glb");
+    for a in &spec.result.animations {
+        assert_eq!(a.player, "gltf");
+        assert!(a.worst_ratio <= 1.0, "{a:?}");
+    }
+    let bytes =
+        |e: &Exported| -> usize { e.result.animations.iter().map(|a| a.exported_bytes).sum() };
+    assert!(
+        bytes(&spec) <= bytes(&portable),
+        "{} > {}",
+        bytes(&spec),
+        bytes(&portable)
+    );
+    let tol = spec.resolved[0].limits.tolerance[0] as f64;
+    let shell = spec.resolved[0].limits.marker_offset[0];
+    let flags = [
+        "--markers",
+        "physical",
+        "--player",
+        "gltf",
+        "--oversample",
+        "4",
+    ];
+    if let Some(report) = common::animeval_with(&path, &spec.out, shell, &flags) {
+        let max = common::animeval_max(&report);
+        assert!(max <= tol, "animeval (gltf) {max} > {tol}");
+    }
+}
