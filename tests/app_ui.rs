@@ -752,3 +752,57 @@ fn playback_follows_the_wall_clock() {
     // Frames drawn this slowly are reported as skipped.
     assert!(h.state().playback().skipping(rate));
 }
+
+#[test]
+fn a_path_typed_in_the_app_opens_the_file() {
+    use skelpack::app::panels::path_prompt::{self, Purpose};
+    let mut h = harness(None);
+    h.state_mut().perform(Action::PromptPath(Purpose::Open));
+    h.run();
+    h.get_by_label(Purpose::Open.title());
+    let path = robot();
+    // It starts in the open file's folder (here the working folder), ready to complete.
+    let start = h
+        .get_by_label(path_prompt::FIELD)
+        .value()
+        .unwrap_or_default();
+    assert!(start.ends_with('/'), "{start}");
+    h.get_by_label(path_prompt::FIELD)
+        .set_text_value_accesskit(&format!("{}", path.display()));
+    h.run();
+    // A path that is not a file cannot be chosen; the robot can.
+    h.get_by_label(path_prompt::OK).click();
+    h.run_steps(3);
+    assert!(
+        h.state()
+            .document()
+            .unwrap()
+            .title()
+            .contains("RobotExpressive"),
+        "{}",
+        h.state().status()
+    );
+    assert!(
+        h.query_by_label(Purpose::Open.title()).is_none(),
+        "prompt closed"
+    );
+}
+
+#[test]
+fn open_without_a_native_dialog_offers_the_path_prompt() {
+    use skelpack::app::panels::path_prompt::Purpose;
+    // No desktop portal or zenity here: the native dialog answers at once with nothing.
+    let mut h = harness(None);
+    h.state_mut().perform(Action::OpenDialog);
+    h.run();
+    h.get_by_label(Purpose::Open.title());
+    assert!(
+        h.state().status().contains("No file dialog could open"),
+        "{}",
+        h.state().status()
+    );
+    h.get_by_label(skelpack::app::panels::path_prompt::CANCEL)
+        .click();
+    h.run();
+    assert!(h.query_by_label(Purpose::Open.title()).is_none());
+}

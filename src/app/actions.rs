@@ -12,6 +12,8 @@ pub enum Action {
     Open(PathBuf),
     /// Ask for a file with a dialog, then open it.
     OpenDialog,
+    /// Ask for a path in the app (no native dialog), for a purpose.
+    PromptPath(super::panels::path_prompt::Purpose),
     OpenDefault,
     ClearRecent,
     /// Export the compressed glTF (None: ask with a dialog).

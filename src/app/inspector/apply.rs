@@ -7,9 +7,10 @@ use std::time::{Duration, Instant};
 
 use super::super::actions::Action;
 use super::super::panels;
+use super::super::panels::path_prompt::{Outcome, PathPrompt, Purpose};
 use super::super::panels::unsaved::Choice;
 use super::super::state::Source;
-use super::{App, DEBOUNCE};
+use super::{App, DEBOUNCE, NO_DIALOG};
 use crate::settings::Settings;
 
 /// An action that would lose unsaved settings, held until the user decides.
@@ -31,19 +32,27 @@ impl App {
                 self.open_path(&p);
             }
             Action::OpenDialog => {
-                let picked = rfd::FileDialog::new()
-                    .add_filter("Animation", &["glb", "gltf", "bvh", "sjson"])
-                    .pick_file();
+                let start = self.prompt_start(Purpose::Open);
+                let picked = self.ask_path(Purpose::Open, start, || {
+                    rfd::FileDialog::new()
+                        .add_filter("Animation", &["glb", "gltf", "bvh", "sjson"])
+                        .pick_file()
+                });
                 match picked {
                     Some(p) => {
                         self.open_path(&p);
                     }
-                    None => {
+                    None if self.path_prompt.is_none() => {
                         self.status =
                             "Open: no file chosen (drop a file on the window, or pass a path)"
                                 .into()
                     }
+                    None => {}
                 }
+            }
+            Action::PromptPath(purpose) => {
+                let start = self.prompt_start(purpose);
+                self.path_prompt = Some(PathPrompt::new(purpose, &start, None));
             }
             Action::OpenDefault => self.open_default(),
             Action::ClearRecent => self.recent.clear(),
@@ -52,13 +61,19 @@ impl App {
             Action::SaveSettings(p) => self.save_settings(p),
             Action::SaveSettingsAs => {
                 let name = self.doc.as_ref().map_or(String::new(), |d| d.title());
-                match rfd::FileDialog::new()
-                    .add_filter("skelpack settings", &["toml", "json"])
-                    .set_file_name(format!("{name}.skelpack.toml"))
-                    .save_file()
-                {
+                let start = self.prompt_start(Purpose::SaveSettings);
+                let picked = self.ask_path(Purpose::SaveSettings, start, || {
+                    rfd::FileDialog::new()
+                        .add_filter("skelpack settings", &["toml", "json"])
+                        .set_file_name(format!("{name}.skelpack.toml"))
+                        .save_file()
+                });
+                match picked {
                     Some(p) => self.save_settings(Some(p)),
-                    None => self.status = "Save Settings As: no file chosen".into(),
+                    None if self.path_prompt.is_none() => {
+                        self.status = "Save Settings As: no file chosen".into()
+                    }
+                    None => {}
                 }
             }
             Action::Quit if self.unsaved_would_be_lost() => self.confirm = Some(Confirm::Close),
@@ -169,6 +184,83 @@ impl App {
         self.edited_at = Some(now);
         // Settings seen before (undo, redo, A/B): their result shows on the next paint.
         self.show_cached();
+    }
+
+    /// A path from the native dialog; when none could open (it answered at once, with
+    /// nothing), the in-app path prompt opens instead, starting at `start`.
+    pub(super) fn ask_path(
+        &mut self,
+        purpose: Purpose,
+        start: PathBuf,
+        dialog: impl FnOnce() -> Option<PathBuf>,
+    ) -> Option<PathBuf> {
+        let asked = Instant::now();
+        let picked = dialog();
+        if picked.is_none() && asked.elapsed() < NO_DIALOG {
+            let reason = "No file dialog could open here (no desktop portal or zenity): type a \
+                          path instead.";
+            self.status = reason.into();
+            self.path_prompt = Some(PathPrompt::new(purpose, &start, Some(reason.into())));
+        }
+        picked
+    }
+
+    /// Where a prompt for `purpose` starts: next to the open file (exports named after it).
+    pub(super) fn prompt_start(&self, purpose: Purpose) -> PathBuf {
+        let source = self.doc.as_ref().and_then(|d| match &d.source {
+            Source::File(p) => Some(p.clone()),
+            Source::Default => None,
+        });
+        let dir = source
+            .as_ref()
+            .and_then(|p| p.parent())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(|p| p.to_path_buf())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let name = self.doc.as_ref().map_or("character".into(), |d| d.title());
+        let stem = name.strip_suffix(".acl.sjson").unwrap_or(
+            std::path::Path::new(&name)
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or("character"),
+        );
+        match purpose {
+            Purpose::Open => {
+                let mut s = dir.display().to_string();
+                if !s.ends_with('/') {
+                    s.push('/');
+                }
+                PathBuf::from(s)
+            }
+            Purpose::ExportGltf => dir.join(format!("{stem}.compressed.glb")),
+            Purpose::ExportSkp => dir.join(format!("{stem}.skp")),
+            Purpose::SaveSettings => dir.join(format!("{name}.skelpack.toml")),
+        }
+    }
+
+    /// The in-app path prompt, while open: a chosen path runs the action it was for.
+    pub(super) fn path_prompt_dialog(&mut self, ctx: &egui::Context) {
+        let Some(prompt) = &mut self.path_prompt else {
+            return;
+        };
+        let purpose = prompt.purpose;
+        match panels::path_prompt::show(ctx, prompt) {
+            None => {}
+            Some(Outcome::Cancelled) => {
+                self.path_prompt = None;
+                self.status = format!("{}: cancelled", purpose.title());
+            }
+            Some(Outcome::Chosen(p)) => {
+                self.path_prompt = None;
+                self.pending.push(match purpose {
+                    Purpose::Open => Action::Open(p),
+                    Purpose::ExportGltf => Action::ExportGltf(Some(p)),
+                    Purpose::ExportSkp => Action::ExportSkp(Some(p)),
+                    Purpose::SaveSettings => Action::SaveSettings(Some(p)),
+                });
+            }
+        }
     }
 
     /// Asks before an edit that sets tolerances below joints' floors.

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use super::super::exporter::{ExportInput, ExportSummary, Exporter};
 use super::super::panels;
+use super::super::panels::path_prompt::Purpose;
 use super::App;
 
 /// A running export: what, where, and the channel its result arrives on.
@@ -31,14 +32,36 @@ impl App {
             self.set_banner(format!("{what} is not available"), e);
             return;
         }
-        let path = path.or_else(|| {
-            rfd::FileDialog::new()
-                .add_filter(what, &[ext])
-                .set_file_name(format!("{}.{ext}", doc.title()))
-                .save_file()
-        });
+        let purpose = if ext == "skp" {
+            Purpose::ExportSkp
+        } else {
+            Purpose::ExportGltf
+        };
+        let path = match path {
+            Some(p) => Some(p),
+            None => {
+                let start = self.prompt_start(purpose);
+                let name = start
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let dir = start.parent().map(|p| p.to_path_buf());
+                self.ask_path(purpose, start, || {
+                    let d = rfd::FileDialog::new()
+                        .add_filter(what, &[ext])
+                        .set_file_name(name);
+                    match dir {
+                        Some(dir) => d.set_directory(dir),
+                        None => d,
+                    }
+                    .save_file()
+                })
+            }
+        };
         let Some(path) = path else {
-            self.status = format!("{what}: no file chosen");
+            if self.path_prompt.is_none() {
+                self.status = format!("{what}: no file chosen");
+            }
             return;
         };
         let (tx, rx) = std::sync::mpsc::channel();

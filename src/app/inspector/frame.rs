@@ -265,6 +265,7 @@ impl eframe::App for App {
         panels::help::show(&ctx, &mut self.show_about, &mut self.show_shortcuts);
         self.confirm_dialog(&ctx);
         self.below_floor_dialog(&ctx);
+        self.path_prompt_dialog(&ctx);
 
         if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
             let painter = ctx.layer_painter(egui::LayerId::new(

@@ -34,6 +34,9 @@ const VIEW_KEY: &str = "skelpack.view";
 const MAX_RECENT: usize = 10;
 /// Quiet time after a settings edit before recompression starts (drags send many edits).
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
+/// A native file dialog that answers with nothing faster than this never opened (no desktop
+/// portal or zenity): the in-app path prompt is shown instead.
+pub const NO_DIALOG: Duration = Duration::from_millis(300);
 
 /// How the app starts (the `view` command and tests use the extra fields).
 #[derive(Clone, Debug, Default)]
@@ -85,6 +88,8 @@ pub struct App {
     last_latency: Option<Duration>,
     /// An action waiting for the user to save or discard unsaved settings.
     confirm: Option<Confirm>,
+    /// The in-app path prompt (when no native file dialog can open).
+    path_prompt: Option<panels::path_prompt::PathPrompt>,
     /// Results by the settings they were computed for (undo, redo and A/B show at once).
     results: ResultCache,
     /// An edit below joints' floors, waiting for the user to confirm it.
@@ -153,6 +158,7 @@ impl App {
             confirm: None,
             below_floor: None,
             results: ResultCache::default(),
+            path_prompt: None,
             closing: false,
             autopilot: None,
             last_frame: None,

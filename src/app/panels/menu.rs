@@ -20,6 +20,10 @@ pub fn show(ui: &mut egui::Ui, s: &MenuState<'_>, view: &mut ViewOptions, out: &
                 out.push(Action::OpenDialog);
                 ui.close();
             }
+            if ui.button("Open Path...").clicked() {
+                out.push(Action::PromptPath(super::path_prompt::Purpose::Open));
+                ui.close();
+            }
             ui.menu_button("Open Recent", |ui| {
                 if s.recent.is_empty() {
                     ui.label("No recent files");

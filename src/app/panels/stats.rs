@@ -101,7 +101,7 @@ pub fn show(
             unit_picker(ui, doc, out);
             ui.end_row();
         });
-        if let Some(w) = a.units.implausible_with(unit) {
+        if let Some(w) = doc.settings.unit_warning(a) {
             ui.label(RichText::new(format!("Check the unit: {w}")).color(WARNING));
         }
         for w in &a.warnings {
