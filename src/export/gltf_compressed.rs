@@ -126,6 +126,7 @@ impl GltfClip {
             }
         }
         anchor_time_grid(&mut channels, compressed.frame_count);
+        exact_end_keys(&mut channels, raw);
         let (max_error, worst_ratio) = super::verify::fit_players(
             &mut channels,
             skeleton,
@@ -366,6 +367,35 @@ fn export_doc(
     let out = compressed_gltf(original, asset, clips, settings, player)?;
     super::write_output(output, &out.doc.to_bytes(format)?, input, force)?;
     Ok(out)
+}
+
+/// Sets the last key of every multi-key LINEAR channel to the source's own value at that
+/// frame: a player switching clips holds it on nodes the next clip does not key, where the
+/// codec's error compensation against this clip's parents no longer applies.
+fn exact_end_keys(channels: &mut [Channel], raw: &crate::model::Clip) {
+    for c in channels.iter_mut() {
+        let n = c.ticks.len();
+        if n < 2 || c.interp != Interp::Linear || c.ticks[n - 1] % TICKS != 0 {
+            continue;
+        }
+        let frame = (c.ticks[n - 1] / TICKS) as usize;
+        let Some(track) = raw.tracks.get(c.joint) else {
+            continue;
+        };
+        if frame >= raw.frame_count {
+            continue;
+        }
+        let t = track.at(frame);
+        let v = match c.kind {
+            0 => t.translation.extend(0.0),
+            1 => {
+                let q = Vec4::from(t.rotation);
+                if q.dot(c.values[n - 2]) < 0.0 { -q } else { q }
+            }
+            _ => t.scale.extend(0.0),
+        };
+        c.values[n - 1] = v;
+    }
 }
 
 /// One-key channels holding the rest value for every property the source animated that
