@@ -1,25 +1,42 @@
-//! Compressed glTF export (issue 6): per shared glTF asset at the `acl` preset, compress every
-//! clip, export, then check the file two ways: skelpack's importer + metric, and the
-//! independent `animeval.py`. Prints the animation bytes table that docs/EXPORT.md quotes
+//! Compressed glTF export (issues 6, 10): per shared glTF asset (plus the default character
+//! and CesiumMan scaled 0.01 and 100) at the `acl` preset, compress every clip, export, then
+//! check the file two ways: skelpack's importer + metric, and the independent `animeval.py`
+//! with `--player portable --markers physical`. Prints the animation bytes table that docs/EXPORT.md quotes
 //! (`cargo test --no-default-features --release --test export_compressed -- --nocapture`).
 
 mod common;
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use skelpack::codec::Control;
-use skelpack::export::{CompressedGltf, GltfClip, encode_for_gltf, export_gltf};
+use skelpack::export::{
+    CompressedGltf, GltfClip, GltfDoc, GltfFormat, GltfOptions, encode_for_gltf, export_gltf,
+    keyed_channels,
+};
 use skelpack::import::{self, Asset};
-use skelpack::metric::{Reference, measure};
+use skelpack::metric::{PoseSource, Reference, measure};
 use skelpack::settings::{Preset, Resolved, Settings};
 
-fn compress_all(asset: &Asset) -> (Vec<GltfClip>, Vec<Resolved>) {
+fn compress_all(asset: &Asset, options: &GltfOptions) -> (Vec<GltfClip>, Vec<Resolved>) {
     let settings = Settings::from_preset(Preset::Acl);
+    let doc = GltfDoc::read(&asset.path).unwrap();
     let mut clips = Vec::new();
     let mut resolved = Vec::new();
-    for clip in &asset.clips {
+    for (i, clip) in asset.clips.iter().enumerate() {
         let r = settings.resolve(asset, &clip.name);
-        clips.push(encode_for_gltf(&asset.skeleton, clip, &r, &Control::new()).unwrap());
+        let keyed = keyed_channels(&doc, i, &asset.skeleton);
+        clips.push(
+            encode_for_gltf(
+                &asset.skeleton,
+                clip,
+                &r,
+                &Control::new(),
+                options,
+                Some(&keyed),
+            )
+            .unwrap(),
+        );
         resolved.push(r);
     }
     (clips, resolved)
@@ -37,11 +54,16 @@ struct Exported {
 }
 
 fn export(path: &Path, ext: &str) -> Exported {
+    export_with(path, ext, &GltfOptions::default())
+}
+
+fn export_with(path: &Path, ext: &str, options: &GltfOptions) -> Exported {
     let asset = import::load(path).unwrap();
-    let (clips, resolved) = compress_all(&asset);
+    let (clips, resolved) = compress_all(&asset, options);
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join(format!("compressed.{ext}"));
-    let result = export_gltf(path, &out, &asset, &clips, false).unwrap();
+    let settings = Settings::from_preset(Preset::Acl);
+    let result = export_gltf(path, &out, &asset, &clips, &settings, options.player, false).unwrap();
     Exported {
         asset,
         result,
@@ -59,9 +81,19 @@ fn verify_with_skelpack(asset: &Asset, resolved: &[Resolved], out: &Path) {
     assert_eq!(back.clips.len(), asset.clips.len());
     for ((orig, got), r) in asset.clips.iter().zip(&back.clips).zip(resolved) {
         assert_eq!(orig.name, got.name);
-        assert_eq!(orig.sample_rate, got.sample_rate, "{}: rate", orig.name);
-        assert_eq!(orig.frame_count, got.frame_count, "{}: frames", orig.name);
+        // Keys between frames (where nlerp needs them) raise the rate the importer detects;
+        // the duration is the same.
+        let duration = |c: &skelpack::model::Clip| (c.frame_count - 1) as f32 / c.sample_rate;
+        assert!(
+            (duration(orig) - duration(got)).abs() < 1e-4,
+            "{}: duration",
+            orig.name
+        );
         let cand = common::remap(&back.skeleton, got, &asset.skeleton);
+        let cand = Rescaled {
+            clip: &cand,
+            scale: got.sample_rate / orig.sample_rate,
+        };
         let reference = Reference::new(&asset.skeleton, orig, orig.frame_count);
         let e = measure(&asset.skeleton, &reference, &cand, &r.limits, false);
         assert!(
@@ -77,10 +109,72 @@ fn verify_with_skelpack(asset: &Asset, resolved: &[Resolved], out: &Path) {
     }
 }
 
+/// A clip re-imported at another rate, sampled at the original's frames.
+struct Rescaled<'a> {
+    clip: &'a dyn PoseSource,
+    scale: f32,
+}
+
+impl PoseSource for Rescaled<'_> {
+    fn sample_local(&self, frame: f32, out: &mut [skelpack::model::Transform]) {
+        self.clip.sample_local(frame * self.scale, out);
+    }
+}
+
+/// Per animation, the (node name, path) pairs its channels drive.
+fn channel_targets(doc: &GltfDoc) -> Vec<BTreeSet<(String, String)>> {
+    let nodes = doc.array("nodes");
+    doc.array("animations")
+        .iter()
+        .map(|a| {
+            a["channels"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|c| {
+                    let node = c["target"]["node"].as_u64()? as usize;
+                    let name = nodes[node]["name"].as_str().unwrap_or("").to_owned();
+                    let name = format!("{node}:{name}");
+                    Some((name, c["target"]["path"].as_str()?.to_owned()))
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `CesiumMan.glb` with its root node (a non-joint transform above the armature) scaled by
+/// `s`, written into `dir`.
+fn scaled_cesium_man(dir: &Path, s: f64) -> PathBuf {
+    let src = common::asset("CesiumMan.glb");
+    let mut doc = GltfDoc::read(&src).unwrap();
+    let node = &mut doc.json["nodes"][0];
+    let m = node["matrix"]
+        .as_array_mut()
+        .expect("CesiumMan's root has a matrix");
+    for (i, v) in m.iter_mut().enumerate().take(12) {
+        if i % 4 != 3 {
+            *v = serde_json::json!(v.as_f64().unwrap() * s);
+        }
+    }
+    let out = dir.join(format!("CesiumMan_x{s}.glb"));
+    std::fs::write(&out, doc.to_bytes(GltfFormat::Binary).unwrap()).unwrap();
+    out
+}
+
+/// Every shared glTF asset, the default character and CesiumMan scaled 0.01 and 100: the
+/// export holds the tolerance as animeval measures it under every portable rule (physical
+/// markers, 4x oversampling), keeps exactly the channels the source had, and re-imports
+/// within tolerance.
 #[test]
 fn every_shared_gltf_exports_within_tolerance() {
+    let scaled = tempfile::tempdir().unwrap();
+    let mut cases = common::gltf_assets();
+    cases.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/default_character.glb"));
+    cases.push(scaled_cesium_man(scaled.path(), 0.01));
+    cases.push(scaled_cesium_man(scaled.path(), 100.0));
     let mut rows = Vec::new();
-    for path in common::gltf_assets() {
+    let mut failures = Vec::new();
+    for path in cases {
         let ext = if path.extension().is_some_and(|e| e == "gltf") {
             "gltf"
         } else {
@@ -102,11 +196,22 @@ fn every_shared_gltf_exports_within_tolerance() {
                 path.display(),
                 a.name
             );
+            assert_eq!(a.player, "portable");
+            assert_eq!(a.cubic_channels, 0, "{} '{}'", path.display(), a.name);
         }
+        // A channel wherever the source animated a property, and nowhere else.
+        let orig_doc = GltfDoc::read(&path).unwrap();
+        let out_doc = GltfDoc::read(&out).unwrap();
+        assert_eq!(
+            channel_targets(&orig_doc),
+            channel_targets(&out_doc),
+            "{}: channels differ",
+            path.display()
+        );
         verify_with_skelpack(&asset, &resolved, &out);
         let tol = resolved[0].limits.tolerance[0] as f64;
         let shell = resolved[0].limits.marker_offset[0];
-        let Some(report) = common::animeval(&path, &out, shell) else {
+        let Some(report) = common::animeval_portable(&path, &out, shell) else {
             continue;
         };
         let max = common::animeval_max(&report);
@@ -116,23 +221,25 @@ fn every_shared_gltf_exports_within_tolerance() {
             cb += a["size"]["compressed"]["bytes"].as_u64().unwrap();
         }
         let file = std::fs::metadata(&out).unwrap().len();
+        let per_mm = asset.units.unit.per_metre() as f64 / 1000.0;
         rows.push(format!(
             "| {} | {} | {ob} | {cb} | {:.1}x | {:.4} | {:.4} | {} | {} |",
             path.file_name().unwrap().to_string_lossy(),
             asset.clips.len(),
             ob as f64 / cb.max(1) as f64,
-            max * 1000.0 / asset.units.unit.per_metre() as f64,
-            tol * 1000.0 / asset.units.unit.per_metre() as f64,
+            max / per_mm,
+            tol / per_mm,
             std::fs::metadata(&path).unwrap().len(),
             file,
         ));
         // animeval oversamples 4x between the original's keys, in f64: the exporter verifies
-        // the same points against a 1% guard band, so the tolerance holds as it measures.
-        assert!(
-            max <= tol,
-            "{}: animeval max error {max} > tolerance {tol}",
-            path.display()
-        );
+        // the same points under the same rules against a 1% guard band.
+        if max > tol {
+            failures.push(format!(
+                "{}: animeval (portable) max error {max} > tolerance {tol}",
+                path.display()
+            ));
+        }
     }
     println!(
         "| asset | clips | original anim bytes | exported anim bytes | ratio | max error (mm) | tolerance (mm) | original file | exported file |"
@@ -141,6 +248,7 @@ fn every_shared_gltf_exports_within_tolerance() {
     for r in rows {
         println!("{r}");
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -202,10 +310,12 @@ fn refuses_to_overwrite_the_input() {
     let src = dir.path().join("RiggedSimple.glb");
     std::fs::copy(common::asset("RiggedSimple.glb"), &src).unwrap();
     let asset = import::load(&src).unwrap();
-    let (clips, _resolved) = compress_all(&asset);
-    let e = export_gltf(&src, &src, &asset, &clips, false).unwrap_err();
+    let options = GltfOptions::default();
+    let (clips, _resolved) = compress_all(&asset, &options);
+    let settings = Settings::from_preset(Preset::Acl);
+    let e = export_gltf(&src, &src, &asset, &clips, &settings, options.player, false).unwrap_err();
     assert!(e.to_string().contains("--force"));
-    export_gltf(&src, &src, &asset, &clips, true).unwrap();
+    export_gltf(&src, &src, &asset, &clips, &settings, options.player, true).unwrap();
     assert_eq!(import::load(&src).unwrap().clips.len(), 1);
 }
 
@@ -215,7 +325,8 @@ fn cli_entry_points_write_verified_files() {
     let asset = import::load(&common::asset("RiggedSimple.glb")).unwrap();
     let settings = Settings::from_preset(Preset::Acl);
     let out = dir.path().join("a.gltf");
-    let r = skelpack::export::compress_to_gltf(&asset, &settings, &out, false).unwrap();
+    let options = GltfOptions::default();
+    let r = skelpack::export::compress_to_gltf(&asset, &settings, &out, &options, false).unwrap();
     assert!(r.animations[0].worst_ratio <= 1.0);
     assert_eq!(import::load(&out).unwrap().clips.len(), 1);
     let resolved = settings.resolve(&asset, &asset.clips[0].name);
@@ -223,7 +334,180 @@ fn cli_entry_points_write_verified_files() {
         skelpack::codec::compress(&asset.skeleton, &asset.clips[0], &resolved, &Control::new())
             .unwrap();
     let out = dir.path().join("b.glb");
-    let r = skelpack::export::write_compressed_gltf(&asset, &[cc], &settings, &out, false).unwrap();
+    let r =
+        skelpack::export::write_compressed_gltf(&asset, &[cc], &settings, &out, &options, false)
+            .unwrap();
     assert!(r.animations[0].worst_ratio <= 1.0 + 1e-3);
     assert!(import::load(&out).is_ok());
+}
+
+/// Every inverse bind matrix of `doc`: its last row is exactly (0, 0, 0, 1).
+fn assert_valid_ibms(doc: &GltfDoc, what: &str) {
+    for skin in doc.array("skins") {
+        let Some(a) = skin["inverseBindMatrices"].as_u64() else {
+            continue;
+        };
+        let acc = &doc.array("accessors")[a as usize];
+        let view = &doc.array("bufferViews")[acc["bufferView"].as_u64().unwrap() as usize];
+        let buf = &doc.buffers[view["buffer"].as_u64().unwrap_or(0) as usize];
+        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+            + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+        for m in 0..acc["count"].as_u64().unwrap() as usize {
+            let f = |k: usize| {
+                let at = start + 64 * m + 4 * k;
+                f32::from_le_bytes(buf[at..at + 4].try_into().unwrap())
+            };
+            // Column-major: the last row is elements 3, 7, 11, 15.
+            assert_eq!(
+                [f(3), f(7), f(11), f(15)],
+                [0.0, 0.0, 0.0, 1.0],
+                "{what}: IBM {m}"
+            );
+        }
+    }
+}
+
+/// `compress` of a BVH or ACL clip to glTF works like `convert` then `compress`: the file
+/// re-imports with every clip, is verified within tolerance and (ACL) carries exact
+/// inverse bind matrices.
+#[test]
+fn bvh_and_acl_compress_straight_to_gltf() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs = vec![common::asset("pirouette.bvh")];
+    inputs.extend(
+        std::fs::read_dir(common::asset("acl"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".acl.sjson")),
+    );
+    let settings = Settings::default();
+    for input in inputs {
+        // ACL scalar track lists are not skeletal clips.
+        let Ok(asset) = import::load(&input) else {
+            continue;
+        };
+        let out = dir.path().join("out.glb");
+        let r = skelpack::export::compress_to_gltf(
+            &asset,
+            &settings,
+            &out,
+            &GltfOptions::default(),
+            false,
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+        assert_eq!(r.animations.len(), asset.clips.len());
+        for (a, clip) in r.animations.iter().zip(&asset.clips) {
+            // Within tolerance, unless the source itself moves more than that when its
+            // samples are played by nlerp (pirouette.bvh starts with a T-pose frame 120°
+            // from the next): no key on its frame grid can remove that.
+            let limits = settings.resolve(&asset, &clip.name).limits;
+            let inherent = skelpack::export::verify::inherent_nlerp_error(
+                &asset.skeleton,
+                clip,
+                &limits,
+                skelpack::export::Player::Portable,
+            );
+            let unavoidable = inherent.iter().zip(&limits.tolerance).any(|(d, t)| d > t);
+            assert!(
+                a.worst_ratio <= 1.0 || unavoidable,
+                "{}: {a:?}",
+                input.display()
+            );
+        }
+        let back = import::load(&out).unwrap();
+        assert_eq!(back.clips.len(), asset.clips.len(), "{}", input.display());
+        assert_valid_ibms(&GltfDoc::read(&out).unwrap(), &input.display().to_string());
+        // `convert` writes the same exact matrices.
+        skelpack::export::write_scene(
+            &dir.path().join("conv.glb"),
+            &asset.skeleton,
+            &asset.clips,
+            &asset.meshes,
+            None,
+            true,
+        )
+        .unwrap();
+        let conv = GltfDoc::read(&dir.path().join("conv.glb")).unwrap();
+        assert_valid_ibms(&conv, "convert");
+    }
+}
+
+/// A `.gltf` with data-URI buffers becomes a `.glb` with one BIN-chunk buffer: no data URI
+/// left inside, no unused buffer, and not larger than the input.
+#[test]
+fn gltf_to_glb_embeds_every_buffer() {
+    let path = common::asset("SimpleSkin.gltf");
+    let Exported { out, dir: _dir, .. } = export(&path, "glb");
+    let doc = GltfDoc::read(&out).unwrap();
+    let buffers = doc.array("buffers");
+    assert_eq!(buffers.len(), 1, "{buffers:?}");
+    assert!(buffers[0].get("uri").is_none());
+    let bytes = std::fs::read(&out).unwrap();
+    assert!(!String::from_utf8_lossy(&bytes).contains("data:"));
+    let input = std::fs::metadata(&path).unwrap().len();
+    assert!((bytes.len() as u64) < input, "{} >= {input}", bytes.len());
+    assert_eq!(import::load(&out).unwrap().clips.len(), 1);
+}
+
+/// `--drop-rest-channels` writes no channel holding the rest pose; by default a clip that
+/// keys a bone at its rest pose (KayKit's T-Pose) keeps that channel.
+#[test]
+fn rest_channels_are_kept_unless_dropped() {
+    let path = common::asset("KayKit_Med_General.glb");
+    let kept = export(&path, "glb");
+    let dropped = export_with(
+        &path,
+        "glb",
+        &GltfOptions {
+            drop_rest_channels: true,
+            ..GltfOptions::default()
+        },
+    );
+    let k: usize = kept.result.animations.iter().map(|a| a.channels).sum();
+    let d: usize = dropped.result.animations.iter().map(|a| a.channels).sum();
+    assert!(d < k, "{d} channels with --drop-rest-channels, {k} without");
+    let orig = channel_targets(&GltfDoc::read(&path).unwrap());
+    let out = channel_targets(&GltfDoc::read(&dropped.out).unwrap());
+    for (o, c) in orig.iter().zip(&out) {
+        assert!(c.is_subset(o), "a channel the source did not have");
+    }
+}
+
+/// `--player gltf`: verified under the spec only, CUBICSPLINE allowed; animeval's spec
+/// player agrees, and the file is no larger than the portable one.
+#[test]
+fn gltf_player_export_holds_under_the_spec() {
+    let path = common::asset("CesiumMan.glb");
+    let options = GltfOptions {
+        player: skelpack::export::Player::Gltf,
+        ..GltfOptions::default()
+    };
+    let spec = export_with(&path, "glb", &options);
+    let portable = export(&path, "glb");
+    for a in &spec.result.animations {
+        assert_eq!(a.player, "gltf");
+        assert!(a.worst_ratio <= 1.0, "{a:?}");
+    }
+    let bytes =
+        |e: &Exported| -> usize { e.result.animations.iter().map(|a| a.exported_bytes).sum() };
+    assert!(
+        bytes(&spec) <= bytes(&portable),
+        "{} > {}",
+        bytes(&spec),
+        bytes(&portable)
+    );
+    let tol = spec.resolved[0].limits.tolerance[0] as f64;
+    let shell = spec.resolved[0].limits.marker_offset[0];
+    let flags = [
+        "--markers",
+        "physical",
+        "--player",
+        "gltf",
+        "--oversample",
+        "4",
+    ];
+    if let Some(report) = common::animeval_with(&path, &spec.out, shell, &flags) {
+        let max = common::animeval_max(&report);
+        assert!(max <= tol, "animeval (gltf) {max} > {tol}");
+    }
 }

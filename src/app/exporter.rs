@@ -90,8 +90,14 @@ fn check_gltf(input: &ExportInput) -> Result<(), String> {
 fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
     check_gltf(input)?;
     let a = &input.asset;
-    let r = crate::export::compress_to_gltf(a, &input.settings, path, false)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let r = crate::export::compress_to_gltf(
+        a,
+        &input.settings,
+        path,
+        &crate::export::GltfOptions::default(),
+        false,
+    )
+    .map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes = std::fs::metadata(path)
         .map(|m| m.len() as usize)
         .map_err(|e| format!("{}: {e}", path.display()))?;

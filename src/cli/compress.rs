@@ -1,5 +1,6 @@
-//! `skelpack compress INPUT [-o OUT.skp|.glb|.gltf] [settings flags] [--json] [--force]`:
-//! compress every clip of one file, print the report, write the result atomically.
+//! `skelpack compress INPUT [-o OUT.skp|.glb|.gltf] [settings flags] [--player portable|gltf]
+//! [--drop-rest-channels] [--json] [--force]`: compress every clip of one file, print the
+//! report, write the result atomically.
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,18 @@ pub struct Args {
     /// Allow overwriting the input file.
     #[arg(long)]
     pub force: bool,
+    /// glTF output: the players it must hold in. `portable` (default): verified under
+    /// slerp (the glTF spec), nlerp (Blender's per-component rotation curves, most game
+    /// runtimes) and key values used as stored (three.js with quantized keys); LINEAR
+    /// channels only. `gltf`: verified under the spec only (slerp, CUBICSPLINE tangents),
+    /// smaller, for players that follow it exactly.
+    #[arg(long, default_value = "portable", value_parser = ["portable", "gltf"])]
+    pub player: String,
+    /// glTF output: drop channels that hold the rest pose even where the source animated
+    /// the property (smaller; players that keep the previous clip's value on un-keyed
+    /// bones then show it when switching clips).
+    #[arg(long)]
+    pub drop_rest_channels: bool,
     #[command(flatten)]
     pub tuning: TuningArgs,
 }
@@ -178,7 +191,11 @@ fn write_gltf(
     settings: &crate::settings::Settings,
     output: &Path,
 ) -> anyhow::Result<i32> {
-    let result = crate::export::compress_to_gltf(asset, settings, output, args.force)?;
+    let options = crate::export::GltfOptions {
+        player: crate::export::Player::parse(&args.player).unwrap_or_default(),
+        drop_rest_channels: args.drop_rest_channels,
+    };
+    let result = crate::export::compress_to_gltf(asset, settings, output, &options, args.force)?;
     let ok = result.animations.iter().all(|a| a.worst_ratio <= 1.0);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result.animations)?);

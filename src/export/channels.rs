@@ -1,6 +1,6 @@
-//! Compressed tracks as glTF animation channels, and a player that evaluates them exactly as
-//! glTF specifies (LINEAR with slerp for rotations, CUBICSPLINE Hermite then normalize), so
-//! the exporter can measure what viewers will show, storage rounding included.
+//! Compressed tracks as glTF animation channels, and a player that evaluates them the ways
+//! real players do ([`Rule`]: the spec's slerp, nlerp, key values used as stored), so the
+//! exporter can measure what viewers will show, storage rounding included.
 
 use glam::{Quat, Vec4};
 
@@ -15,6 +15,61 @@ pub enum Interp {
     CubicSpline,
 }
 
+/// How a player turns stored rotation keys into a rotation (`animeval.py --player`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rule {
+    /// The glTF spec: slerp between keys, Hermite then normalize for cubic.
+    Slerp,
+    /// Component-wise lerp on the shorter arc, then normalize (many game runtimes, and
+    /// Blender's per-component rotation curves).
+    Nlerp,
+    /// Slerp between keys, but a key's value used exactly as stored, never normalized, and
+    /// its matrix built from the raw quaternion (three.js with quantized keys).
+    Raw,
+}
+
+/// Which players an export is verified for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Player {
+    /// Blender, three.js, game runtimes: slerp, nlerp and raw keys all hold the tolerance;
+    /// rotations and everything else are LINEAR (no CUBICSPLINE).
+    #[default]
+    Portable,
+    /// Players that follow the glTF spec exactly (slerp, CUBICSPLINE tangents).
+    Gltf,
+}
+
+impl Player {
+    /// The rules an export for this player is verified under.
+    pub fn rules(self) -> &'static [Rule] {
+        match self {
+            Player::Portable => &[Rule::Slerp, Rule::Nlerp, Rule::Raw],
+            Player::Gltf => &[Rule::Slerp],
+        }
+    }
+
+    /// Whether CUBICSPLINE channels may be written.
+    pub fn allows_cubic(self) -> bool {
+        self == Player::Gltf
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "portable" => Some(Player::Portable),
+            "gltf" => Some(Player::Gltf),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Player::Portable => "portable",
+            Player::Gltf => "gltf",
+        }
+    }
+}
+
 /// How a channel's output values are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Storage {
@@ -23,15 +78,20 @@ pub enum Storage {
     Short,
 }
 
-/// One glTF channel's data: keys at clip frames, values and (cubic) tangents in value units
-/// per frame, as the file will hold them after storage rounding.
+/// Key times in ticks: a tick is `1 / TICKS` of a frame, so keys may sit between frames
+/// where nlerp needs them (a player's nlerp between two source frames far apart).
+pub const TICKS: u32 = 16;
+
+/// One glTF channel's data: keys at clip ticks ([`TICKS`] per frame), values and (cubic)
+/// tangents in value units per frame, as the file will hold them after storage rounding.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Channel {
     pub joint: usize,
     /// 0 translation, 1 rotation, 2 scale.
     pub kind: usize,
     pub interp: Interp,
-    pub frames: Vec<u32>,
+    /// Key times in ticks (`frame * TICKS`).
+    pub ticks: Vec<u32>,
     pub values: Vec<Vec4>,
     /// Tangents (per frame) at each key, for CUBICSPLINE; in == out.
     pub tangents: Vec<Vec4>,
@@ -47,12 +107,15 @@ impl Channel {
             TrackData::Animated(a) => {
                 let c = &a.curve;
                 match c.interpolation {
-                    Interpolation::Linear => {
-                        (Interp::Linear, c.frames.clone(), c.values.clone(), vec![])
-                    }
+                    Interpolation::Linear => (
+                        Interp::Linear,
+                        to_ticks(&c.frames),
+                        c.values.clone(),
+                        vec![],
+                    ),
                     Interpolation::CatmullRom => (
                         Interp::CubicSpline,
-                        c.frames.clone(),
+                        to_ticks(&c.frames),
                         c.values.clone(),
                         (0..c.len()).map(|i| c.tangent(i)).collect(),
                     ),
@@ -63,7 +126,7 @@ impl Channel {
             joint,
             kind,
             interp,
-            frames,
+            ticks: frames,
             values,
             tangents,
             storage: Storage::Float,
@@ -97,11 +160,31 @@ impl Channel {
         }
     }
 
+    /// The output accessor's normalized SHORT components, rounded as [`Self::as_stored`]
+    /// reads them back (values by [`short_codes_unit`], tangents to the nearest step).
+    pub fn short_output(&self, rate: f32) -> Vec<i16> {
+        let tangent = |t: Vec4| (t * rate).to_array().map(to_short);
+        match self.interp {
+            Interp::Linear => self
+                .values
+                .iter()
+                .flat_map(|&v| short_codes_unit(v))
+                .collect(),
+            Interp::CubicSpline => self
+                .values
+                .iter()
+                .zip(&self.tangents)
+                .flat_map(|(&v, &t)| [tangent(t), short_codes_unit(v), tangent(t)])
+                .flatten()
+                .collect(),
+        }
+    }
+
     /// This channel as a player reads it back: storage rounding applied.
     pub fn as_stored(&self, rate: f32) -> Channel {
         let mut c = self.clone();
         if self.storage == Storage::Short {
-            c.values = c.values.iter().map(|&v| short_round(v)).collect();
+            c.values = c.values.iter().map(|&v| short_round_unit(v)).collect();
             c.tangents = c
                 .tangents
                 .iter()
@@ -113,45 +196,190 @@ impl Channel {
 
     /// Evaluates at a fractional frame with glTF semantics (clamped outside the keys).
     pub fn sample(&self, frame: f32) -> Vec4 {
-        let n = self.frames.len();
-        let last = *self.frames.last().expect("channels have keys") as f32;
-        if n == 1 || frame <= self.frames[0] as f32 {
-            return self.values[0];
+        self.sample_as(frame, Rule::Slerp)
+    }
+
+    /// Evaluates at a fractional frame as a player following `rule` does (clamped outside
+    /// the keys). Rotations come back normalized except under [`Rule::Raw`].
+    pub fn sample_as(&self, frame: f32, rule: Rule) -> Vec4 {
+        let rot = self.is_rotation();
+        let finish = |v: Vec4| {
+            if rot && rule != Rule::Raw {
+                v.normalize_or(Vec4::W)
+            } else {
+                v
+            }
+        };
+        let n = self.ticks.len();
+        let last = tick_frame(*self.ticks.last().expect("channels have keys"));
+        if n == 1 || frame <= tick_frame(self.ticks[0]) {
+            return finish(self.values[0]);
         }
         if frame >= last {
-            return self.values[n - 1];
+            return finish(self.values[n - 1]);
         }
-        let i = self.frames.partition_point(|&k| (k as f32) <= frame) - 1;
-        let (f0, f1) = (self.frames[i] as f32, self.frames[i + 1] as f32);
+        let i = self.ticks.partition_point(|&k| tick_frame(k) <= frame) - 1;
+        let (f0, f1) = (tick_frame(self.ticks[i]), tick_frame(self.ticks[i + 1]));
         let dt = f1 - f0;
         let u = (frame - f0) / dt;
         let (p0, p1) = (self.values[i], self.values[i + 1]);
         match self.interp {
-            Interp::Linear if self.is_rotation() => {
-                Vec4::from(slerp_shortest(Quat::from_vec4(p0), Quat::from_vec4(p1), u))
-            }
-            Interp::Linear => p0.lerp(p1, u),
-            Interp::CubicSpline => {
-                let v = crate::codec::curve::hermite(
-                    p0,
-                    self.tangents[i] * dt,
-                    p1,
-                    self.tangents[i + 1] * dt,
-                    u,
-                );
-                if self.is_rotation() {
-                    v.normalize_or(Vec4::W)
-                } else {
-                    v
+            Interp::Linear if rot => {
+                if u == 0.0 {
+                    return finish(p0);
+                }
+                match rule {
+                    Rule::Nlerp => {
+                        let p1 = if p0.dot(p1) < 0.0 { -p1 } else { p1 };
+                        finish(p0.lerp(p1, u))
+                    }
+                    Rule::Slerp | Rule::Raw => Vec4::from(slerp_shortest(
+                        Quat::from_vec4(p0).normalize(),
+                        Quat::from_vec4(p1).normalize(),
+                        u,
+                    )),
                 }
             }
+            Interp::Linear => p0.lerp(p1, u),
+            Interp::CubicSpline => finish(crate::codec::curve::hermite(
+                p0,
+                self.tangents[i] * dt,
+                p1,
+                self.tangents[i + 1] * dt,
+                u,
+            )),
         }
     }
+
+    /// Inserts keys into a LINEAR rotation channel, on the slerp curve (which it leaves
+    /// unchanged), until nlerp stays within `max_chord` (quaternion chord, about half the
+    /// rotation angle) of slerp at every eighth of a frame: at the middle frame of a segment,
+    /// or between frames when a segment is one frame long. Returns whether keys were added.
+    pub fn split_for_nlerp(&mut self, max_chord: f32) -> bool {
+        if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
+            return false;
+        }
+        let mut added = false;
+        let mut i = 0;
+        while i + 1 < self.ticks.len() {
+            let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+            if f1 - f0 >= 4 && self.nlerp_divergence(i) > max_chord {
+                // Whole frames while the segment spans several, then halves of it.
+                let mid = if f1 - f0 >= 2 * TICKS {
+                    (f0 + (f1 - f0) / 2) / TICKS * TICKS
+                } else {
+                    f0 + (f1 - f0) / 2
+                };
+                let v = self.sample_as(tick_frame(mid), Rule::Slerp);
+                let v = if v.dot(self.values[i]) < 0.0 { -v } else { v };
+                self.ticks.insert(i + 1, mid);
+                self.values.insert(i + 1, v);
+                added = true;
+            } else {
+                i += 1;
+            }
+        }
+        added
+    }
+
+    /// The largest chord between nlerp and slerp at the eighths of a frame inside
+    /// segment `i`.
+    fn nlerp_divergence(&self, i: usize) -> f32 {
+        let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+        let step = TICKS / 8;
+        (f0 + 1..f1)
+            .filter(|t| t % step == 0)
+            .map(|t| {
+                let f = tick_frame(t);
+                let a = self.sample_as(f, Rule::Slerp);
+                let b = self.sample_as(f, Rule::Nlerp);
+                let b = if a.dot(b) < 0.0 { -b } else { b };
+                (a - b).length()
+            })
+            .fold(0.0, f32::max)
+    }
+
+    /// The same motion as LINEAR keys at every frame of a CUBICSPLINE channel (for players
+    /// that ignore tangents); `self` when already LINEAR.
+    pub fn to_linear(&self) -> Channel {
+        if self.interp == Interp::Linear {
+            return self.clone();
+        }
+        let (first, last) = (self.ticks[0], *self.ticks.last().expect("keys"));
+        let ticks: Vec<u32> = (first..=last).step_by(TICKS as usize).collect();
+        let mut values: Vec<Vec4> = ticks.iter().map(|&t| self.sample(tick_frame(t))).collect();
+        if self.is_rotation() {
+            crate::codec::curve::align_hemispheres(&mut values);
+        }
+        Channel {
+            interp: Interp::Linear,
+            ticks,
+            values,
+            tangents: vec![],
+            ..self.clone()
+        }
+    }
+}
+
+/// Clip frames as ticks.
+pub fn to_ticks(frames: &[u32]) -> Vec<u32> {
+    frames.iter().map(|&f| f * TICKS).collect()
+}
+
+/// A tick as a (fractional) clip frame.
+pub fn tick_frame(tick: u32) -> f32 {
+    tick as f32 / TICKS as f32
 }
 
 /// Rounds each component to the nearest normalized SHORT and back.
 pub fn short_round(v: Vec4) -> Vec4 {
     Vec4::from_array(v.to_array().map(|x| f32::from(to_short(x)) / 32767.0)).max(Vec4::NEG_ONE)
+}
+
+/// A unit quaternion as normalized SHORTs: each component rounded down or up (never more
+/// than one step off), choosing the combination whose stored quaternion is closest to unit
+/// length and to `v`'s direction, since some players use stored keys without normalizing.
+/// The score is what such a player's matrix is off by: a quaternion of length l gives
+/// `l² R + (1 - l²) I`, off by `|1 - l²| |I - R|` with `|I - R| = 2 |xyz|`, plus twice the
+/// direction's chord for the rotation itself.
+pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
+    let scaled = v.to_array().map(|x| x.clamp(-1.0, 1.0) * 32767.0);
+    let mut best = [0i16; 4];
+    let mut best_score = f64::INFINITY;
+    for combo in 0..16u32 {
+        let codes: [i16; 4] = std::array::from_fn(|k| {
+            let x = scaled[k];
+            let c = if combo & (1 << k) != 0 {
+                x.ceil()
+            } else {
+                x.floor()
+            };
+            c.clamp(-32767.0, 32767.0) as i16
+        });
+        let q = codes.map(|c| c as f64 / 32767.0);
+        let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if len == 0.0 {
+            continue;
+        }
+        let dir: f64 = q
+            .iter()
+            .zip(v.to_array())
+            .map(|(a, b)| (a / len - b as f64).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let xyz = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2]).sqrt() / len;
+        let score = (len * len - 1.0).abs() * xyz + dir;
+        if score < best_score {
+            best_score = score;
+            best = codes;
+        }
+    }
+    best
+}
+
+/// A unit quaternion as a player reads it back from [`short_codes_unit`].
+pub fn short_round_unit(v: Vec4) -> Vec4 {
+    Vec4::from_array(short_codes_unit(v).map(|c| f32::from(c) / 32767.0))
 }
 
 /// A component as a normalized SHORT.
@@ -173,19 +401,34 @@ pub fn channels_of(clip: &CompressedClip) -> Vec<Channel> {
 /// A clip as glTF players will evaluate the exported channels (rest where there is none).
 pub struct Played<'a> {
     pub rest: &'a [Transform],
+    /// How rotation keys become rotations.
+    pub rule: Rule,
     /// Per joint, per T/R/S: the stored channel, if any.
     pub tracks: Vec<[Option<Channel>; 3]>,
     pub frame_count: usize,
 }
 
 impl<'a> Played<'a> {
+    /// The clip under the glTF spec's rule (slerp).
     pub fn new(rest: &'a [Transform], channels: &[Channel], rate: f32, frame_count: usize) -> Self {
+        Self::with_rule(rest, channels, rate, frame_count, Rule::Slerp)
+    }
+
+    /// The clip as a player following `rule` evaluates it.
+    pub fn with_rule(
+        rest: &'a [Transform],
+        channels: &[Channel],
+        rate: f32,
+        frame_count: usize,
+        rule: Rule,
+    ) -> Self {
         let mut tracks: Vec<[Option<Channel>; 3]> = vec![[None, None, None]; rest.len()];
         for c in channels {
             tracks[c.joint][c.kind] = Some(c.as_stored(rate));
         }
         Self {
             rest,
+            rule,
             tracks,
             frame_count,
         }
@@ -201,8 +444,11 @@ impl PoseSource for Played<'_> {
             *o = Transform::new(
                 t.as_ref()
                     .map_or(rest.translation, |c| c.sample(f).truncate()),
-                r.as_ref()
-                    .map_or(rest.rotation, |c| Quat::from_vec4(c.sample(f)).normalize()),
+                // Under `Rule::Raw` the quaternion stays as stored: the metric builds its
+                // matrix without normalizing, as such players do.
+                r.as_ref().map_or(rest.rotation, |c| {
+                    Quat::from_vec4(c.sample_as(f, self.rule))
+                }),
                 s.as_ref().map_or(rest.scale, |c| c.sample(f).truncate()),
             );
         }
@@ -233,6 +479,77 @@ mod tests {
         for i in 0..=40 {
             let f = i as f32 * 0.5;
             assert!((ch.sample(f) - curve.sample(f)).length() < 1e-5, "{f}");
+        }
+    }
+
+    fn rotation(frames: Vec<u32>, values: Vec<Vec4>) -> Channel {
+        Channel {
+            joint: 0,
+            kind: 1,
+            interp: Interp::Linear,
+            ticks: to_ticks(&frames),
+            values,
+            tangents: vec![],
+            storage: Storage::Float,
+        }
+    }
+
+    #[test]
+    fn unit_short_rounding_keeps_length_and_direction() {
+        // What a player using the stored key unnormalized is off by, per marker distance.
+        let raw_error = |stored: Vec4, v: Vec4| {
+            let m = glam::DMat3::from_quat(glam::DQuat::from_vec4(stored.as_dvec4()));
+            let r = glam::DMat3::from_quat(glam::DQuat::from_vec4(v.as_dvec4()));
+            let d = m - r;
+            [d.x_axis, d.y_axis, d.z_axis]
+                .map(|c| c.length())
+                .into_iter()
+                .fold(0.0, f64::max)
+        };
+        let (mut nearest, mut unit) = ((0.0f64, 0.0f64), (0.0f64, 0.0f64));
+        for i in 0..2000 {
+            let a = i as f32 * 0.37;
+            let q = Quat::from_euler(glam::EulerRot::XYZ, a.sin() * 3.0, a.cos() * 2.0, a * 0.1);
+            let v = Vec4::from(q);
+            let len = |x: Vec4| (x.as_dvec4().length() - 1.0).abs();
+            let (n, u) = (short_round(v), short_round_unit(v));
+            nearest = (nearest.0 + len(n), nearest.1.max(raw_error(n, v)));
+            unit = (unit.0 + len(u), unit.1.max(raw_error(u, v)));
+            // Never more than one step from the value.
+            assert!((u - v).abs().max_element() <= 1.0 / 32767.0 + 1e-7);
+        }
+        assert!(
+            unit.0 < nearest.0 * 0.75,
+            "mean length error {unit:?} vs {nearest:?}"
+        );
+        assert!(unit.1 < nearest.1, "matrix error {unit:?} vs {nearest:?}");
+    }
+
+    #[test]
+    fn raw_rule_keeps_stored_keys_unnormalized() {
+        let v = Vec4::new(0.0, 0.0, 0.0, 0.5);
+        let c = rotation(vec![0, 4], vec![v, Vec4::new(0.0, 0.0, 0.6, 0.8)]);
+        assert_eq!(c.sample_as(0.0, Rule::Raw), v);
+        assert_eq!(c.sample_as(0.0, Rule::Slerp), Vec4::W);
+        // Between keys every rule returns a unit quaternion.
+        for rule in [Rule::Slerp, Rule::Nlerp, Rule::Raw] {
+            assert!((c.sample_as(1.0, rule).length() - 1.0).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn nlerp_splits_keep_the_slerp_curve_and_bound_the_divergence() {
+        let a = Vec4::from(Quat::IDENTITY);
+        let b = Vec4::from(Quat::from_rotation_z(2.0));
+        let mut c = rotation(vec![0, 40], vec![a, b]);
+        let before: Vec<Vec4> = (0..=160).map(|i| c.sample(i as f32 / 4.0)).collect();
+        assert!(c.nlerp_divergence(0) > 1e-2);
+        assert!(c.split_for_nlerp(1e-4));
+        assert!(c.ticks.len() > 2 && c.ticks.len() < 40, "{:?}", c.ticks);
+        for (i, v) in before.iter().enumerate() {
+            assert!((c.sample(i as f32 / 4.0) - *v).length() < 1e-5);
+            let n = c.sample_as(i as f32 / 4.0, Rule::Nlerp);
+            assert!((n - *v).length() <= 1e-4 + 1e-6, "{i}");
         }
     }
 

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use super::GltfDoc;
 
 /// Extensions that never hold accessor or buffer-view indices.
-fn is_known_safe(ext: &str) -> bool {
+pub(super) fn is_known_safe(ext: &str) -> bool {
     ext.starts_with("KHR_materials_")
         || matches!(
             ext,

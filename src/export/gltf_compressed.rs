@@ -12,8 +12,12 @@
 //! is kept unchanged (zero error).
 //!
 //! Rotations are stored as normalized SHORT where every stored value fits and the rounding
-//! keeps each joint within its tolerance, measured on what a glTF player computes; float
-//! otherwise. Channels with identical key frames share one time accessor.
+//! keeps each joint within its tolerance, measured on what players compute under every rule
+//! of the target [`Player`] (slerp, nlerp, keys as stored); float otherwise. For portable
+//! players rotations are LINEAR with keys inserted where nlerp would leave slerp's path.
+//! A property the source animated keeps a channel (one key when it equals the rest pose);
+//! a property it did not animate gets none. Channels with identical key frames share one
+//! time accessor.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -21,19 +25,46 @@ use std::path::Path;
 use glam::Vec4;
 use serde_json::{Map, Value, json};
 
-use super::channels::{Channel, Interp, Played, Storage, channels_of, to_short};
+use super::channels::{Channel, Interp, Player, Storage, TICKS, channels_of, tick_frame};
 use super::gltf_doc::component;
 use super::{ExportError, GltfDoc, GltfFormat, compact};
 use crate::codec::CompressedClip;
 use crate::import::Asset;
-use crate::metric::{Reference, measure};
-use crate::model::{Skeleton, Transform};
-use crate::settings::Resolved;
+use crate::model::Skeleton;
+use crate::settings::{Method, Resolved};
+
+/// What a glTF export targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GltfOptions {
+    /// The players the export is verified for.
+    pub player: Player,
+    /// Drop channels that hold the rest pose even where the source animated the property
+    /// (smaller, but players that keep the previous clip's value on un-keyed bones show it).
+    pub drop_rest_channels: bool,
+}
+
+/// One channel as written (for scripts: `--json`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ChannelExport {
+    pub node: String,
+    pub path: &'static str,
+    pub interpolation: &'static str,
+    pub keys: usize,
+    /// `float` or `short` (normalized 16-bit rotations).
+    pub storage: &'static str,
+}
 
 /// What was written for one animation.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct AnimationExport {
     pub name: String,
+    /// The players this animation was verified for (`portable` or `gltf`).
+    pub player: &'static str,
+    /// The clip's tolerance and marker offset (first deforming joint), in `unit`.
+    pub tolerance: f32,
+    pub marker_offset: f32,
+    /// The scene unit (`m` or `cm`).
+    pub unit: String,
     /// Bytes of the accessors the animation's samplers reference (count x element size,
     /// each accessor once), as `animeval.py` counts them.
     pub original_bytes: usize,
@@ -42,14 +73,17 @@ pub struct AnimationExport {
     pub cubic_channels: usize,
     pub short_rotations: usize,
     pub float_rotations: usize,
-    /// Largest visual error of the exported channels (as a player evaluates them) over
-    /// samples and midpoints, and the largest error / tolerance ratio.
+    /// Largest visual error of the exported channels over samples and quarter points, the
+    /// worst over the player's rules (slerp, nlerp, keys as stored), and the largest
+    /// error / tolerance ratio.
     pub max_error: f32,
     pub worst_ratio: f32,
     /// The tolerance scale the codec ran at.
     pub tolerance_factor: f32,
     /// The original animation was smaller than the compressed one and was kept unchanged.
     pub kept_original: bool,
+    /// Channels written on skeleton nodes (carried-over channels excluded).
+    pub channel_list: Vec<ChannelExport>,
 }
 
 /// One clip ready for glTF: the codec's result and the channels that will be written
@@ -67,17 +101,41 @@ pub struct GltfClip {
 }
 
 impl GltfClip {
-    /// Prepares a compressed clip for writing, measured against `raw` with `settings`.
+    /// Prepares a compressed clip for writing, measured against `raw` with `settings` under
+    /// every rule of `options.player`. `keyed` (per joint: translation, rotation, scale)
+    /// says which properties the source animation drives; `None` when unknown (then rest
+    /// tracks get no channel and every other track one).
     pub fn new(
         skeleton: &Skeleton,
         raw: &crate::model::Clip,
         compressed: CompressedClip,
         settings: &Resolved,
+        options: &GltfOptions,
+        keyed: Option<&[[bool; 3]]>,
     ) -> Self {
         let mut channels = channels_of(&compressed);
-        anchor_time_grid(&mut channels, &compressed, skeleton);
-        let (max_error, worst_ratio) =
-            choose_storage(&mut channels, skeleton, raw, &compressed, settings);
+        if let Some(keyed) = keyed {
+            channels.retain(|c| keyed.get(c.joint).is_some_and(|k| k[c.kind]));
+            if !options.drop_rest_channels {
+                add_rest_channels(&mut channels, skeleton, keyed);
+            }
+        }
+        if !options.player.allows_cubic() {
+            for c in channels.iter_mut() {
+                *c = c.to_linear();
+            }
+        }
+        anchor_time_grid(&mut channels, compressed.frame_count);
+        exact_end_keys(&mut channels, raw);
+        let (max_error, worst_ratio) = super::verify::fit_players(
+            &mut channels,
+            skeleton,
+            raw,
+            compressed.sample_rate,
+            compressed.frame_count,
+            settings,
+            options.player,
+        );
         Self {
             compressed,
             channels,
@@ -92,8 +150,8 @@ impl GltfClip {
         let mut times = std::collections::HashSet::new();
         let mut total = 0;
         for c in &self.channels {
-            if times.insert(&c.frames) {
-                total += 4 * c.frames.len();
+            if times.insert(&c.ticks) {
+                total += 4 * c.ticks.len();
             }
             let per = match (c.storage, c.is_rotation()) {
                 (Storage::Short, _) => 8,
@@ -105,14 +163,13 @@ impl GltfClip {
             } else {
                 1
             };
-            total += per * n * c.frames.len();
+            total += per * n * c.ticks.len();
         }
         total
     }
 }
 
-/// Fraction of the tolerance an exported glTF is verified against.
-pub const PLAYER_GUARD: f32 = 0.99;
+pub use super::verify::PLAYER_GUARD;
 
 /// Tolerance scales tried by [`encode_for_gltf`]: a tighter codec run leaves room for SHORT
 /// rotations, which halve a rotation key.
@@ -126,6 +183,8 @@ pub fn encode_for_gltf(
     raw: &crate::model::Clip,
     settings: &Resolved,
     control: &crate::codec::Control,
+    options: &GltfOptions,
+    keyed: Option<&[[bool; 3]]>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
     let mut best: Option<GltfClip> = None;
     for factor in TOLERANCE_FACTORS {
@@ -133,8 +192,14 @@ pub fn encode_for_gltf(
         for t in tighter.limits.tolerance.iter_mut() {
             *t *= factor;
         }
+        if !options.player.allows_cubic()
+            && matches!(tighter.method, Method::CatmullRom | Method::Auto)
+        {
+            // Players that ignore tangents see a cubic track's keys joined by lines.
+            tighter.method = Method::Linear;
+        }
         let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
-        let mut candidate = GltfClip::new(skeleton, raw, cc, settings);
+        let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
         candidate.tolerance_factor = factor;
         best = match best {
             None => Some(candidate),
@@ -169,6 +234,8 @@ pub fn compressed_gltf(
     original: &GltfDoc,
     asset: &Asset,
     clips: &[GltfClip],
+    settings: &crate::settings::Settings,
+    player: Player,
 ) -> Result<CompressedGltf, ExportError> {
     let anim_count = original.array("animations").len();
     if clips.len() != asset.clips.len() || anim_count != clips.len() {
@@ -205,13 +272,24 @@ pub fn compressed_gltf(
         report.max_error = gc.max_error;
         report.worst_ratio = gc.worst_ratio;
         report.tolerance_factor = gc.tolerance_factor;
-        if report.exported_bytes >= original_bytes {
+        report.player = player.name();
+        let resolved = settings.resolve(asset, &raw.name);
+        let first = skeleton.deforming_joints().next().unwrap_or(0);
+        if first < skeleton.len() {
+            report.tolerance = resolved.limits.tolerance[first];
+            report.marker_offset = resolved.limits.marker_offset[first];
+        }
+        report.unit = resolved.unit.symbol().to_string();
+        if report.exported_bytes >= original_bytes
+            && (player.allows_cubic() || portable_as_is(original, i, &node_joint))
+        {
             // The source is already smaller (few keys, STEP or CUBICSPLINE): keep it as is.
             doc.array_mut("animations")[i] = original.array("animations")[i].clone();
             report.exported_bytes = original_bytes;
             report.kept_original = true;
             report.max_error = 0.0;
             report.worst_ratio = 0.0;
+            report.channel_list = Vec::new();
         }
         reports.push(report);
     }
@@ -223,6 +301,31 @@ pub fn compressed_gltf(
     })
 }
 
+/// Whether animation `index` of `doc` plays the same under every portable rule as under
+/// the spec: no LINEAR or CUBICSPLINE rotation on a skeleton node (STEP and translation /
+/// scale channels evaluate alike everywhere).
+fn portable_as_is(doc: &GltfDoc, index: usize, node_joint: &HashMap<usize, usize>) -> bool {
+    let anim = &doc.array("animations")[index];
+    let samplers = anim.get("samplers").and_then(Value::as_array);
+    let channels = anim.get("channels").and_then(Value::as_array);
+    channels.into_iter().flatten().all(|ch| {
+        let target = ch.get("target");
+        let node = target.and_then(|t| t.get("node")).and_then(Value::as_u64);
+        let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
+        if path != Some("rotation") || node.is_none_or(|n| !node_joint.contains_key(&(n as usize)))
+        {
+            return true;
+        }
+        let interp = ch
+            .get("sampler")
+            .and_then(Value::as_u64)
+            .and_then(|s| samplers.and_then(|v| v.get(s as usize)))
+            .and_then(|s| s.get("interpolation"))
+            .and_then(Value::as_str);
+        interp == Some("STEP")
+    })
+}
+
 /// Reads `input`, replaces its animations by `clips` and writes `output` (`.glb` or
 /// `.gltf`, atomically; never over `input` unless `force`).
 pub fn export_gltf(
@@ -230,60 +333,175 @@ pub fn export_gltf(
     output: &Path,
     asset: &Asset,
     clips: &[GltfClip],
+    settings: &crate::settings::Settings,
+    player: Player,
+    force: bool,
+) -> Result<CompressedGltf, ExportError> {
+    let original = GltfDoc::read(input)?;
+    export_doc(
+        &original,
+        Some(input),
+        output,
+        asset,
+        clips,
+        settings,
+        player,
+        force,
+    )
+}
+
+/// Replaces the animations of `original` (the document `asset` was imported from) by
+/// `clips` and writes `output`; never over `input` unless `force`.
+#[allow(clippy::too_many_arguments)]
+fn export_doc(
+    original: &GltfDoc,
+    input: Option<&Path>,
+    output: &Path,
+    asset: &Asset,
+    clips: &[GltfClip],
+    settings: &crate::settings::Settings,
+    player: Player,
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
     let format = GltfFormat::from_path(output)?;
-    let bytes = std::fs::read(input)
-        .map_err(|e| ExportError::new(format!("{}: cannot read: {e}", input.display())))?;
-    let original = GltfDoc::from_bytes(input, &bytes)?;
-    let out = compressed_gltf(&original, asset, clips)?;
-    super::write_output(output, &out.doc.to_bytes(format)?, Some(input), force)?;
+    let out = compressed_gltf(original, asset, clips, settings, player)?;
+    super::write_output(output, &out.doc.to_bytes(format)?, input, force)?;
     Ok(out)
+}
+
+/// Sets the last key of every multi-key LINEAR channel to the source's own value at that
+/// frame: a player switching clips holds it on nodes the next clip does not key, where the
+/// codec's error compensation against this clip's parents no longer applies.
+fn exact_end_keys(channels: &mut [Channel], raw: &crate::model::Clip) {
+    for c in channels.iter_mut() {
+        let n = c.ticks.len();
+        if n < 2 || c.interp != Interp::Linear || c.ticks[n - 1] % TICKS != 0 {
+            continue;
+        }
+        let frame = (c.ticks[n - 1] / TICKS) as usize;
+        let Some(track) = raw.tracks.get(c.joint) else {
+            continue;
+        };
+        if frame >= raw.frame_count {
+            continue;
+        }
+        let t = track.at(frame);
+        let v = match c.kind {
+            0 => t.translation.extend(0.0),
+            1 => {
+                let q = Vec4::from(t.rotation);
+                if q.dot(c.values[n - 2]) < 0.0 { -q } else { q }
+            }
+            _ => t.scale.extend(0.0),
+        };
+        c.values[n - 1] = v;
+    }
+}
+
+/// One-key channels holding the rest value for every property the source animated that
+/// the codec found equal to the rest pose, so that players which keep the previous clip's
+/// value on un-keyed nodes still show this clip's pose.
+fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: &[[bool; 3]]) {
+    let mut have = vec![[false; 3]; skeleton.len()];
+    for c in channels.iter() {
+        have[c.joint][c.kind] = true;
+    }
+    for (j, joint) in skeleton.joints.iter().enumerate() {
+        for kind in 0..3 {
+            if !keyed.get(j).is_some_and(|k| k[kind]) || have[j][kind] {
+                continue;
+            }
+            let r = joint.rest;
+            let value = match kind {
+                0 => r.translation.extend(0.0),
+                1 => Vec4::from(r.rotation),
+                _ => r.scale.extend(0.0),
+            };
+            channels.push(Channel {
+                joint: j,
+                kind,
+                interp: Interp::Linear,
+                ticks: vec![0],
+                values: vec![value],
+                tangents: vec![],
+                storage: Storage::Float,
+            });
+        }
+    }
+    channels.sort_by_key(|c| (c.joint, c.kind));
+}
+
+/// Which properties (translation, rotation, scale) of each skeleton joint animation
+/// `index` of `doc` drives.
+pub fn keyed_channels(doc: &GltfDoc, index: usize, skeleton: &Skeleton) -> Vec<[bool; 3]> {
+    let mut node_joint: HashMap<usize, usize> = HashMap::new();
+    for (j, joint) in skeleton.joints.iter().enumerate() {
+        if let Some(n) = joint.source_node {
+            node_joint.insert(n, j);
+        }
+    }
+    let mut keyed = vec![[false; 3]; skeleton.len()];
+    let channels = doc
+        .array("animations")
+        .get(index)
+        .and_then(|a| a.get("channels"))
+        .and_then(Value::as_array);
+    for ch in channels.into_iter().flatten() {
+        let target = ch.get("target");
+        let node = target.and_then(|t| t.get("node")).and_then(Value::as_u64);
+        let kind = match target.and_then(|t| t.get("path")).and_then(Value::as_str) {
+            Some("translation") => 0,
+            Some("rotation") => 1,
+            Some("scale") => 2,
+            _ => continue,
+        };
+        if let Some(&j) = node.and_then(|n| node_joint.get(&(n as usize))) {
+            keyed[j][kind] = true;
+        }
+    }
+    keyed
 }
 
 /// Makes sure the key times let an importer recover the clip's rate and length: some
 /// channel must hold two consecutive frames and some the last frame. Where none does, a
-/// key is inserted that leaves the curve unchanged (a split at frame 1).
-fn anchor_time_grid(channels: &mut Vec<Channel>, cc: &CompressedClip, skeleton: &Skeleton) {
-    let last = cc.frame_count.saturating_sub(1) as u32;
+/// key is inserted that leaves the curve unchanged (a split at frame 1), or a constant
+/// channel is held on a 3-key line. Never adds a channel: with none, nothing is done.
+fn anchor_time_grid(channels: &mut [Channel], frame_count: usize) {
+    let last = frame_count.saturating_sub(1) as u32;
     if last == 0 {
         return;
     }
     let consecutive = channels
         .iter()
-        .any(|c| c.frames.windows(2).any(|w| w[1] == w[0] + 1));
-    let has_last = channels.iter().any(|c| c.frames.last() == Some(&last));
+        .any(|c| c.ticks.windows(2).any(|w| w[1] == w[0] + TICKS));
+    let has_last = channels
+        .iter()
+        .any(|c| c.ticks.last() == Some(&(last * TICKS)));
     if consecutive && has_last {
         return;
     }
     let best = channels
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.frames.len() >= 2)
-        .max_by_key(|(_, c)| c.frames.len())
+        .filter(|(_, c)| c.ticks.len() >= 2)
+        .max_by_key(|(_, c)| c.ticks.len())
         .map(|(i, _)| i);
     match best {
         Some(i) if !consecutive && has_last => split_at(&mut channels[i], 1),
         _ => {
-            // Only constants: hold one of them (or the root's rest rotation) on a 3-key line.
-            let (joint, kind, value) = match channels.first() {
-                Some(c) => (c.joint, c.kind, c.values[0]),
-                None => (0, 1, Vec4::from(skeleton.joints[0].rest.rotation)),
+            // Only constants: hold one of them on a 3-key line.
+            let Some(c) = channels.iter_mut().find(|c| c.ticks.len() == 1) else {
+                return;
             };
-            channels.retain(|c| !(c.joint == joint && c.kind == kind));
-            channels.push(Channel {
-                joint,
-                kind,
-                interp: Interp::Linear,
-                frames: if last == 1 {
-                    vec![0, 1]
-                } else {
-                    vec![0, 1, last]
-                },
-                values: vec![value; if last == 1 { 2 } else { 3 }],
-                tangents: vec![],
-                storage: Storage::Float,
-            });
+            let n = if last == 1 { 2 } else { 3 };
+            c.ticks = if last == 1 {
+                vec![0, TICKS]
+            } else {
+                vec![0, TICKS, last * TICKS]
+            };
+            c.values = vec![c.values[0]; n];
+            c.interp = Interp::Linear;
+            c.tangents.clear();
         }
     }
 }
@@ -291,13 +509,14 @@ fn anchor_time_grid(channels: &mut Vec<Channel>, cc: &CompressedClip, skeleton: 
 /// Inserts a key at `frame` that reproduces the curve exactly (a linear segment's point, or
 /// a cubic's value and derivative).
 fn split_at(c: &mut Channel, frame: u32) {
-    let Err(pos) = c.frames.binary_search(&frame) else {
+    let tick = frame * TICKS;
+    let Err(pos) = c.ticks.binary_search(&tick) else {
         return;
     };
-    if pos == 0 || pos == c.frames.len() {
+    if pos == 0 || pos == c.ticks.len() {
         return;
     }
-    let (f0, f1) = (c.frames[pos - 1] as f32, c.frames[pos] as f32);
+    let (f0, f1) = (tick_frame(c.ticks[pos - 1]), tick_frame(c.ticks[pos]));
     let dt = f1 - f0;
     let u = (frame as f32 - f0) / dt;
     match c.interp {
@@ -321,65 +540,7 @@ fn split_at(c: &mut Channel, frame: u32) {
             c.tangents.insert(pos, d / dt);
         }
     }
-    c.frames.insert(pos, frame);
-}
-
-/// Chooses SHORT or float per rotation channel: SHORT wherever it fits, then back to float
-/// on the chains of joints the rounding pushes over their limit (the larger of the tolerance
-/// and what the codec itself reached). Returns the final max error and worst ratio.
-fn choose_storage(
-    channels: &mut [Channel],
-    skeleton: &Skeleton,
-    raw: &crate::model::Clip,
-    cc: &CompressedClip,
-    settings: &Resolved,
-) -> (f32, f32) {
-    let rate = cc.sample_rate;
-    // Verify against a 1% guard band: players evaluate the curves in their own precision
-    // (animeval in f64, engines in f32), which moves far joints of a large character by
-    // up to ~0.5 µm.
-    let mut guarded = settings.limits.clone();
-    for t in guarded.tolerance.iter_mut() {
-        *t *= PLAYER_GUARD;
-    }
-    let limits = &guarded;
-    // Quarter points between samples, as glTF checkers (animeval --oversample 4) look.
-    let reference = Reference::with_inner_points(skeleton, raw, raw.frame_count, 3);
-    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
-    let float_only = Played::new(&rest, channels, rate, cc.frame_count);
-    let base = measure(skeleton, &reference, &float_only, limits, true);
-    let allowed: Vec<f32> = (0..skeleton.len())
-        .map(|j| limits.tolerance[j].max(base.joint_max[j]) * (1.0 + 1e-4))
-        .collect();
-    for c in channels.iter_mut() {
-        if c.short_eligible(rate) {
-            c.storage = Storage::Short;
-        }
-    }
-    loop {
-        let played = Played::new(&rest, channels, rate, cc.frame_count);
-        let e = measure(skeleton, &reference, &played, limits, true);
-        let over: Vec<usize> = (0..skeleton.len())
-            .filter(|&j| limits.evaluated[j] && e.joint_max[j] > allowed[j])
-            .collect();
-        let mut changed = false;
-        for &j in &over {
-            for c in channels.iter_mut() {
-                if c.storage == Storage::Short && skeleton.is_ancestor_or_self(c.joint, j) {
-                    c.storage = Storage::Float;
-                    changed = true;
-                }
-            }
-        }
-        if over.is_empty() || !changed {
-            let max = e.samples.max.max(e.midpoints.map_or(0.0, |m| m.max));
-            let ratio = e
-                .samples
-                .worst_ratio
-                .max(e.midpoints.map_or(0.0, |m| m.worst_ratio));
-            return (max, ratio);
-        }
-    }
+    c.ticks.insert(pos, tick);
 }
 
 fn write_animation(
@@ -431,6 +592,11 @@ fn write_animation(
     let mut times: HashMap<Vec<u32>, usize> = HashMap::new();
     let mut report = AnimationExport {
         name: cc.name.clone(),
+        player: "",
+        tolerance: 0.0,
+        marker_offset: 0.0,
+        unit: String::new(),
+        channel_list: Vec::new(),
         original_bytes: 0,
         exported_bytes: 0,
         channels: 0,
@@ -443,28 +609,22 @@ fn write_animation(
         kept_original: false,
     };
     for c in channels {
-        let input = match times.get(&c.frames) {
+        let input = match times.get(&c.ticks) {
             Some(&a) => a,
             None => {
                 let t: Vec<f32> = c
-                    .frames
+                    .ticks
                     .iter()
-                    .map(|&f| (cc.start_time as f64 + f as f64 / rate) as f32)
+                    .map(|&k| (cc.start_time as f64 + k as f64 / TICKS as f64 / rate) as f32)
                     .collect();
                 let a = doc.push_f32(&t, 1, "SCALAR", true, None);
-                times.insert(c.frames.clone(), a);
+                times.insert(c.ticks.clone(), a);
                 a
             }
         };
         let out = c.output(cc.sample_rate);
         let output = match c.storage {
-            Storage::Short => {
-                let v: Vec<i16> = out
-                    .iter()
-                    .flat_map(|v| v.to_array().map(to_short))
-                    .collect();
-                doc.push_i16_normalized(&v, 4, "VEC4")
-            }
+            Storage::Short => doc.push_i16_normalized(&c.short_output(cc.sample_rate), 4, "VEC4"),
             Storage::Float if c.is_rotation() => {
                 let v: Vec<f32> = out.iter().flat_map(|v| v.to_array()).collect();
                 doc.push_f32(&v, 4, "VEC4", false, None)
@@ -486,6 +646,16 @@ fn write_animation(
         }));
         samplers.push(json!({ "input": input, "output": output, "interpolation": interpolation }));
         report.channels += 1;
+        report.channel_list.push(ChannelExport {
+            node: skeleton.joints[c.joint].name.clone(),
+            path,
+            interpolation,
+            keys: c.ticks.len(),
+            storage: match c.storage {
+                Storage::Short => "short",
+                Storage::Float => "float",
+            },
+        });
         report.cubic_channels += usize::from(c.interp == Interp::CubicSpline);
         if c.is_rotation() {
             match c.storage {
@@ -549,34 +719,85 @@ pub fn sampler_bytes(doc: &GltfDoc, index: usize) -> usize {
 }
 
 /// For the CLI and the app: compresses every clip of `asset` for glTF ([`encode_for_gltf`],
-/// in parallel) and writes the compressed copy of `asset.path` to `output`.
+/// in parallel) and writes the compressed copy of `asset.path` to `output`. A BVH or ACL
+/// source is first converted to a glTF scene in memory (as `skelpack convert` writes it),
+/// keeping the tolerance and marker offsets it prescribes.
 pub fn compress_to_gltf(
     asset: &Asset,
     settings: &crate::settings::Settings,
     output: &Path,
+    options: &GltfOptions,
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
     use rayon::prelude::*;
+    let (original, converted) = match asset.format {
+        crate::import::SourceFormat::Gltf => (GltfDoc::read(&asset.path)?, None),
+        _ => {
+            let (doc, a) = convert_in_memory(asset)?;
+            (doc, Some(a))
+        }
+    };
+    let source = converted.as_ref().unwrap_or(asset);
     let control = crate::codec::Control::new();
-    let clips = asset
+    let clips = source
         .clips
         .par_iter()
-        .map(|clip| {
-            let resolved = settings.resolve(asset, &clip.name);
-            encode_for_gltf(&asset.skeleton, clip, &resolved, &control)
-                .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
+        .enumerate()
+        .map(|(i, clip)| {
+            let resolved = settings.resolve(source, &clip.name);
+            let keyed = keyed_channels(&original, i, &source.skeleton);
+            encode_for_gltf(
+                &source.skeleton,
+                clip,
+                &resolved,
+                &control,
+                options,
+                Some(&keyed),
+            )
+            .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    export_gltf(&asset.path, output, asset, &clips, force)
+    export_doc(
+        &original,
+        Some(&asset.path),
+        output,
+        source,
+        &clips,
+        settings,
+        options.player,
+        force,
+    )
+}
+
+/// A BVH or ACL asset as the glTF scene `skelpack convert` writes, and that scene
+/// re-imported, carrying the source's tolerance, marker offsets and units.
+fn convert_in_memory(asset: &Asset) -> Result<(GltfDoc, Asset), ExportError> {
+    let doc = super::scene_to_gltf(&asset.skeleton, &asset.clips, &asset.meshes)?;
+    let bytes = doc.to_bytes(GltfFormat::Binary)?;
+    let path = asset.path.with_extension("converted.glb");
+    let mut converted =
+        crate::import::load_bytes(&path, &bytes).map_err(|e| ExportError::new(e.to_string()))?;
+    converted.path = asset.path.clone();
+    converted.source_tolerance = asset.source_tolerance;
+    converted.units = asset.units.clone();
+    for joint in converted.skeleton.joints.iter_mut() {
+        if let Some(j) = asset.skeleton.find(&joint.name) {
+            joint.source_marker_offset = asset.skeleton.joints[j].source_marker_offset;
+        }
+    }
+    let doc = GltfDoc::from_bytes(&path, &bytes)?;
+    Ok((doc, converted))
 }
 
 /// Writes clips already compressed at the user's tolerance (no tighter re-runs, so SHORT
-/// rotations are used only where the codec left room for them).
+/// rotations are used only where the codec left room for them). Cubic tracks become dense
+/// LINEAR ones unless `options.player` allows CUBICSPLINE.
 pub fn write_compressed_gltf(
     asset: &Asset,
     clips: &[CompressedClip],
     settings: &crate::settings::Settings,
     output: &Path,
+    options: &GltfOptions,
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
     if clips.len() != asset.clips.len() {
@@ -586,13 +807,82 @@ pub fn write_compressed_gltf(
             asset.clips.len()
         )));
     }
+    let original = GltfDoc::read(&asset.path)?;
     let prepared: Vec<GltfClip> = clips
         .iter()
         .zip(&asset.clips)
-        .map(|(cc, raw)| {
+        .enumerate()
+        .map(|(i, (cc, raw))| {
             let resolved = settings.resolve(asset, &raw.name);
-            GltfClip::new(&asset.skeleton, raw, cc.clone(), &resolved)
+            let keyed = keyed_channels(&original, i, &asset.skeleton);
+            GltfClip::new(
+                &asset.skeleton,
+                raw,
+                cc.clone(),
+                &resolved,
+                options,
+                Some(&keyed),
+            )
         })
         .collect();
-    export_gltf(&asset.path, output, asset, &prepared, force)
+    export_doc(
+        &original,
+        Some(&asset.path),
+        output,
+        asset,
+        &prepared,
+        settings,
+        options.player,
+        force,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn constant(joint: usize, kind: usize) -> Channel {
+        Channel {
+            joint,
+            kind,
+            interp: Interp::Linear,
+            ticks: vec![0],
+            values: vec![Vec4::W],
+            tangents: vec![],
+            storage: Storage::Float,
+        }
+    }
+
+    #[test]
+    fn anchoring_never_adds_a_channel() {
+        // A static clip: only one-key channels; one of them is held on a 3-key line.
+        let mut channels = vec![constant(3, 1), constant(5, 0)];
+        anchor_time_grid(&mut channels, 10);
+        assert_eq!(channels.len(), 2);
+        assert_eq!(channels[0].ticks, vec![0, TICKS, 9 * TICKS]);
+        assert!(channels[0].values.iter().all(|&v| v == Vec4::W));
+        assert_eq!((channels[1].joint, channels[1].ticks.len()), (5, 1));
+        // No channel at all (the source drove nothing on the skeleton): nothing is added.
+        let mut none: Vec<Channel> = Vec::new();
+        anchor_time_grid(&mut none, 10);
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn rest_channels_only_where_the_source_keyed() {
+        let skeleton = Skeleton::new(vec![
+            crate::model::Joint::new("a", None, crate::model::Transform::IDENTITY),
+            crate::model::Joint::new("b", Some(0), crate::model::Transform::IDENTITY),
+        ])
+        .unwrap();
+        let mut channels = vec![constant(0, 1)];
+        add_rest_channels(
+            &mut channels,
+            &skeleton,
+            &[[false, true, false], [true, false, false]],
+        );
+        let targets: Vec<(usize, usize)> = channels.iter().map(|c| (c.joint, c.kind)).collect();
+        assert_eq!(targets, vec![(0, 1), (1, 0)]);
+        assert_eq!(channels[1].ticks, vec![0]);
+    }
 }

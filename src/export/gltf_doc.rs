@@ -78,6 +78,13 @@ impl GltfDoc {
         }
     }
 
+    /// Reads the `.glb` or `.gltf` file at `path`.
+    pub fn read(path: &Path) -> Result<Self, ExportError> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| ExportError::new(format!("{}: cannot read: {e}", path.display())))?;
+        Self::from_bytes(path, &bytes)
+    }
+
     /// Reads a `.glb` or `.gltf` (data-URI or external buffers, resolved beside `path`).
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, ExportError> {
         let err = |m: String| ExportError::new(format!("{}: {m}", path.display()));
@@ -275,23 +282,25 @@ impl GltfDoc {
         self.push_accessor(view, component::U32, false, values.len(), kind, None, None)
     }
 
-    /// Serializes as `.glb` or as `.gltf` with data-URI buffers. Buffer 0 becomes the BIN
-    /// chunk of a `.glb`; any buffer that referred to an external file is embedded, so the
-    /// result is self-contained wherever it is written.
+    /// Serializes as `.glb` or as `.gltf` with data-URI buffers. Unused buffers are dropped;
+    /// a `.glb` holds every buffer in its BIN chunk (see [`super::buffers`]); any buffer
+    /// that referred to an external file is embedded, so the result is self-contained
+    /// wherever it is written.
     pub fn to_bytes(&self, format: GltfFormat) -> Result<Vec<u8>, ExportError> {
-        let mut json = self.json.clone();
+        let merged = super::buffers::consolidate(self, format == GltfFormat::Binary);
+        let mut json = merged.json.clone();
         let buffers = json
             .get_mut("buffers")
             .and_then(Value::as_array_mut)
             .ok_or_else(|| ExportError::new("the document has no buffers"))?;
-        if buffers.len() != self.buffers.len() {
+        if buffers.len() != merged.buffers.len() {
             return Err(ExportError::new(format!(
                 "the document lists {} buffers but holds {}",
                 buffers.len(),
-                self.buffers.len()
+                merged.buffers.len()
             )));
         }
-        for (i, (b, data)) in buffers.iter_mut().zip(&self.buffers).enumerate() {
+        for (i, (b, data)) in buffers.iter_mut().zip(&merged.buffers).enumerate() {
             let obj = b
                 .as_object_mut()
                 .ok_or_else(|| ExportError::new(format!("buffer {i} is not an object")))?;
@@ -306,7 +315,7 @@ impl GltfDoc {
             .map_err(|e| ExportError::new(format!("cannot serialize glTF JSON: {e}")))?;
         Ok(match format {
             GltfFormat::Embedded => text,
-            GltfFormat::Binary => glb(&text, &self.buffers[0]),
+            GltfFormat::Binary => glb(&text, &merged.buffers[0]),
         })
     }
 }

@@ -8,13 +8,13 @@
 
 use std::path::Path;
 
-use glam::{Affine3A, Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use serde_json::{Map, Value, json};
 
 use super::gltf_doc::target;
 use super::{ExportError, GltfDoc, GltfFormat};
 use crate::import::SkinnedMesh;
-use crate::model::{Clip, JointTracks, Skeleton, Transform, local_to_object};
+use crate::model::{Clip, JointTracks, Skeleton, Transform, local_to_object_f64};
 
 /// Builds the glTF document for a skeleton, its clips and (optionally) skinned meshes.
 pub fn scene_to_gltf(
@@ -119,9 +119,14 @@ fn write_meshes(doc: &mut GltfDoc, skeleton: &Skeleton, meshes: &[SkinnedMesh]) 
     let deforming: Vec<usize> = skeleton.deforming_joints().collect();
     if meshes.is_empty() {
         if !deforming.is_empty() {
-            let mut world = vec![Affine3A::IDENTITY; skeleton.len()];
-            local_to_object(skeleton, &skeleton.rest_pose(), &mut world);
-            let ibm: Vec<Mat4> = world.iter().map(|m| Mat4::from(*m).inverse()).collect();
+            // Inverted as affine transforms in double precision: the last row stays exactly
+            // (0, 0, 0, 1), as validators require of inverse bind matrices.
+            let mut world = vec![glam::DAffine3::IDENTITY; skeleton.len()];
+            local_to_object_f64(skeleton, &skeleton.rest_pose(), &mut world);
+            let ibm: Vec<Mat4> = world
+                .iter()
+                .map(|m| glam::DMat4::from(m.inverse()).as_mat4())
+                .collect();
             push_skin(doc, &deforming, &ibm);
         }
         return Vec::new();

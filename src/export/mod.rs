@@ -5,19 +5,23 @@
 //! (embedded data-URI buffer); [`gltf_scene`] writes a new file from a skeleton, clips and
 //! meshes (BVH / ACL conversion, the default character); [`gltf_compressed`] rewrites an
 //! original glTF's animations from the codec's output ([`channels`] holds the channel data
-//! and a glTF-exact player; [`compact`] drops the replaced data).
+//! and a player under each [`Rule`]; [`verify`] fits them to the target [`Player`];
+//! [`compact`] drops the replaced data).
 
+pub mod buffers;
 pub mod channels;
 pub mod compact;
 pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;
+pub mod verify;
 
 use std::path::Path;
 
+pub use channels::{Player, Rule};
 pub use gltf_compressed::{
-    AnimationExport, CompressedGltf, GltfClip, compress_to_gltf, compressed_gltf, encode_for_gltf,
-    export_gltf, write_compressed_gltf,
+    AnimationExport, ChannelExport, CompressedGltf, GltfClip, GltfOptions, compress_to_gltf,
+    compressed_gltf, encode_for_gltf, export_gltf, keyed_channels, write_compressed_gltf,
 };
 pub use gltf_doc::{GltfDoc, GltfFormat};
 pub use gltf_scene::{scene_to_gltf, write_scene};

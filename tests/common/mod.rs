@@ -95,6 +95,38 @@ pub fn max_error(
 /// Runs `animeval.py ORIGINAL EXPORTED --json --shell SHELL`; `None` (with a message) when
 /// python3 or numpy is missing.
 pub fn animeval(original: &Path, exported: &Path, shell: f32) -> Option<serde_json::Value> {
+    animeval_with(original, exported, shell, &[])
+}
+
+/// [`animeval`] as players see it: physical markers, the worst of slerp, nlerp and keys as
+/// stored (`--player portable`), 4x oversampling.
+pub fn animeval_portable(
+    original: &Path,
+    exported: &Path,
+    shell: f32,
+) -> Option<serde_json::Value> {
+    animeval_with(
+        original,
+        exported,
+        shell,
+        &[
+            "--markers",
+            "physical",
+            "--player",
+            "portable",
+            "--oversample",
+            "4",
+        ],
+    )
+}
+
+/// Runs animeval with `extra` flags after `--json --shell SHELL`.
+pub fn animeval_with(
+    original: &Path,
+    exported: &Path,
+    shell: f32,
+    extra: &[&str],
+) -> Option<serde_json::Value> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/animeval.py");
     let probe = Command::new("python3")
         .args(["-c", "import numpy"])
@@ -108,6 +140,7 @@ pub fn animeval(original: &Path, exported: &Path, shell: f32) -> Option<serde_js
         .arg(original)
         .arg(exported)
         .args(["--json", "--shell", &shell.to_string()])
+        .args(extra)
         .output()
         .expect("run python3");
     assert!(

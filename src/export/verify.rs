@@ -1,0 +1,236 @@
+//! Making exported channels hold in players: measures the channels the way each rule of a
+//! [`Player`] evaluates them (slerp, nlerp, keys as stored) at every sample and the quarter
+//! points between samples, inserts rotation keys where nlerp leaves slerp's path, and stores
+//! rotations as normalized SHORT wherever the rounding keeps every joint within its limit.
+
+use glam::{DAffine3, Quat, Vec4};
+
+use super::channels::{Channel, Played, Player, Rule, Storage};
+use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
+use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
+use crate::settings::Resolved;
+
+/// Fraction of the tolerance an exported glTF is verified against: players evaluate in
+/// their own precision (animeval in f64, engines in f32), which moves far joints of a large
+/// character by up to ~0.5 µm.
+pub const PLAYER_GUARD: f32 = 0.99;
+
+/// Rounds of refinement before giving up on a joint (each halves its nlerp allowance or
+/// returns SHORT rotations on its chain to float).
+const MAX_ROUNDS: usize = 32;
+
+/// Fits `channels` (a clip's, at `rate` over `frames` frames) to `player`: nlerp-safe keys
+/// and SHORT storage where they hold. Each joint must stay within the larger of its
+/// tolerance and what the codec's own curves reach under the spec. Returns the largest error
+/// over all rules and the worst error / tolerance ratio.
+pub fn fit_players(
+    channels: &mut [Channel],
+    skeleton: &Skeleton,
+    raw: &Clip,
+    rate: f32,
+    frames: usize,
+    settings: &Resolved,
+    player: Player,
+) -> (f32, f32) {
+    let mut limits = settings.limits.clone();
+    for t in limits.tolerance.iter_mut() {
+        *t *= PLAYER_GUARD;
+    }
+    // Quarter points between samples, as glTF checkers (animeval --oversample 4) look.
+    let reference = Reference::with_inner_points(skeleton, raw, raw.frame_count, 3);
+    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+    let spec = Played::new(&rest, channels, rate, frames);
+    let base = measure(skeleton, &reference, &spec, &limits, true);
+    let allowed: Vec<f32> = (0..skeleton.len())
+        .map(|j| limits.tolerance[j].max(base.joint_max[j]) * (1.0 + 1e-4))
+        .collect();
+    let rules = player.rules();
+    let nlerp = rules.contains(&Rule::Nlerp);
+    let mut chord = initial_chords(skeleton, &limits);
+    if nlerp {
+        for c in channels.iter_mut() {
+            c.split_for_nlerp(chord[c.joint]);
+        }
+    }
+    for c in channels.iter_mut() {
+        if c.short_eligible(rate) {
+            c.storage = Storage::Short;
+        }
+    }
+    let mut reports = measure_rules(
+        channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
+    );
+    for _ in 0..MAX_ROUNDS {
+        let over: Vec<usize> = (0..skeleton.len())
+            .filter(|&j| limits.evaluated[j] && worst(&reports, j) > allowed[j])
+            .collect();
+        if over.is_empty() {
+            break;
+        }
+        let mut changed = false;
+        let mut halved = vec![false; skeleton.len()];
+        for &j in &over {
+            let by_rule = |r: Rule| {
+                rules
+                    .iter()
+                    .position(|&x| x == r)
+                    .map_or(0.0, |i| reports[i].joint_max[j])
+            };
+            let mut fixed = false;
+            if nlerp
+                && by_rule(Rule::Nlerp) > allowed[j]
+                && by_rule(Rule::Nlerp) > by_rule(Rule::Slerp)
+            {
+                for c in channels.iter_mut() {
+                    if c.is_rotation() && skeleton.is_ancestor_or_self(c.joint, j) {
+                        if !halved[c.joint] {
+                            halved[c.joint] = true;
+                            chord[c.joint] *= 0.5;
+                        }
+                        fixed |= c.split_for_nlerp(chord[c.joint]);
+                    }
+                }
+            }
+            if !fixed {
+                for c in channels.iter_mut() {
+                    if c.storage == Storage::Short && skeleton.is_ancestor_or_self(c.joint, j) {
+                        c.storage = Storage::Float;
+                        fixed = true;
+                    }
+                }
+            }
+            changed |= fixed;
+        }
+        if !changed {
+            break;
+        }
+        reports = measure_rules(
+            channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
+        );
+    }
+    let max = reports
+        .iter()
+        .map(|e| e.samples.max.max(e.midpoints.map_or(0.0, |m| m.max)))
+        .fold(0.0, f32::max);
+    let ratio = reports
+        .iter()
+        .map(|e| {
+            e.samples
+                .worst_ratio
+                .max(e.midpoints.map_or(0.0, |m| m.worst_ratio))
+        })
+        .fold(0.0, f32::max);
+    (max, ratio)
+}
+
+/// One error report per rule.
+#[allow(clippy::too_many_arguments)]
+fn measure_rules(
+    channels: &[Channel],
+    skeleton: &Skeleton,
+    reference: &Reference,
+    rest: &[Transform],
+    rate: f32,
+    frames: usize,
+    limits: &JointLimits,
+    rules: &[Rule],
+) -> Vec<ErrorReport> {
+    rules
+        .iter()
+        .map(|&rule| {
+            let played = Played::with_rule(rest, channels, rate, frames, rule);
+            measure(skeleton, reference, &played, limits, true)
+        })
+        .collect()
+}
+
+/// Joint `j`'s largest error over the rules.
+fn worst(reports: &[ErrorReport], j: usize) -> f32 {
+    reports.iter().map(|e| e.joint_max[j]).fold(0.0, f32::max)
+}
+
+/// Per joint, the quaternion chord by which nlerp may leave slerp's path: half of the
+/// rotation that moves some marker at or below the joint by its tolerance at the rest pose
+/// (a rotation of angle a moves a point at distance r by at most a * r; a quaternion chord
+/// is about half the rotation angle). The fit loop halves it where that is not enough.
+fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f32> {
+    let n = skeleton.len();
+    let mut obj = vec![DAffine3::IDENTITY; n];
+    local_to_object_f64(skeleton, &skeleton.rest_pose(), &mut obj);
+    let scale: Vec<f64> = obj
+        .iter()
+        .map(|m| {
+            (m.matrix3.x_axis.length() + m.matrix3.y_axis.length() + m.matrix3.z_axis.length())
+                / 3.0
+        })
+        .collect();
+    (0..n)
+        .map(|j| {
+            let mut angle = f64::INFINITY;
+            for k in 0..n {
+                if !limits.evaluated[k] || !skeleton.is_ancestor_or_self(j, k) {
+                    continue;
+                }
+                let m = limits.marker_offset[k] as f64;
+                let reach =
+                    (obj[k].translation - obj[j].translation).length() + m.max(m * scale[k]);
+                if reach > 0.0 {
+                    angle = angle.min(limits.tolerance[k] as f64 / reach);
+                }
+            }
+            // Half the budget for nlerp; the chord is about half the rotation angle.
+            if angle.is_finite() {
+                (0.5 * angle * 0.5) as f32
+            } else {
+                f32::INFINITY
+            }
+        })
+        .collect()
+}
+
+/// A raw clip as an nlerp player plays its samples: rotations lerped on the shorter arc
+/// and normalized, translation and scale lerped.
+pub struct NlerpClip<'a>(pub &'a Clip);
+
+impl PoseSource for NlerpClip<'_> {
+    fn sample_local(&self, frame: f32, out: &mut [Transform]) {
+        let clip = self.0;
+        let last = clip.frame_count.saturating_sub(1);
+        let f = frame.clamp(0.0, last as f32);
+        let i0 = (f.floor() as usize).min(last);
+        let i1 = (i0 + 1).min(last);
+        let u = f - i0 as f32;
+        for (o, t) in out.iter_mut().zip(&clip.tracks) {
+            let a = t.at(i0);
+            if u <= 0.0 || i0 == i1 {
+                *o = a;
+                continue;
+            }
+            let b = t.at(i1);
+            let (qa, qb) = (Vec4::from(a.rotation), Vec4::from(b.rotation));
+            let qb = if qa.dot(qb) < 0.0 { -qb } else { qb };
+            *o = Transform::new(
+                a.translation.lerp(b.translation, u),
+                Quat::from_vec4(qa.lerp(qb, u)).normalize(),
+                a.scale.lerp(b.scale, u),
+            );
+        }
+    }
+}
+
+/// Per joint, how far the source itself moves when its samples are played by nlerp
+/// instead of slerp (at the quarter points between samples): error no key on the sample
+/// grid can remove, so the codec's budget leaves room for it. Zero for players without
+/// nlerp.
+pub fn inherent_nlerp_error(
+    skeleton: &Skeleton,
+    raw: &Clip,
+    limits: &JointLimits,
+    player: Player,
+) -> Vec<f32> {
+    if !player.rules().contains(&Rule::Nlerp) {
+        return vec![0.0; skeleton.len()];
+    }
+    let reference = Reference::with_inner_points(skeleton, raw, raw.frame_count, 3);
+    measure(skeleton, &reference, &NlerpClip(raw), limits, true).joint_max
+}
