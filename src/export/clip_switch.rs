@@ -137,10 +137,10 @@ pub fn switch_ratios(
                         rule,
                     );
                     let e = measure(skeleton, &reference, &played, &limits[b], true);
-                    for j in 0..n {
+                    for (j, w) in worst.iter_mut().enumerate() {
                         if limits[b].evaluated[j] {
                             let tol = (limits[b].tolerance[j] * PLAYER_GUARD).max(1e-12);
-                            worst[j] = worst[j].max(e.joint_max[j] / tol);
+                            *w = w.max(e.joint_max[j] / tol);
                         }
                     }
                 }
