@@ -757,6 +757,29 @@ pub fn compress_to_gltf(
             .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    let mut clips = clips;
+    // Every clip must also hold when played after any other without a reset of the pose.
+    let keyed: Vec<Vec<[bool; 3]>> = (0..source.clips.len())
+        .map(|i| keyed_channels(&original, i, &source.skeleton))
+        .collect();
+    let resolved: Vec<Resolved> = source
+        .clips
+        .iter()
+        .map(|c| settings.resolve(source, &c.name))
+        .collect();
+    let after_switch = super::clip_switch::hold_switches(
+        &source.skeleton,
+        &source.clips,
+        &keyed,
+        &mut clips,
+        &resolved,
+        options,
+        &control,
+    )
+    .map_err(|e| ExportError::new(format!("clip switching: {e}")))?;
+    for (c, r) in clips.iter_mut().zip(after_switch) {
+        c.worst_ratio = c.worst_ratio.max(r);
+    }
     export_doc(
         &original,
         Some(&asset.path),

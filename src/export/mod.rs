@@ -10,6 +10,7 @@
 
 pub mod buffers;
 pub mod channels;
+pub mod clip_switch;
 pub mod compact;
 pub mod gltf_compressed;
 pub mod gltf_doc;
