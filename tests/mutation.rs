@@ -20,7 +20,7 @@ const MEMORY_CAP: usize = 2 << 30;
 /// The longest one case may take before the watchdog aborts the run.
 const CASE_SECONDS: u64 = 20;
 /// Cases per seed file by default.
-const DEFAULT_CASES: usize = 220;
+const DEFAULT_CASES: usize = 2000;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
 /// The running case (1-based; 0 between cases) and when it started (ms since the run began).
@@ -424,6 +424,7 @@ fn mutated_assets_give_an_asset_or_one_clean_error() {
             CASE.store(0, Ordering::Relaxed);
             let took = started.elapsed();
             let name = path.file_name().unwrap().to_string_lossy();
+            let failed_before = failures.len();
             match result {
                 Err(_) => failures.push(format!("case {case} ({name}): panic")),
                 Ok(Ok(_)) => ok += 1,
@@ -438,7 +439,7 @@ fn mutated_assets_give_an_asset_or_one_clean_error() {
             if took > Duration::from_secs(5) {
                 failures.push(format!("case {case} ({name}): took {took:?}"));
             }
-            if failures.len() == 1 && failures[0].contains("panic") {
+            if failures.len() > failed_before {
                 save_reproducer(case, path, &input);
             }
         }
@@ -452,7 +453,7 @@ fn mutated_assets_give_an_asset_or_one_clean_error() {
     assert!(errors > 0 && ok > 0, "the mutator produced no variety");
 }
 
-/// Keeps the first failing input under `target/mutation-failures/` for a regression test.
+/// Keeps a failing input under `target/tmp/mutation-failures/` for a regression test.
 fn save_reproducer(case: u64, path: &Path, bytes: &[u8]) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("mutation-failures");
     let _ = std::fs::create_dir_all(&dir);

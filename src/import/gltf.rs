@@ -20,7 +20,9 @@ use crate::model::{Clip, Joint, JointTracks, Skeleton, Transform};
 
 pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let err = |m: String| ImportError::new(path, m);
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| err(describe_gltf_error(&e)))?;
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes)
+        .map_err(|e| err(describe_gltf_error(&e)))?;
+    gltf_check::validate_json(gltf.document.as_json()).map_err(err)?;
     let base = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

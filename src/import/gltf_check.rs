@@ -8,6 +8,36 @@
 use gltf::accessor::{DataType, Dimensions};
 use gltf::json::validation::Checked;
 
+/// The `gltf` crate's own validation (indices, enums, required fields), after the one
+/// check its validation assumes: a primitive's `POSITION` accessor exists (it indexes it).
+pub(super) fn validate_json(root: &gltf::json::Root) -> Result<(), String> {
+    use gltf::json::validation::Validate;
+    for (mi, mesh) in root.meshes.iter().enumerate() {
+        for (pi, prim) in mesh.primitives.iter().enumerate() {
+            for (semantic, acc) in &prim.attributes {
+                if acc.value() >= root.accessors.len() {
+                    return Err(format!(
+                        "invalid glTF: meshes[{mi}].primitives[{pi}].attributes[{}]: accessor {} does not exist",
+                        semantic.to_string(),
+                        acc.value()
+                    ));
+                }
+            }
+        }
+    }
+    let mut errors = Vec::new();
+    root.validate(root, gltf::json::Path::new, &mut |path, error| {
+        if errors.len() < 3 {
+            errors.push(format!("{}: {error}", path()));
+        }
+    });
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("invalid glTF: {}", errors.join("; ")))
+    }
+}
+
 /// Node parents (`None` for roots) of a document that passed every check.
 pub(super) type Parents = Vec<Option<usize>>;
 
@@ -257,7 +287,11 @@ mod tests {
     use super::*;
 
     fn doc(json: &str) -> gltf::Document {
-        gltf::Gltf::from_slice(json.as_bytes()).unwrap().document
+        let d = gltf::Gltf::from_slice_without_validation(json.as_bytes())
+            .unwrap()
+            .document;
+        validate_json(d.as_json()).unwrap();
+        d
     }
 
     #[test]
