@@ -186,6 +186,7 @@ mod tests {
     fn refuses_leaving_the_folder() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("a.bin"), [1, 2, 3, 4]).unwrap();
+        std::fs::create_dir(d.path().join("sub")).unwrap();
         for uri in [
             "/etc/passwd",
             "../x.bin",
