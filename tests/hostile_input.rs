@@ -457,3 +457,25 @@ fn equal_gltf_key_times() {
     );
     expect_error(&p, "strictly increasing");
 }
+
+// A symlink loop inside a folder given to `report` is not followed.
+#[cfg(unix)]
+#[test]
+fn folder_symlink_loops_are_not_followed() {
+    let d = tempfile::tempdir().unwrap();
+    let bvh = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n0 0 0\n0 10 0\n";
+    write(d.path(), "tiny.bvh", bvh.as_bytes());
+    std::os::unix::fs::symlink(".", d.path().join("loop")).unwrap();
+    let out = run(
+        &["report", d.path().to_str().unwrap(), "--json"],
+        Duration::from_secs(60),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("tiny.bvh").count(), 1, "{stdout}");
+}

@@ -206,6 +206,7 @@ pub(crate) type Imported = (
 );
 
 /// Lists importable files under `path` (itself if a file; recursively if a folder), sorted.
+/// Symlinked folders inside `path` are not followed (a link loop cannot recurse forever).
 pub fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     if path.is_dir() {
@@ -213,9 +214,12 @@ pub fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
         entries.sort_by_key(|e| e.path());
         for e in entries {
             let p = e.path();
-            if p.is_dir() {
+            if e.file_type()?.is_dir() {
                 out.extend(collect_files(&p)?);
-            } else if is_supported(&p) && !p.to_string_lossy().contains("format_reference") {
+            } else if !p.is_dir()
+                && is_supported(&p)
+                && !p.to_string_lossy().contains("format_reference")
+            {
                 out.push(p);
             }
         }
