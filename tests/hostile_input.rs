@@ -148,6 +148,17 @@ fn channel_target_out_of_range_or_invalid() {
         &write_gltf(d.path(), "target_path.gltf", &doc),
         "target path is not valid",
     );
+    // The same target twice (the spec forbids it; each copy would be sampled in full).
+    let mut doc = gltf_doc();
+    let ch = doc["animations"][0]["channels"][0].clone();
+    doc["animations"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(ch);
+    expect_error(
+        &write_gltf(d.path(), "twice.gltf", &doc),
+        "already the target of another channel",
+    );
 }
 
 // Cause 3: JOINTS_0 / WEIGHTS_0 (and animation outputs) with an illegal component type.

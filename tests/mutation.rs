@@ -162,11 +162,12 @@ fn mutate_json(v: &mut Value, r: &mut Rng) {
     let mut cur = &mut *v;
     for (i, k) in path.iter().enumerate() {
         let last = i + 1 == path.len();
-        if last && r.below(6) == 0 {
-            if let (Value::Object(m), Key::Name(n)) = (&mut *cur, k) {
-                m.remove(n);
-                return;
-            }
+        if last
+            && r.below(6) == 0
+            && let (Value::Object(m), Key::Name(n)) = (&mut *cur, k)
+        {
+            m.remove(n);
+            return;
         }
         cur = match (cur, k) {
             (Value::Object(m), Key::Name(n)) => m.get_mut(n).unwrap(),
@@ -218,7 +219,7 @@ fn split_glb(b: &[u8]) -> Option<(Value, Vec<u8>)> {
 
 fn join_glb(json: &Value, bin: &[u8]) -> Vec<u8> {
     let mut j = serde_json::to_vec(json).unwrap();
-    while j.len() % 4 != 0 {
+    while !j.len().is_multiple_of(4) {
         j.push(b' ');
     }
     let mut out = Vec::new();

@@ -101,6 +101,9 @@ fn check_animations(doc: &gltf::Document) -> Result<(), String> {
     let node_count = json.nodes.len();
     let accessors: Vec<gltf::Accessor> = doc.accessors().collect();
     for (ai, anim) in json.animations.iter().enumerate() {
+        // Spec: each (node, path) at most once per animation; this also bounds the sampling
+        // work (channels × frames) by 4 × nodes × frames.
+        let mut targets = std::collections::HashSet::new();
         for (ci, ch) in anim.channels.iter().enumerate() {
             let at = || format!("animation {ai} channel {ci}");
             let node = ch.target.node.value();
@@ -113,6 +116,12 @@ fn check_animations(doc: &gltf::Document) -> Result<(), String> {
             let Checked::Valid(path) = ch.target.path else {
                 return Err(format!("{}: target path is not valid", at()));
             };
+            if !targets.insert((node, path as u8)) {
+                return Err(format!(
+                    "{}: node {node} {path:?} is already the target of another channel",
+                    at()
+                ));
+            }
             let sampler = anim
                 .samplers
                 .get(ch.sampler.value())
