@@ -609,3 +609,146 @@ fn gltf_export_of_a_non_gltf_source_says_why_and_writes_nothing() {
     assert!(!h.state().export_running());
     assert!(!out.exists());
 }
+
+#[test]
+fn unit_override_changes_tolerances_and_round_trips_through_the_sidecar() {
+    use skelpack::model::LengthUnit;
+    let mut h = harness(None);
+    let before = tolerances(&h);
+    assert_eq!(
+        h.state().document().unwrap().resolved.unit,
+        LengthUnit::Metre
+    );
+    // The unit picker names the inferred unit and how sure it is.
+    h.get_by_value("inferred: metre (high)").click();
+    h.run();
+    h.get_by_label("centimetre").click();
+    settle(&mut h);
+    let doc = h.state().document().unwrap();
+    assert_eq!(doc.settings.unit, Some(LengthUnit::Centimetre));
+    assert_eq!(doc.resolved.unit, LengthUnit::Centimetre);
+    assert!(doc.is_dirty());
+    // Tolerances are physical: 0.1 mm is now 0.01 scene units.
+    for (a, b) in before.iter().zip(tolerances(&h)) {
+        assert!((b / a - 100.0).abs() < 1e-3, "{a} -> {b}");
+    }
+    // A 1.76-unit person in centimetres is implausible: the panel says so.
+    h.get_by_label_contains("Check the unit");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("character.skelpack.toml");
+    h.state_mut()
+        .perform(Action::SaveSettings(Some(path.clone())));
+    h.run_steps(2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("unit = \"centimetre\""), "{text}");
+    let saved = skelpack::settings::Settings::load(&path).unwrap();
+    assert_eq!(saved, h.state().document().unwrap().settings);
+    // Undo brings the inferred unit back.
+    h.get_by_label("Edit").click();
+    h.run();
+    h.get_by_label("Undo Unit: centimetre").click();
+    settle(&mut h);
+    assert_eq!(h.state().document().unwrap().settings.unit, None);
+    assert_eq!(tolerances(&h), before);
+}
+
+#[test]
+fn a_tolerance_below_the_floor_asks_first() {
+    use skelpack::app::panels::floor;
+    let mut h = harness(None);
+    let tip = "RightHandIndex3";
+    let before = tolerance_mm(&h, tip);
+    let floor_mm = {
+        let d = h.state().document().unwrap();
+        let j = d.asset.skeleton.find(tip).unwrap();
+        d.result.as_ref().unwrap().clip.report.floors[j] * 1000.0
+    };
+    assert!(floor_mm > 0.0 && floor_mm < 0.01, "floor {floor_mm} mm");
+    let impossible = (floor_mm / 10.0) as f64;
+    let ask = |h: &mut Harness<'static, App>| {
+        let mut s = h.state().document().unwrap().settings.clone();
+        s.joints.entry(tip.into()).or_default().tolerance_mm = Some(impossible as f32);
+        h.state_mut().perform(Action::EditSettings(
+            format!("tolerance of {tip}"),
+            Box::new(s),
+        ));
+        h.run();
+    };
+    ask(&mut h);
+    h.get_by_label(floor::TITLE);
+    h.get_by_label(floor::CANCEL).click();
+    h.run();
+    assert!(h.query_by_label(floor::TITLE).is_none());
+    assert_eq!(tolerance_mm(&h, tip), before, "kept");
+    // Applied anyway: the joint is reported with its floor; every other joint holds.
+    ask(&mut h);
+    h.get_by_label(floor::APPLY).click();
+    settle(&mut h);
+    assert!(
+        (tolerance_mm(&h, tip) as f64 - impossible).abs() < 1e-9,
+        "{} mm, asked {impossible} mm; status {}",
+        tolerance_mm(&h, tip),
+        h.state().status()
+    );
+    let d = h.state().document().unwrap();
+    let r = d.result.as_ref().unwrap();
+    let failures = &r.clip.report.failures;
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    assert_eq!(failures[0].joint, tip);
+    h.get_by_label_contains(&format!("{tip} (floor"));
+}
+
+#[test]
+fn undo_and_redo_show_the_earlier_results_at_once() {
+    let mut h = harness(None);
+    let tip = "LeftHandIndex3";
+    let before = compressed_bytes(&h);
+    let mut s = h.state().document().unwrap().settings.clone();
+    s.joints.entry(tip.into()).or_default().tolerance_mm = Some(0.02);
+    h.state_mut().perform(Action::EditSettings(
+        format!("tolerance of {tip}"),
+        Box::new(s),
+    ));
+    settle(&mut h);
+    let after = compressed_bytes(&h);
+    assert_ne!(after, before);
+    // Undo: the result for the earlier settings is there on the very next frame, with no
+    // compression started.
+    h.state_mut().perform(Action::Undo);
+    h.step();
+    let doc = h.state().document().unwrap();
+    assert!(doc.result.is_some(), "shown at once");
+    assert_eq!(compressed_bytes(&h), before);
+    assert!(!h.state().is_compressing(), "nothing recompressed");
+    h.state_mut().perform(Action::Redo);
+    h.step();
+    assert_eq!(compressed_bytes(&h), after);
+    assert!(!h.state().is_compressing());
+}
+
+#[test]
+fn playback_follows_the_wall_clock() {
+    let mut h = harness(None);
+    let rate = h.state().document().unwrap().sample_rate();
+    h.state_mut().playback_mut().looping = false;
+    h.state_mut().playback_mut().frame = 0.0;
+    h.state_mut().perform(Action::TogglePlay);
+    h.step(); // applies the action
+    h.step(); // starts the clock
+    let after_first = std::time::Instant::now();
+    let f0 = h.state().playback().frame;
+    std::thread::sleep(Duration::from_millis(400));
+    let before_second = std::time::Instant::now();
+    h.step();
+    let after_second = std::time::Instant::now();
+    let moved = h.state().playback().frame - f0;
+    // The app's clock read falls inside the test's brackets around the two frames.
+    let least = before_second.duration_since(after_first).as_secs_f32() * rate;
+    let most = after_second.duration_since(after_first).as_secs_f32() * rate + 1.0;
+    assert!(
+        (least * 0.99..=most).contains(&moved),
+        "moved {moved} frames; wall clock says {least}..{most}"
+    );
+    // Frames drawn this slowly are reported as skipped.
+    assert!(h.state().playback().skipping(rate));
+}

@@ -335,3 +335,54 @@ fn rigid_meshes_under_joints_follow_them() {
         }
     }
 }
+
+/// The unit of every shared file, inferred from its proportions (a person is 1-2.5 m from
+/// ankle to head joint; glTF declares metres), with how sure the inference is.
+#[test]
+fn every_shared_file_gets_its_unit() {
+    use skelpack::model::Confidence::{High, Medium};
+    let asf = LengthUnit::PerMetre(0.45 / 0.0254);
+    let mut expected = vec![
+        ("CesiumMan.glb".to_string(), LengthUnit::Metre, High),
+        ("Fox.glb".to_string(), LengthUnit::Centimetre, High),
+        ("InterpolationTest.glb".to_string(), LengthUnit::Metre, High),
+        (
+            "KayKit_Med_General.glb".to_string(),
+            LengthUnit::Metre,
+            High,
+        ),
+        ("RiggedFigure.glb".to_string(), LengthUnit::Metre, High),
+        ("RiggedSimple.glb".to_string(), LengthUnit::Metre, High),
+        // A 3 m robot: tall for a humanoid, metres as declared.
+        ("RobotExpressive.glb".to_string(), LengthUnit::Metre, Medium),
+        ("SimpleSkin.gltf".to_string(), LengthUnit::Metre, High),
+        // CMU capture in the ASF unit (1/0.45 inch): a 24-unit person is 1.36 m.
+        ("CMU_131_01.bvh".to_string(), asf, Medium),
+        ("pirouette.bvh".to_string(), LengthUnit::Centimetre, High),
+    ];
+    for f in std::fs::read_dir(common::asset("acl")).unwrap() {
+        let name = f.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".acl.sjson") && !name.starts_with("format_reference") {
+            expected.push((format!("acl/{name}"), LengthUnit::Centimetre, High));
+        }
+    }
+    assert!(expected.len() >= 19);
+    let listed: Vec<&str> = expected.iter().map(|e| e.0.as_str()).collect();
+    for p in common::all_assets() {
+        let rel = p
+            .strip_prefix(common::assets())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        assert!(listed.contains(&rel.as_str()), "{rel}: not in the list");
+    }
+    for (file, unit, confidence) in expected {
+        let a = import::load(&common::asset(&file)).unwrap();
+        assert_eq!(a.units.unit, unit, "{file}: {}", a.units.reason);
+        assert_eq!(a.units.confidence, confidence, "{file}: {}", a.units.reason);
+        assert!(
+            a.units.implausible_with(unit).is_none() || confidence != High,
+            "{file}"
+        );
+    }
+}

@@ -27,6 +27,8 @@ pub enum Action {
     Redo,
     /// Replace the settings with an edited copy; the label names the edit for Undo.
     EditSettings(String, Box<Settings>),
+    /// The same edit, confirmed although it sets tolerances below joints' floors.
+    EditSettingsBelowFloor(String, Box<Settings>),
     SetLayout(Layout),
     /// Select one joint (None: clear the selection).
     Select(Option<usize>),

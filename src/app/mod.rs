@@ -13,6 +13,7 @@ mod inspector;
 pub mod jobs;
 pub mod panels;
 pub mod png;
+pub mod result_cache;
 pub mod state;
 pub mod viewport;
 

@@ -33,10 +33,10 @@ pub struct Document {
     /// Settings resolved for the current clip (limits in scene units).
     pub resolved: Resolved,
     /// The result for [`Document::key`], when it has arrived.
-    pub result: Option<Compressed>,
+    pub result: Option<Arc<Compressed>>,
     /// The result before the last settings edit, shown (marked as stale) until the new one
     /// lands, so the panels do not flicker while tuning.
-    pub previous: Option<Compressed>,
+    pub previous: Option<Arc<Compressed>>,
     /// Compressed bytes and worst error of the result before the last settings edit (the
     /// stats panel shows what the edit changed).
     pub before_edit: Option<(usize, f32)>,
@@ -117,6 +117,15 @@ impl Document {
         self.failure = None;
     }
 
+    /// What a result must have been computed from to be shown now (for the result cache).
+    pub fn cache_key(&self) -> super::result_cache::CacheKey {
+        super::result_cache::CacheKey {
+            document: self.id,
+            clip: self.clip,
+            settings: self.resolved.clone(),
+        }
+    }
+
     /// Switches to another clip: nothing of the old clip's result is shown.
     pub fn set_clip(&mut self, clip: usize) {
         self.clip = clip;
@@ -127,12 +136,37 @@ impl Document {
 
     /// What the panels show: the current result, or the previous one while recompressing.
     pub fn shown(&self) -> Option<&Compressed> {
-        self.result.as_ref().or(self.previous.as_ref())
+        self.result.as_deref().or(self.previous.as_deref())
     }
 
     /// True while the panels show the previous result (a recompression is pending).
     pub fn is_stale(&self) -> bool {
         self.result.is_none() && self.previous.is_some()
+    }
+
+    /// Joints that `settings` would set below their floor (from the shown result) and that
+    /// are not below it already: an edit to confirm first.
+    pub fn below_floor(&self, settings: &Settings) -> Vec<super::panels::floor::BelowFloor> {
+        let Some(result) = self.result.as_ref().or(self.previous.as_ref()) else {
+            return Vec::new();
+        };
+        let floors = &result.clip.report.floors;
+        let clip = self
+            .asset
+            .clips
+            .get(self.clip)
+            .map_or("", |c| c.name.as_str());
+        let next = settings.resolve(&self.asset, clip).limits;
+        let now = &self.resolved.limits;
+        (0..next.len().min(floors.len()))
+            .filter(|&j| next.evaluated[j] && next.tolerance[j] < floors[j])
+            .filter(|&j| now.tolerance[j] >= floors[j] || next.tolerance[j] < now.tolerance[j])
+            .map(|j| super::panels::floor::BelowFloor {
+                joint: self.asset.skeleton.joints[j].name.clone(),
+                tolerance: next.tolerance[j],
+                floor: floors[j],
+            })
+            .collect()
     }
 
     pub fn is_dirty(&self) -> bool {
@@ -182,6 +216,12 @@ pub struct Playback {
     pub frame: f32,
     pub speed: f32,
     pub looping: bool,
+    /// When playback last advanced: time advances with the wall clock, so a slow window
+    /// skips frames instead of playing slowly.
+    pub clock: Option<std::time::Instant>,
+    /// Frames the window draws per second while playing (smoothed), to say when it cannot
+    /// keep up with the clip.
+    pub drawn_fps: f32,
 }
 
 impl Default for Playback {
@@ -191,11 +231,43 @@ impl Default for Playback {
             frame: 0.0,
             speed: 1.0,
             looping: true,
+            clock: None,
+            drawn_fps: 0.0,
         }
     }
 }
 
 impl Playback {
+    /// Advances to the wall-clock time `now` (nothing on the first call after play starts),
+    /// and keeps the window's drawing rate.
+    pub fn tick(&mut self, now: std::time::Instant, rate: f32, frames: usize) {
+        if !self.playing {
+            self.clock = None;
+            return;
+        }
+        if let Some(then) = self.clock {
+            let dt = now.duration_since(then).as_secs_f32();
+            if dt > 0.0 {
+                let fps = 1.0 / dt;
+                self.drawn_fps = if self.drawn_fps > 0.0 {
+                    0.8 * self.drawn_fps + 0.2 * fps
+                } else {
+                    fps
+                };
+            }
+            self.advance(dt, rate, frames);
+        } else {
+            self.drawn_fps = 0.0;
+        }
+        self.clock = Some(now);
+    }
+
+    /// True while playing and the window draws fewer frames than the clip has per second
+    /// (at the playback speed): frames are skipped to keep real time.
+    pub fn skipping(&self, rate: f32) -> bool {
+        self.playing && self.drawn_fps > 0.0 && self.drawn_fps < 0.9 * rate * self.speed
+    }
+
     /// Advances by `dt` seconds at `rate` fps through `frames` frames.
     pub fn advance(&mut self, dt: f32, rate: f32, frames: usize) {
         if !self.playing || frames < 2 {
@@ -291,5 +363,28 @@ mod tests {
         p.looping = true;
         p.step(1, 11);
         assert_eq!(p.frame, 0.0);
+    }
+
+    #[test]
+    fn playback_advances_by_wall_clock_time() {
+        use std::time::{Duration, Instant};
+        let mut p = Playback {
+            playing: true,
+            ..Playback::default()
+        };
+        let t0 = Instant::now();
+        p.tick(t0, 30.0, 100);
+        assert_eq!(p.frame, 0.0, "the first tick starts the clock");
+        // A slow frame of half a second moves 15 frames at 30 fps: real time.
+        p.tick(t0 + Duration::from_millis(500), 30.0, 100);
+        assert!((p.frame - 15.0).abs() < 1e-3, "{}", p.frame);
+        assert!(p.skipping(30.0), "2 fps drawn for a 30 fps clip");
+        p.speed = 2.0;
+        p.tick(t0 + Duration::from_millis(600), 30.0, 100);
+        assert!((p.frame - 21.0).abs() < 1e-3, "{}", p.frame);
+        p.playing = false;
+        p.tick(t0 + Duration::from_secs(5), 30.0, 100);
+        assert!(p.clock.is_none());
+        assert!((p.frame - 21.0).abs() < 1e-3);
     }
 }

@@ -11,6 +11,7 @@ use super::table;
 use super::tuning::TuningArgs;
 use crate::codec::{self, ClipReport, CompressedClip, Control};
 use crate::import::{self, Asset};
+use crate::model::format_mm;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -84,6 +85,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         eprintln!("warning: {w}");
     }
     let (settings, settings_file) = args.tuning.settings_for(&args.input)?;
+    if let Some(w) = settings.unit_warning(&asset) {
+        eprintln!("warning: {w}");
+    }
     let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
     let (unknown_joints, unknown_clips) = settings.unknown_names(&asset.skeleton, &names);
     if !unknown_joints.is_empty() {
@@ -151,10 +155,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             );
             for f in &c.report.failures {
                 println!(
-                    "  cannot meet tolerance at joint '{}': {:.4} mm over {:.4} mm",
+                    "  cannot meet tolerance at joint '{}': {} over {} (the tightest it can reach, its floor: {})",
                     f.joint,
-                    table::mm(f.max_error, resolved.unit),
-                    table::mm(f.tolerance, resolved.unit)
+                    format_mm(table::mm(f.max_error, resolved.unit)),
+                    format_mm(table::mm(f.tolerance, resolved.unit)),
+                    format_mm(table::mm(f.floor, resolved.unit))
                 );
             }
         }

@@ -1,7 +1,8 @@
 //! `skelpack inspect FILE... [--json]`: skeleton and clip facts per file.
 //!
 //! JSON (stable): an array with one object per file:
-//! `{ file, format, joints, deforming_joints, max_depth, extent, height, unit, meshes,
+//! `{ file, format, joints, deforming_joints, max_depth, extent, height, size, unit,
+//!    scene_units_per_metre, unit_confidence, unit_reason, meshes,
 //!    root: { name, translation, rotation, scale }, tolerance, marker_offset, warnings,
 //!    clips: [ { name, duration, sample_rate, frames, start_time, morph_weight_channels,
 //!               source_channels, tracks: { animated, constant, rest } } ] }`
@@ -34,7 +35,14 @@ struct FileInfo {
     max_depth: usize,
     extent: f32,
     height: f32,
-    unit: crate::model::LengthUnit,
+    /// The character's own size (largest side of a pose), scene units.
+    size: f32,
+    /// The inferred unit's name (`metre`, `inch`, `17.7 per metre`...).
+    unit: String,
+    scene_units_per_metre: f32,
+    unit_confidence: crate::model::Confidence,
+    /// Why that unit: the size it gives, and what else was close.
+    unit_reason: String,
     meshes: usize,
     root: RootInfo,
     tolerance: f32,
@@ -116,7 +124,11 @@ fn describe(asset: &Asset) -> FileInfo {
         max_depth: s.max_depth(),
         extent: asset.units.extent,
         height: asset.units.height,
-        unit: asset.units.unit,
+        size: asset.units.size,
+        unit: asset.units.unit.name(),
+        scene_units_per_metre: asset.units.unit.per_metre(),
+        unit_confidence: asset.units.confidence,
+        unit_reason: asset.units.reason.clone(),
         meshes: asset.meshes.len(),
         root: RootInfo {
             name: root.name.clone(),
@@ -126,7 +138,12 @@ fn describe(asset: &Asset) -> FileInfo {
         },
         tolerance,
         marker_offset,
-        warnings: asset.warnings.clone(),
+        warnings: asset
+            .warnings
+            .iter()
+            .cloned()
+            .chain(Settings::default().unit_warning(asset))
+            .collect(),
         clips,
     }
 }
@@ -156,14 +173,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 fn print_text(i: &FileInfo) {
     println!("{} ({:?})", i.file, i.format);
     println!(
-        "  skeleton: {} joints ({} deforming), depth {}, extent {:.4} ({} inferred; height {:.4}), {} skinned mesh primitive(s)",
-        i.joints,
-        i.deforming_joints,
-        i.max_depth,
-        i.extent,
-        i.unit.symbol(),
-        i.height,
-        i.meshes
+        "  skeleton: {} joints ({} deforming), depth {}, extent {:.4}, height {:.4}, {} skinned mesh primitive(s)",
+        i.joints, i.deforming_joints, i.max_depth, i.extent, i.height, i.meshes
+    );
+    println!(
+        "  unit: {} ({:?} confidence: {})",
+        i.unit, i.unit_confidence, i.unit_reason
     );
     println!(
         "  root '{}': t={:?} r={:?} s={:?}",

@@ -26,7 +26,7 @@ pub struct TuningArgs {
     /// Bit widths: auto (smallest per track) or fixed (48-bit rotations, 16-bit vectors).
     #[arg(long)]
     pub bits: Option<String>,
-    /// Scene unit override: m or cm.
+    /// Scene unit override: m, cm, mm, inch, or a number of scene units per metre.
     #[arg(long)]
     pub unit: Option<String>,
 }
@@ -78,10 +78,9 @@ impl TuningArgs {
             };
         }
         if let Some(u) = &self.unit {
-            s.unit = Some(
-                crate::model::LengthUnit::parse(u)
-                    .with_context(|| format!("unknown unit '{u}' (m, cm)"))?,
-            );
+            s.unit = Some(crate::model::LengthUnit::parse(u).with_context(|| {
+                format!("unknown unit '{u}' (m, cm, mm, inch, or units per metre)")
+            })?);
         }
         Ok((s, file))
     }

@@ -76,6 +76,17 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
             crate::app::DEBOUNCE.as_millis()
         );
     }
+    if !outcome.undo_latency_ms.is_empty() {
+        let u = stats(&outcome.undo_latency_ms);
+        println!(
+            "undos: {}  undo to result shown ms: mean {:.1}  median {:.1}  max {:.1}  \
+             (an earlier result, kept)",
+            outcome.undo_latency_ms.len(),
+            u.0,
+            u.1,
+            outcome.undo_latency_ms.iter().copied().fold(0.0, f64::max),
+        );
+    }
     if let Some(p) = &outcome.screenshot {
         println!("screenshot: {}", p.display());
     }

@@ -52,7 +52,7 @@ impl Budgets {
                 if !limits.evaluated[k] {
                     continue;
                 }
-                let d = limits.marker_offset[k];
+                let d = limits.local_marker(k);
                 let m = &obj[k];
                 let markers = [
                     m.translation + m.matrix3.x_axis * d,

@@ -13,8 +13,9 @@ use super::classify::{TrackClass, track_moves};
 use super::compressed::CompressedClip;
 use super::control::Control;
 use super::curve::align_hemispheres;
+use super::floor::{floors_of, hold_to_floors, hold_to_reached};
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
-use super::track::{TrackData, TrackEncoder, TrackInput, encode_track};
+use super::track::{TrackData, TrackEncoder, TrackInput, encode_track, finest_track};
 use super::verify::Verifier;
 use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton, TrackKind, Transform, local_to_object_f64, slerp_shortest};
@@ -176,7 +177,7 @@ pub fn compress(
             "settings do not match the skeleton".into(),
         ));
     }
-    let limits = &settings.limits;
+    let requested = &settings.limits;
     let n = skeleton.len();
     let frames = clip.frame_count;
     control.set_progress(0.0);
@@ -194,7 +195,10 @@ pub fn compress(
         })
         .collect();
     let moving: Vec<bool> = moving_tracks.iter().map(|&m| m > 0).collect();
-    let budgets = Budgets::new(skeleton, clip, limits, &moving, pinned);
+    // Tolerances below a joint's floor cannot be held: hold those joints just above it.
+    let floors = joint_floors(skeleton, clip, &reference, &inputs, requested, settings);
+    let mut held = hold_to_floors(requested, &floors);
+    let budgets = Budgets::new(skeleton, clip, &held, &moving, pinned);
     let base: Vec<[f32; 3]> = (0..n)
         .map(|j| {
             let t = budgets.local_tolerances(j, moving_tracks[j], 1.0);
@@ -242,14 +246,14 @@ pub fn compress(
             std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
         });
     }
-    let mut errors = measure(skeleton, &reference, &out, limits, true);
-    while !passes(&errors, limits) && repairs < MAX_REPAIRS {
+    let mut errors = measure(skeleton, &reference, &out, &held, true);
+    while !passes(&errors, &held) && repairs < MAX_REPAIRS {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
         }
         repairs += 1;
         let mut redo = vec![false; n];
-        for k in violating_joints(&errors, limits) {
+        for k in violating_joints(&errors, &held) {
             let mut a = Some(k);
             while let Some(j) = a {
                 redo[j] = true;
@@ -281,9 +285,15 @@ pub fn compress(
                 std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
             });
         }
-        errors = measure(skeleton, &reference, &out, limits, true);
+        errors = measure(skeleton, &reference, &out, &held, true);
     }
     control.set_progress(0.6);
+    // What repair could not reach stays where it is; every other joint keeps its tolerance.
+    if !passes(&errors, &held) {
+        hold_to_reached(&mut held, &errors);
+        errors = measure(skeleton, &reference, &out, &held, true);
+    }
+    let limits = &held;
 
     // Relax: loosen one track at a time where that saves bits and the contract still holds.
     let mut relaxed = 0;
@@ -354,7 +364,14 @@ pub fn compress(
         .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
         .collect();
     out.report = build_report(
-        skeleton, clip, &out, &errors, limits, repairs, relaxed, started,
+        skeleton,
+        clip,
+        &out,
+        &errors,
+        Tolerances { requested, floors },
+        repairs,
+        relaxed,
+        started,
     );
     control.set_progress(1.0);
     Ok(out)
@@ -474,6 +491,49 @@ fn descends(skeleton: &Skeleton, joint: usize, ancestor: usize) -> bool {
     false
 }
 
+/// Each joint's floor: its error with every moving track at the finest encoding (every
+/// sample a key, the most precise format), the others as the codec stores them.
+fn joint_floors(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    reference: &Reference,
+    inputs: &Inputs,
+    limits: &JointLimits,
+    settings: &Resolved,
+) -> Vec<f32> {
+    let tracks: Vec<[TrackData; 3]> = (0..skeleton.len())
+        .into_par_iter()
+        .map(|j| {
+            std::array::from_fn(|k| {
+                let input = inputs.input(j, k);
+                if track_moves(input.raw, input.rest, k == 1) {
+                    finest_track(&input, settings.bits)
+                } else {
+                    // Exactly at rest, or constant within 1e-7: stored as such.
+                    encode_track(&input, 0.0, settings.method, settings.bits)
+                }
+            })
+        })
+        .collect();
+    let finest = CompressedClip {
+        name: clip.name.clone(),
+        sample_rate: clip.sample_rate,
+        frame_count: clip.frame_count,
+        start_time: clip.start_time,
+        rest: skeleton.joints.iter().map(|j| j.rest).collect(),
+        local_tolerance: vec![[0.0; 3]; skeleton.len()],
+        tracks,
+        report: ClipReport::default(),
+    };
+    floors_of(&measure(skeleton, reference, &finest, limits, true))
+}
+
+/// The tolerances a report is judged against: what was asked, and each joint's floor.
+struct Tolerances<'a> {
+    requested: &'a JointLimits,
+    floors: Vec<f32>,
+}
+
 /// Bits of every track of a clip.
 fn total_bits(clip: &CompressedClip) -> u64 {
     let frames = clip.frame_count;
@@ -514,11 +574,12 @@ fn build_report(
     clip: &Clip,
     out: &CompressedClip,
     errors: &ErrorReport,
-    limits: &JointLimits,
+    tolerances: Tolerances,
     repairs: usize,
     relaxed: usize,
     started: Instant,
 ) -> ClipReport {
+    let limits = tolerances.requested;
     let frames = clip.frame_count;
     let secs = sections(&out.tracks, frames);
     let payload = payload_bytes(&out.tracks, frames);
@@ -561,6 +622,7 @@ fn build_report(
             joint: skeleton.joints[j].name.clone(),
             max_error: errors.joint_max[j],
             tolerance: limits.tolerance[j],
+            floor: tolerances.floors[j],
         })
         .collect::<Vec<_>>();
     let raw = clip.raw_bytes() as u64;
@@ -585,6 +647,7 @@ fn build_report(
             .name
             .clone(),
         contract_met: failures.is_empty(),
+        floors: tolerances.floors,
         failures,
         repair_iterations: repairs,
         relaxed_tracks: relaxed,

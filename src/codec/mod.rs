@@ -9,6 +9,7 @@ mod compressed;
 mod control;
 pub mod curve;
 pub mod fit;
+pub mod floor;
 pub mod predict;
 pub mod quantize;
 mod refine;

@@ -49,6 +49,9 @@ pub struct JointFailure {
     pub joint: String,
     pub max_error: f32,
     pub tolerance: f32,
+    /// The tightest tolerance the joint can reach (scene units): its error with every
+    /// moving track at the finest encoding. A tolerance below it cannot be held.
+    pub floor: f32,
 }
 
 /// What one joint's three tracks cost.
@@ -86,6 +89,8 @@ pub struct ClipReport {
     /// Every evaluated joint within tolerance at every sample and midpoint.
     pub contract_met: bool,
     pub failures: Vec<JointFailure>,
+    /// Per joint, the tightest tolerance it can reach (scene units; see [`JointFailure`]).
+    pub floors: Vec<f32>,
     pub repair_iterations: usize,
     pub relaxed_tracks: usize,
     pub compress_ms: f64,

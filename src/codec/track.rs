@@ -174,6 +174,12 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
     TrackEncoder::new(*input, method, bits, tolerance).encode(tolerance)
 }
 
+/// The finest encoding of a track: every sample a key, in the most precise candidate
+/// format. What it misses by is the track's floor: no tolerance below it can be held.
+pub fn finest_track(input: &TrackInput, bits: Bits) -> TrackData {
+    every_key(input, &candidate_formats(input, bits))
+}
+
 /// Encodes one track at any number of tolerances, keeping what does not depend on the
 /// tolerance for the next call: how far the rest value and the constants miss, each
 /// format's quantized keys, and the fitter's insertions (recorded down to `finest`, so
@@ -280,7 +286,7 @@ impl<'a> TrackEncoder<'a> {
         match best {
             Some((cost, a)) if refined => TrackData::Animated(self.refined(cost, a, tolerance)),
             Some((_, a)) => TrackData::Animated(a),
-            None => every_key(&self.input),
+            None => every_key(&self.input, &self.formats),
         }
     }
 
@@ -425,18 +431,35 @@ fn constants(input: &TrackInput) -> Vec<(f32, TrackData)> {
 
 /// Every frame at the finest format: for a tolerance below quantization, where even that
 /// misses (verification reports the floor).
-fn every_key(input: &TrackInput) -> TrackData {
+/// Every sample as a key, in the candidate format that reproduces the samples best: the
+/// track's floor, used when no format holds the tolerance (so an impossible tolerance gets
+/// the finest encoding there is, never a coarser one).
+fn every_key(input: &TrackInput, formats: &[Format]) -> TrackData {
     let raw = input.raw;
     let rot = input.is_rotation;
-    let format = if rot {
-        Format::SmallestThree48
-    } else {
-        Format::RangedVector { bits: 24 }
+    let widest = |f: &Format| match f {
+        Format::SmallestThree48 => true,
+        Format::SmallestThreeWide { bits } | Format::RangedRotation { bits } => *bits == 23,
+        Format::RangedVector { bits } => *bits == 24,
     };
-    let range = range_of(input, format);
+    let mut candidates: Vec<Format> = formats.iter().copied().filter(widest).collect();
+    if !rot {
+        candidates.push(Format::RangedVector { bits: 24 });
+    } else if candidates.is_empty() {
+        candidates.push(Format::SmallestThree48);
+    }
+    candidates.dedup();
     let frames: Vec<u32> = (0..raw.len() as u32).collect();
-    let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
-    let values = codes.iter().map(|c| decode(format, &range, *c)).collect();
+    let (format, range, codes, values) = candidates
+        .into_iter()
+        .map(|format| {
+            let range = range_of(input, format);
+            let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
+            let values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
+            (format, range, codes, values)
+        })
+        .min_by(|a, b| max_distance(rot, raw, &a.3).total_cmp(&max_distance(rot, raw, &b.3)))
+        .expect("at least one candidate format");
     TrackData::Animated(Animated {
         curve: Curve::new(Interpolation::Linear, rot, frames.clone(), values),
         format,
@@ -444,6 +467,14 @@ fn every_key(input: &TrackInput) -> TrackData {
         codes,
         insert_order: frames,
     })
+}
+
+/// The largest distance between samples and their decoded keys.
+fn max_distance(rot: bool, raw: &[Vec4], values: &[Vec4]) -> f32 {
+    raw.iter()
+        .zip(values)
+        .map(|(a, b)| distance(rot, *a, *b))
+        .fold(0.0, f32::max)
 }
 
 fn fit_all(target: &Target, tolerance: f32, frames: Vec<u32>) -> Option<Fit> {

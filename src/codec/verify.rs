@@ -98,7 +98,7 @@ impl<'a> Verifier<'a> {
                 self.changed_object.push(object);
                 if self.limits.evaluated[j] {
                     let reference = &reference_at(self.reference, p)[j];
-                    let e = joint_error(reference, &object, self.limits.marker_offset[j]);
+                    let e = joint_error(reference, &object, self.limits.local_marker(j));
                     if exceeds(e, self.limits.tolerance[j]) {
                         return false;
                     }

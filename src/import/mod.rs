@@ -183,7 +183,9 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
             ));
         }
     }
-    let units = Units::measure(&skeleton, &clips);
+    // glTF declares metres; BVH and ACL clips declare nothing.
+    let declared = (format == SourceFormat::Gltf).then_some(crate::model::LengthUnit::Metre);
+    let units = Units::measure(&skeleton, &clips, declared);
     Ok(Asset {
         path: path.to_path_buf(),
         format,

@@ -135,7 +135,7 @@ pub fn measure(
         local_to_object_f64(skeleton, &local, &mut obj);
         for j in 0..n {
             out[j] = if limits.evaluated[j] {
-                joint_error(&refs[j], &obj[j], limits.marker_offset[j])
+                joint_error(&refs[j], &obj[j], limits.local_marker(j))
             } else {
                 0.0
             };

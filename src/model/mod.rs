@@ -15,4 +15,4 @@ pub use transform::{
     SlerpArc, Transform, angle_of_chord_squared, nlerp_shortest, quat_angle, quat_chord_squared,
     slerp_shortest,
 };
-pub use units::{LengthUnit, Units};
+pub use units::{Confidence, LengthUnit, Units, format_mm};

@@ -68,6 +68,25 @@ impl Skeleton {
         self.joints.iter().position(|j| j.name == name)
     }
 
+    /// Each joint's uniform scale at the rest pose in the space of the scene root: the mean
+    /// length of its object-space axes (DESIGN §2). A marker `d` scene units from a joint
+    /// sits `d / s_j` along its local axes. Degenerate (zero or non-finite) scales read 1.
+    pub fn rest_scales(&self) -> Vec<f32> {
+        let mut obj = vec![glam::DAffine3::IDENTITY; self.len()];
+        super::local_to_object_f64(self, &self.rest_pose(), &mut obj);
+        obj.iter()
+            .map(|m| {
+                let m = &m.matrix3;
+                let s = (m.x_axis.length() + m.y_axis.length() + m.z_axis.length()) / 3.0;
+                if s.is_finite() && s > 1e-12 {
+                    s as f32
+                } else {
+                    1.0
+                }
+            })
+            .collect()
+    }
+
     /// Number of joints on the path from a root to `joint`, inclusive.
     pub fn depth_of(&self, joint: usize) -> usize {
         let mut d = 1;

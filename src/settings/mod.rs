@@ -135,8 +135,13 @@ pub struct Settings {
     /// Starting values; explicit fields override it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    /// Overrides the inferred scene unit.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Overrides the inferred scene unit: `"m"`, `"cm"`, `"mm"`, `"inch"`, or a number of
+    /// scene units per metre (also accepted as `scene_units_per_metre = N`).
+    #[serde(
+        default,
+        alias = "scene_units_per_metre",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub unit: Option<LengthUnit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerance_mm: Option<f32>,
@@ -262,6 +267,21 @@ impl Settings {
             method: clip.and_then(|c| c.method).unwrap_or(self.method),
             bits: clip.and_then(|c| c.bits).unwrap_or(self.bits),
             unit,
+        }
+    }
+
+    /// A warning about the unit in force: a set unit that makes the character implausibly
+    /// sized, or an inferred one the proportions do not settle.
+    pub fn unit_warning(&self, asset: &Asset) -> Option<String> {
+        match self.unit {
+            Some(u) => asset
+                .units
+                .implausible_with(u)
+                .map(|w| format!("the unit is set to {}: {w}", u.name())),
+            None if asset.units.confidence == crate::model::Confidence::Low => {
+                Some(format!("unit uncertain: {}", asset.units.reason))
+            }
+            None => None,
         }
     }
 
@@ -412,6 +432,7 @@ impl Settings {
 /// Per joint: the distance from the joint (bind pose) to the farthest vertex it influences.
 pub fn mesh_marker_offsets(asset: &Asset) -> Vec<Option<f32>> {
     let n = asset.skeleton.len();
+    let rest_scale = asset.skeleton.rest_scales();
     let mut out: Vec<Option<f32>> = vec![None; n];
     for mesh in &asset.meshes {
         for (v, (js, ws)) in mesh
@@ -424,9 +445,10 @@ pub fn mesh_marker_offsets(asset: &Asset) -> Vec<Option<f32>> {
                 if ws[k] <= 0.0 || j >= n {
                     continue;
                 }
-                // The inverse bind matrix takes the vertex into the joint's frame.
+                // The inverse bind matrix takes the vertex into the joint's frame; its
+                // distance there, times the joint's rest scale, is the physical offset.
                 let local = mesh.inverse_bind[j].transform_point3(*v);
-                let d = local.length();
+                let d = local.length() * rest_scale[j];
                 if d.is_finite() {
                     out[j] = Some(out[j].map_or(d, |x: f32| x.max(d)));
                 }

@@ -167,3 +167,32 @@ pub fn compress_measured(
     );
     (c, e, r)
 }
+
+/// A copy of the glTF at `path` with the 3x3 part of node `node`'s transform (a `matrix`,
+/// or `scale`) multiplied by `factor`, written as `name` into `dir`: an armature scaled the
+/// way Blender files often are (0.01, 100).
+pub fn scaled_node_copy(path: &Path, node: &str, factor: f64, dir: &Path, name: &str) -> PathBuf {
+    use skelpack::export::{GltfDoc, GltfFormat};
+    let mut doc = GltfDoc::from_bytes(path, &std::fs::read(path).unwrap()).unwrap();
+    let nodes = doc.array_mut("nodes");
+    let n = nodes
+        .iter_mut()
+        .find(|n| n["name"] == node)
+        .unwrap_or_else(|| panic!("{}: no node named {node}", path.display()));
+    if let Some(m) = n.get_mut("matrix").and_then(|m| m.as_array_mut()) {
+        for i in [0, 1, 2, 4, 5, 6, 8, 9, 10] {
+            m[i] = (m[i].as_f64().unwrap() * factor).into();
+        }
+    } else {
+        let s = n
+            .get("scale")
+            .and_then(|s| s.as_array())
+            .map_or(vec![1.0; 3], |s| {
+                s.iter().map(|v| v.as_f64().unwrap()).collect()
+            });
+        n["scale"] = s.iter().map(|v| v * factor).collect::<Vec<f64>>().into();
+    }
+    let out = dir.join(name);
+    std::fs::write(&out, doc.to_bytes(GltfFormat::Binary).unwrap()).unwrap();
+    out
+}

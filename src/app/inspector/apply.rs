@@ -91,6 +91,16 @@ impl App {
                 }
             }
             Action::EditSettings(label, settings) => {
+                let Some(doc) = &self.doc else { return };
+                let below = doc.below_floor(&settings);
+                if !below.is_empty() {
+                    self.below_floor =
+                        Some((below, Action::EditSettingsBelowFloor(label, settings)));
+                    return;
+                }
+                self.apply(Action::EditSettingsBelowFloor(label, settings), ctx);
+            }
+            Action::EditSettingsBelowFloor(label, settings) => {
                 let Some(doc) = &mut self.doc else { return };
                 if *settings == doc.settings {
                     return;
@@ -157,6 +167,31 @@ impl App {
         let now = Instant::now();
         self.debounce_until = Some(now + DEBOUNCE);
         self.edited_at = Some(now);
+        // Settings seen before (undo, redo, A/B): their result shows on the next paint.
+        self.show_cached();
+    }
+
+    /// Asks before an edit that sets tolerances below joints' floors.
+    pub(super) fn below_floor_dialog(&mut self, ctx: &egui::Context) {
+        let Some((joints, edit)) = &self.below_floor else {
+            return;
+        };
+        let unit = self
+            .doc
+            .as_ref()
+            .map_or(crate::model::LengthUnit::Metre, |d| d.resolved.unit);
+        match panels::floor::show(ctx, joints, unit) {
+            None => {}
+            Some(apply) => {
+                let edit = edit.clone();
+                self.below_floor = None;
+                if apply {
+                    self.apply(edit, Some(ctx));
+                } else {
+                    self.status = "Kept the previous tolerance".into();
+                }
+            }
+        }
     }
 
     /// True when the document has unsaved settings and no decision was made about them.

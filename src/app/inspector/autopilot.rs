@@ -19,6 +19,8 @@ pub struct AutoOutcome {
     /// Per measured edit: from the edit to its result shown, and the compression alone.
     pub edit_latency_ms: Vec<f64>,
     pub edit_compress_ms: Vec<f64>,
+    /// Per measured undo: from the undo to its (kept) result shown.
+    pub undo_latency_ms: Vec<f64>,
 }
 
 pub(super) struct Autopilot {
@@ -31,6 +33,8 @@ pub(super) struct Autopilot {
     /// Edits still to make, and the settings revision of the one in flight.
     pub(super) edits: usize,
     pub(super) edit_in_flight: Option<u64>,
+    /// Whether the action in flight is an undo.
+    pub(super) undo_in_flight: bool,
     pub(super) outcome: Arc<Mutex<AutoOutcome>>,
     pub(super) done: Arc<Mutex<bool>>,
 }
@@ -127,8 +131,13 @@ impl App {
             };
             let mut o = ap.outcome.lock().expect("autopilot lock");
             if let Some(l) = self.last_latency {
-                o.edit_latency_ms.push(l.as_secs_f64() * 1e3);
-                o.edit_compress_ms.push(r.elapsed.as_secs_f64() * 1e3);
+                let ms = l.as_secs_f64() * 1e3;
+                if ap.undo_in_flight {
+                    o.undo_latency_ms.push(ms);
+                } else {
+                    o.edit_latency_ms.push(ms);
+                    o.edit_compress_ms.push(r.elapsed.as_secs_f64() * 1e3);
+                }
             }
             ap.edit_in_flight = None;
             return;
@@ -139,7 +148,10 @@ impl App {
         };
         ap.edit_in_flight = Some(doc.settings_rev);
         let undo = ap.edits % 2 == 1;
+        ap.undo_in_flight = undo;
         ap.edits -= 1;
+        // A slightly different tolerance each round, so no edit finds a kept result.
+        let factor = 0.5 * (1.0 - 0.01 * (ap.edits / 2) as f32);
         if undo {
             self.pending.push(Action::Undo);
         } else {
@@ -149,7 +161,7 @@ impl App {
                 doc,
                 crate::settings::EditScope::File,
                 &[j],
-                crate::settings::JointEdit::ToleranceMm(tol_mm * 0.5),
+                crate::settings::JointEdit::ToleranceMm(tol_mm * factor),
                 "tolerance",
             );
             self.pending.push(Action::EditSettings(label, s));

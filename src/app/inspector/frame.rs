@@ -133,9 +133,10 @@ impl eframe::App for App {
                 .doc
                 .as_ref()
                 .map_or((30.0, 1), |d| (d.sample_rate(), d.frame_count()));
-            let step = ctx.input(|i| i.stable_dt).min(0.1);
-            self.playback.advance(step, rate, n);
+            self.playback.tick(now, rate, n);
             ctx.request_repaint();
+        } else {
+            self.playback.clock = None;
         }
 
         let mut out = std::mem::take(&mut self.pending);
@@ -263,6 +264,7 @@ impl eframe::App for App {
         });
         panels::help::show(&ctx, &mut self.show_about, &mut self.show_shortcuts);
         self.confirm_dialog(&ctx);
+        self.below_floor_dialog(&ctx);
 
         if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
             let painter = ctx.layer_painter(egui::LayerId::new(

@@ -14,6 +14,7 @@ use super::default_asset;
 use super::history::History;
 use super::jobs::Jobs;
 use super::panels::{self, banner::Banner};
+use super::result_cache::ResultCache;
 use super::state::{Document, Layout, Playback, Source, ViewOptions};
 use super::viewport::Viewport;
 use crate::settings::Settings;
@@ -84,6 +85,10 @@ pub struct App {
     last_latency: Option<Duration>,
     /// An action waiting for the user to save or discard unsaved settings.
     confirm: Option<Confirm>,
+    /// Results by the settings they were computed for (undo, redo and A/B show at once).
+    results: ResultCache,
+    /// An edit below joints' floors, waiting for the user to confirm it.
+    below_floor: Option<(Vec<panels::floor::BelowFloor>, Action)>,
     /// The user chose to close (with unsaved changes saved or discarded).
     closing: bool,
     autopilot: Option<Autopilot>,
@@ -146,6 +151,8 @@ impl App {
             edited_at: None,
             last_latency: None,
             confirm: None,
+            below_floor: None,
+            results: ResultCache::default(),
             closing: false,
             autopilot: None,
             last_frame: None,
@@ -210,6 +217,7 @@ impl App {
                 builds: Vec::new(),
                 edits: opts.measure_edits.unwrap_or(0),
                 edit_in_flight: None,
+                undo_in_flight: false,
                 outcome: Arc::new(Mutex::new(AutoOutcome::default())),
                 done: Arc::new(Mutex::new(false)),
             });
@@ -262,6 +270,9 @@ impl App {
 
     fn install(&mut self, source: Source, asset: crate::import::Asset, settings: Settings) {
         self.jobs.cancel();
+        if let Some(old) = &self.doc {
+            self.results.forget_document(old.id);
+        }
         let id = self.next_id;
         self.next_id += 1;
         self.doc = Some(Document::new(id, source, asset, settings));
@@ -485,8 +496,12 @@ impl App {
         self.recent.truncate(MAX_RECENT);
     }
 
-    /// Starts a job for the current key unless one runs or a result / failure is in.
+    /// Shows a kept result for the current settings at once (undo, redo, A/B), or starts a
+    /// job for them once edits have paused, unless one runs or a result / failure is in.
     fn ensure_job(&mut self) {
+        if self.show_cached() {
+            return;
+        }
         if self.debounce_until.is_some_and(|t| Instant::now() < t) {
             return;
         }
@@ -501,6 +516,34 @@ impl App {
         }
         self.jobs
             .start(key, doc.asset.clone(), doc.resolved.clone());
+    }
+
+    /// Shows the kept result for the current settings, if there is one; true if shown.
+    pub(super) fn show_cached(&mut self) -> bool {
+        let Some(doc) = &mut self.doc else {
+            return false;
+        };
+        if !doc.has_clip() || doc.result.is_some() || doc.failure.is_some() {
+            return false;
+        }
+        let Some(c) = self.results.get(&doc.cache_key()) else {
+            return false;
+        };
+        self.jobs.cancel();
+        self.debounce_until = None;
+        let after_edit = self.edited_at.take().map(|t| t.elapsed());
+        if after_edit.is_some() {
+            self.last_latency = after_edit;
+        }
+        self.status = format!(
+            "'{}': {:.2}:1, max error {} (an earlier result for these settings)",
+            doc.clip_name(),
+            c.sizes.ratio(),
+            panels::fmt_len(c.errors.samples.max, doc.resolved.unit),
+        );
+        doc.result = Some(c);
+        doc.previous = None;
+        true
     }
 
     fn accept(&mut self, r: super::jobs::JobResult) {
@@ -531,6 +574,8 @@ impl App {
                     self.selected = Some(worst);
                     self.selection = BTreeSet::from([worst]);
                 }
+                let c = Arc::new(c);
+                self.results.insert(doc.cache_key(), c.clone());
                 doc.result = Some(c);
                 doc.previous = None;
                 doc.failure = None;

@@ -9,6 +9,7 @@ use glam::{EulerRot, Quat, Vec4};
 
 use super::super::actions::Action;
 use super::super::state::Document;
+use super::component_scale::ComponentScale;
 use crate::codec::TrackData;
 
 /// Heading of the panel (found by label in tests).
@@ -210,18 +211,9 @@ pub fn show(
                 if euler {
                     unwrap_series(&mut raw_disp);
                 }
-                let mut lo = [f64::MAX; 4];
-                let mut hi = [f64::MIN; 4];
-                for c in &raw_disp {
-                    for i in 0..4 {
-                        lo[i] = lo[i].min(c[i]);
-                        hi[i] = hi[i].max(c[i]);
-                    }
-                }
-                let normalize = view.normalize;
                 let last = raw_disp.len().saturating_sub(1);
                 let raw_disp = &raw_disp;
-                let disp = move |f: f64, v: Vec4| -> [f64; 4] {
+                let unwrapped = move |f: f64, v: Vec4| -> [f64; 4] {
                     let mut c = components(k, v, euler);
                     if euler {
                         let near = &raw_disp[(f.round().max(0.0) as usize).min(last)];
@@ -229,17 +221,30 @@ pub fn show(
                             c[i] = unwrap_degrees(c[i], near[i]);
                         }
                     }
-                    if normalize {
-                        for i in 0..4 {
-                            let span = hi[i] - lo[i];
-                            c[i] = if span > 1e-9 {
-                                (c[i] - lo[i]) / span
-                            } else {
-                                0.5
-                            };
-                        }
-                    }
                     c
+                };
+                // Normalized over raw and decoded together, with a floor on each span: what
+                // the track's tolerance allows (a quaternion component moves by half the
+                // angle), so noise within it is drawn flat and labelled constant.
+                let tol = cc.local_tolerance[j][k] as f64;
+                let floor = 2.0
+                    * match k {
+                        1 if euler => tol.to_degrees(),
+                        1 => tol / 2.0,
+                        _ => tol,
+                    };
+                let scale = ComponentScale::new(
+                    raw_disp
+                        .iter()
+                        .copied()
+                        .chain(dense.iter().map(|(f, v)| unwrapped(*f, *v)))
+                        .chain(keys.iter().map(|(f, v)| unwrapped(*f as f64, *v))),
+                    floor,
+                );
+                let normalize = view.normalize;
+                let disp = move |f: f64, v: Vec4| -> [f64; 4] {
+                    let c = unwrapped(f, v);
+                    if normalize { scale.apply(c) } else { c }
                 };
                 let key_radius = if keys.len() > 80 { 2.5 } else { 4.0 };
                 let ncomp = if k == 1 && !euler { 4 } else { 3 };
@@ -254,7 +259,12 @@ pub fn show(
                     .show(ui, |p| {
                         for c in 0..ncomp {
                             let col = COLORS[c];
-                            let axis = AXES[c];
+                            let axis = if normalize && scale.constant[c] {
+                                format!("{} (constant)", AXES[c])
+                            } else {
+                                AXES[c].to_string()
+                            };
+                            let axis = axis.as_str();
                             p.points(
                                 Points::new(
                                     axis,

@@ -1,8 +1,10 @@
 //! The panels around the viewport; each shows state and pushes [`super::actions::Action`]s.
 
 pub mod banner;
+pub mod component_scale;
 pub mod curves;
 pub mod errors;
+pub mod floor;
 pub mod help;
 pub mod joints;
 pub mod menu;
@@ -13,14 +15,7 @@ pub mod unsaved;
 
 /// Formats a length in scene units for a scene in `unit`, in mm (small) or cm.
 pub fn fmt_len(v: f32, unit: crate::model::LengthUnit) -> String {
-    let mm = v / unit.per_metre() * 1000.0;
-    if mm.abs() >= 100.0 {
-        format!("{:.1} cm", mm / 10.0)
-    } else if mm.abs() >= 1.0 {
-        format!("{mm:.2} mm")
-    } else {
-        format!("{mm:.4} mm")
-    }
+    crate::model::format_mm(v / unit.per_metre() * 1000.0)
 }
 
 /// Formats a byte count.

@@ -8,6 +8,59 @@ use super::super::compressor::Compressed;
 use super::super::state::Document;
 use super::{fmt_bytes, fmt_len};
 use crate::metric::ErrorStats;
+use crate::model::LengthUnit;
+
+const WARNING: Color32 = Color32::from_rgb(230, 190, 80);
+
+/// The scene unit: inferred (with how sure), or set by the user (undoable, saved in the
+/// sidecar as `unit`). Tolerances and marker offsets are physical, so they follow it.
+fn unit_picker(ui: &mut egui::Ui, doc: &Document, out: &mut Vec<Action>) {
+    let units = &doc.asset.units;
+    let current = doc.settings.unit;
+    let inferred =
+        format!("inferred: {} ({:?})", units.unit.name(), units.confidence).to_lowercase();
+    let shown = match current {
+        Some(u) => u.name(),
+        None => inferred.clone(),
+    };
+    let mut chosen: Option<Option<LengthUnit>> = None;
+    let combo = egui::ComboBox::from_id_salt("unit")
+        .selected_text(shown)
+        .show_ui(ui, |ui| {
+            if ui.selectable_label(current.is_none(), &inferred).clicked() {
+                chosen = Some(None);
+            }
+            for u in LengthUnit::NAMED {
+                if ui.selectable_label(current == Some(u), u.name()).clicked() {
+                    chosen = Some(Some(u));
+                }
+            }
+        });
+    combo
+        .response
+        .on_hover_text(format!("Why: {}", units.reason));
+    // A custom unit: scene units per metre.
+    let mut per_metre = doc.resolved.unit.per_metre();
+    let drag = ui.add(
+        egui::DragValue::new(&mut per_metre)
+            .range(1e-4..=1e6)
+            .speed(0.05)
+            .suffix(" /m"),
+    );
+    if drag.changed() {
+        chosen = LengthUnit::per_metre_checked(per_metre).map(Some);
+    }
+    drag.on_hover_text("Scene units per metre (set any value for an unusual unit)");
+    if let Some(unit) = chosen.filter(|u| *u != current) {
+        let mut settings = doc.settings.clone();
+        settings.unit = unit;
+        let label = match unit {
+            Some(u) => format!("Unit: {}", u.name()),
+            None => "Unit: inferred".to_string(),
+        };
+        out.push(Action::EditSettings(label, Box::new(settings)));
+    }
+}
 
 pub fn show(
     ui: &mut egui::Ui,
@@ -38,19 +91,21 @@ pub fn show(
                 ui,
                 "Height",
                 format!(
-                    "{:.3} {} ({})",
+                    "{:.3} {} = {}",
                     a.units.height,
                     unit.symbol(),
-                    if doc.settings.unit.is_some() {
-                        "unit set in settings"
-                    } else {
-                        "unit inferred"
-                    }
+                    fmt_len(a.units.height, unit)
                 ),
             );
+            ui.label("Unit");
+            unit_picker(ui, doc, out);
+            ui.end_row();
         });
+        if let Some(w) = doc.settings.unit_warning(a) {
+            ui.label(RichText::new(format!("Check the unit: {w}")).color(WARNING));
+        }
         for w in &a.warnings {
-            ui.label(RichText::new(format!("Warning: {w}")).color(Color32::from_rgb(230, 190, 80)));
+            ui.label(RichText::new(format!("Warning: {w}")).color(WARNING));
         }
         ui.separator();
         ui.heading("Clip");
@@ -91,7 +146,7 @@ pub fn show(
             if doc.is_stale() {
                 ui.label(
                     RichText::new("Previous result, until the recompressed one lands")
-                        .color(Color32::from_rgb(230, 190, 80)),
+                        .color(WARNING),
                 );
             }
             result(ui, doc, r, out);
@@ -121,7 +176,7 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
                 "Tolerance not met on {} joint(s): {}",
                 f.len(),
                 f.iter()
-                    .map(|x| x.joint.as_str())
+                    .map(|x| format!("{} (floor {})", x.joint, fmt_len(x.floor, unit)))
                     .collect::<Vec<_>>()
                     .join(", ")
             ))

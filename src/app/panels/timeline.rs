@@ -98,6 +98,19 @@ pub fn show(
             ))
             .monospace(),
         );
+        if play.skipping(rate) {
+            ui.label(
+                RichText::new(format!(
+                    "window draws {:.0} fps: frames skipped to keep real time",
+                    play.drawn_fps
+                ))
+                .color(egui::Color32::from_rgb(230, 190, 80)),
+            )
+            .on_hover_text(
+                "Playback follows the wall clock; this window cannot draw every frame of \
+                 the clip, so some are not shown",
+            );
+        }
     });
     scrub_bar(ui, doc, play, out);
     ui.horizontal(|ui| {

@@ -187,11 +187,13 @@ impl ViewportGpu {
         let color_format = target_format;
         let flags = adapter.get_texture_format_features(color_format).flags;
         let depth_flags = adapter.get_texture_format_features(DEPTH_FORMAT).flags;
-        // SKELPACK_MSAA=1 turns multisampling off (it costs most on software renderers).
+        // Multisampling costs most on software renderers: off there unless SKELPACK_MSAA=4
+        // asks for it (SKELPACK_MSAA=1 turns it off anywhere).
+        let software = adapter.get_info().device_type == wgpu::DeviceType::Cpu;
         let wanted: u32 = std::env::var("SKELPACK_MSAA")
             .ok()
             .and_then(|v| v.parse().ok())
-            .unwrap_or(4);
+            .unwrap_or(if software { 1 } else { 4 });
         let samples = if wanted >= 4
             && flags.sample_count_supported(4)
             && depth_flags.sample_count_supported(4)

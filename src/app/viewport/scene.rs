@@ -338,7 +338,7 @@ pub fn add_skeleton(
         }
         let shown = !style.markers_selected_only || highlight.selected[j];
         if style.markers && shown && limits.evaluated.get(j).copied().unwrap_or(false) {
-            let d = limits.marker_offset[j];
+            let d = limits.local_marker(j);
             for (k, axis) in [Vec3::X, Vec3::Y, Vec3::Z].into_iter().enumerate() {
                 let m = pose[j].transform_point3(axis * d) + off;
                 let mut c = palette::AXES[k];
@@ -404,7 +404,7 @@ pub fn add_error_vectors(
         if !limits.evaluated[j] || only.is_some_and(|o| !o[j]) {
             continue;
         }
-        let d = limits.marker_offset[j];
+        let d = limits.local_marker(j);
         let color = if errors[j] <= limits.tolerance[j] {
             palette::WITHIN
         } else {
@@ -433,7 +433,7 @@ pub fn live_errors(raw: &[Affine3A], compressed: &[Affine3A], limits: &JointLimi
     (0..raw.len())
         .map(|j| {
             if limits.evaluated[j] {
-                joint_error_f32(&raw[j], &compressed[j], limits.marker_offset[j])
+                joint_error_f32(&raw[j], &compressed[j], limits.local_marker(j))
             } else {
                 0.0
             }

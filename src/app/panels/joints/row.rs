@@ -360,9 +360,12 @@ fn value_cell(ui: &mut egui::Ui, value: &mut f32, overridden: bool, name: &str) 
             [54.0, 18.0],
             egui::DragValue::new(value)
                 .speed(speed)
-                .range(0.001..=10000.0)
+                .range(1e-6..=10000.0)
+                // A value set elsewhere (a sidecar, an edit below the floor) is shown as it
+                // is, never rewritten by the widget.
+                .clamp_existing_to_range(false)
                 .min_decimals(2)
-                .max_decimals(4),
+                .max_decimals(6),
         )
         .accessible_name(name)
     })
