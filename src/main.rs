@@ -3,6 +3,7 @@ use skelpack::cli::{Cli, run};
 
 fn main() {
     let cli = Cli::parse();
+    skelpack::import::set_allow_any_uri(cli.allow_any_uri);
     let code = match cli.command {
         Some(command) => {
             if command.is_headless() {

@@ -28,6 +28,10 @@ use clap::{Parser, Subcommand};
 pub struct Cli {
     /// A file to open in the app.
     pub file: Option<PathBuf>,
+    /// Let glTF buffer URIs name files outside the asset's folder (absolute paths, `..`,
+    /// `file:`); by default they are refused. Devices, FIFOs and oversized files stay refused.
+    #[arg(long, global = true)]
+    pub allow_any_uri: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -115,7 +115,9 @@ impl GltfDoc {
                     .map(<[u8]>::to_vec)
                     .ok_or_else(|| err("buffer 0 has no uri and there is no BIN chunk".into()))?,
                 None => return Err(err(format!("buffer {i} has no uri"))),
-                Some(uri) => read_uri(base, uri).map_err(|m| err(format!("buffer {i}: {m}")))?,
+                // The importer's URI policy: inside the asset's folder, regular files only.
+                Some(uri) => crate::import::read_buffer_uri(base, uri, len as u64)
+                    .map_err(|m| err(format!("buffer {i}: {m}")))?,
             };
             if data.len() < len {
                 return Err(err(format!(
@@ -343,39 +345,6 @@ fn data_uri(data: &[u8]) -> String {
     let mut s = String::from("data:application/octet-stream;base64,");
     base64::engine::general_purpose::STANDARD.encode_string(data, &mut s);
     s
-}
-
-fn read_uri(base: &Path, uri: &str) -> Result<Vec<u8>, String> {
-    if let Some(rest) = uri.strip_prefix("data:") {
-        let (_, payload) = rest
-            .split_once(";base64,")
-            .ok_or("data URI is not base64")?;
-        return base64::engine::general_purpose::STANDARD
-            .decode(payload)
-            .map_err(|e| format!("bad base64 data URI ({e})"));
-    }
-    let file = base.join(percent_decode(uri));
-    std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%'
-            && i + 2 < b.len()
-            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
-        {
-            out.push((h * 16 + l) as u8);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Splits a `.glb` into its JSON chunk and optional BIN chunk.

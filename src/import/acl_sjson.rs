@@ -30,8 +30,8 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         .and_then(Value::as_u64)
         .ok_or_else(|| err("clip.num_samples is missing or not a whole number".into()))?
         as usize;
-    if frames == 0 || frames > 10_000_000 {
-        return Err(err(format!("clip.num_samples = {frames} is out of range")));
+    if frames == 0 {
+        return Err(err("clip.num_samples = 0: the clip has no samples".into()));
     }
     let rate = clip_info
         .get("sample_rate")
@@ -127,12 +127,19 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         ordered[n].parent = parent_idx[o].map(|p| new_index[p]);
     }
     let skeleton = Skeleton::new(ordered).map_err(err)?;
+    let joint_of: HashMap<&str, usize> = skeleton
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(i, j)| (j.name.as_str(), i))
+        .collect();
 
-    let mut clip = Clip::rest(name, &skeleton, rate, frames);
     let tracks = root
         .get("tracks")
         .and_then(Value::as_array)
         .ok_or_else(|| err("no 'tracks' list".into()))?;
+    // Every track's length is checked before the dense clip is allocated.
+    let mut resolved = Vec::with_capacity(tracks.len());
     for (i, t) in tracks.iter().enumerate() {
         let t = t
             .as_object()
@@ -141,9 +148,24 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             .get("name")
             .and_then(Value::as_str)
             .ok_or_else(|| err(format!("track {i} has no name")))?;
-        let j = skeleton
-            .find(bone)
+        let j = *joint_of
+            .get(bone)
             .ok_or_else(|| err(format!("track {i} names unknown bone '{bone}'")))?;
+        for key in ["rotations", "translations", "scales"] {
+            if let Some(v) = t.get(key) {
+                let n = v.as_array().map_or(0, Vec::len);
+                if n != frames {
+                    return Err(err(format!(
+                        "bone '{bone}' {key}: {n} samples, but clip.num_samples is {frames}"
+                    )));
+                }
+            }
+        }
+        resolved.push((t, bone, j));
+    }
+    super::check_dense_size(skeleton.len(), frames, bytes.len()).map_err(err)?;
+    let mut clip = Clip::rest(name, &skeleton, rate, frames);
+    for (t, bone, j) in resolved {
         let jt = &mut clip.tracks[j];
         if let Some(v) = t.get("rotations") {
             jt.rotations = samples(v, frames, |s| quat(Some(s)))
@@ -210,8 +232,8 @@ fn numbers<const N: usize>(v: &Value) -> Result<[f32; N], String> {
     let mut out = [0.0; N];
     for (o, x) in out.iter_mut().zip(a) {
         let f = x.as_f64().ok_or_else(|| format!("'{x}' is not a number"))?;
-        if !f.is_finite() {
-            return Err(format!("value {f} is not finite"));
+        if !(f as f32).is_finite() {
+            return Err(format!("value {f} is not finite in 32 bits"));
         }
         *o = f as f32;
     }
@@ -222,16 +244,22 @@ fn vec3(v: Option<&Value>, default: Vec3) -> Result<Vec3, String> {
     v.map_or(Ok(default), |v| numbers::<3>(v).map(Vec3::from))
 }
 
+/// Lengths a rotation quaternion may have; it is normalized. Far from 1 means the value
+/// is not a rotation (a zero, or `[1e30, 1e30, 0, 0]`) and is an error, not a guess.
+const UNIT_LENGTH: std::ops::RangeInclusive<f64> = 0.5..=2.0;
+
 fn quat(v: Option<&Value>) -> Result<Quat, String> {
     let Some(v) = v else {
         return Ok(Quat::IDENTITY);
     };
-    let q = Quat::from_array(numbers::<4>(v)?);
-    let len = q.length();
-    if len < 1e-6 {
-        return Err("zero-length quaternion".into());
+    let q = numbers::<4>(v)?.map(f64::from);
+    let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if !(UNIT_LENGTH.contains(&len)) {
+        return Err(format!(
+            "quaternion {q:?} has length {len:.3e}; a rotation must be a unit quaternion"
+        ));
     }
-    Ok(q / len)
+    Ok(Quat::from_array(q.map(|x| (x / len) as f32)))
 }
 
 /// Parses SJSON: `key = value` pairs without commas, `//` and `/* */` comments, bare words.

@@ -194,8 +194,22 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             ))
         })?;
     let width: usize = channels.iter().map(|(_, c)| c.len()).sum();
+    // The frame lines present bound the clip before anything is allocated for it.
+    let rows: Vec<(usize, &str)> = lines.collect();
+    if frames == 0 {
+        return Err(err("the clip has no frames".into()));
+    }
+    if rows.len() != frames {
+        let at = rows
+            .get(frames)
+            .map_or(String::new(), |(l, _)| format!("line {l}: "));
+        return Err(err(format!(
+            "{at}'Frames: {frames}' but {} frame lines follow",
+            rows.len()
+        )));
+    }
+    super::check_dense_size(joints.len(), frames, bytes.len()).map_err(err)?;
     let skeleton = Skeleton::new(joints).map_err(err)?;
-    let frame_count = frames.max(1);
     let mut clip = Clip::rest(
         path.file_stem()
             .and_then(|s| s.to_str())
@@ -203,18 +217,12 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             .to_owned(),
         &skeleton,
         rate_from_frame_time(frame_time),
-        frame_count,
+        frames,
     );
-    let mut rows = 0usize;
     let mut values = Vec::with_capacity(width);
-    for (line, row) in lines {
-        if rows == frames {
-            return Err(err(format!(
-                "line {line}: more frame lines than 'Frames: {frames}'"
-            )));
-        }
+    for (row, (line, text)) in rows.into_iter().enumerate() {
         values.clear();
-        for v in row.split_whitespace() {
+        for v in text.split_whitespace() {
             let x: f32 = v
                 .parse()
                 .map_err(|_| err(format!("line {line}: '{v}' is not a number")))?;
@@ -226,7 +234,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         if values.len() != width {
             return Err(err(format!(
                 "line {line}: frame {} has {} values, but the hierarchy declares {width} channels",
-                rows + 1,
+                row + 1,
                 values.len()
             )));
         }
@@ -255,23 +263,14 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             }
             let tracks = &mut clip.tracks[*j];
             if has_pos {
-                tracks.translations[rows] = offset + pos;
+                tracks.translations[row] = offset + pos;
                 tracks.source_channels[0] = true;
             }
             if list.iter().any(|c| matches!(c, Channel::Rot(_))) {
-                tracks.rotations[rows] = rot.normalize();
+                tracks.rotations[row] = rot.normalize();
                 tracks.source_channels[1] = true;
             }
         }
-        rows += 1;
-    }
-    if rows != frames {
-        return Err(err(format!(
-            "'Frames: {frames}' but {rows} frame lines follow"
-        )));
-    }
-    if frames == 0 {
-        return Err(err("the clip has no frames".into()));
     }
     Ok((skeleton, vec![clip], Vec::new(), None, Vec::new()))
 }

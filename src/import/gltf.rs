@@ -12,30 +12,27 @@ use gltf::animation::util::ReadOutputs;
 use gltf::animation::{Interpolation as GltfInterpolation, Property};
 
 use super::sampling::{Interpolation, Keyframes};
-use super::{ImportError, Imported, SkinnedMesh, detect_sample_rate, dominant_rate};
+use super::{
+    ImportError, Imported, SkinnedMesh, check_dense_size, detect_sample_rate, dominant_rate,
+    gltf_check, uri,
+};
 use crate::model::{Clip, Joint, JointTracks, Skeleton, Transform};
 
 pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let err = |m: String| ImportError::new(path, m);
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| err(describe_gltf_error(&e)))?;
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes)
+        .map_err(|e| err(describe_gltf_error(&e)))?;
+    gltf_check::validate_json(gltf.document.as_json()).map_err(err)?;
     let base = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let doc = gltf.document;
-    let buffers = gltf::import_buffers(&doc, Some(base), gltf.blob)
-        .map_err(|e| err(format!("cannot load buffers: {e}")))?;
-    let buffers: Vec<Vec<u8>> = buffers.into_iter().map(|b| b.0).collect();
-    check_accessors(&doc, &buffers).map_err(err)?;
+    let buffers = load_buffers(&doc, base, gltf.blob).map_err(err)?;
+    let parent = gltf_check::check(&doc, &buffers).map_err(err)?;
+    let data_bytes = bytes.len() + buffers.iter().map(Vec::len).sum::<usize>();
 
     let node_count = doc.nodes().len();
-    let mut parent = vec![None; node_count];
-    for n in doc.nodes() {
-        for c in n.children() {
-            parent[c.index()] = Some(n.index());
-        }
-    }
-
     // Which nodes deform: skin joints, or animated nodes when there is no skin.
     let mut deforming = BTreeSet::new();
     for skin in doc.skins() {
@@ -55,39 +52,32 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             "no skin and no animated nodes: nothing to compress".into()
         ));
     }
+    // The deforming nodes and their ancestors; each node is visited once (the tree is checked).
     let mut in_skeleton = vec![false; node_count];
     for &n in &deforming {
         let mut cur = Some(n);
-        let mut guard = 0;
-        while let Some(i) = cur {
+        while let Some(i) = cur.filter(|&i| !in_skeleton[i]) {
             in_skeleton[i] = true;
             cur = parent[i];
-            guard += 1;
-            if guard > node_count {
-                return Err(err("the node hierarchy has a cycle".into()));
-            }
         }
     }
 
     // Parents-first order: depth-first from the root nodes, in node order.
+    let nodes: Vec<_> = doc.nodes().collect();
     let mut order = Vec::new();
+    let mut all_nodes = Vec::with_capacity(node_count);
     let mut stack: Vec<usize> = (0..node_count)
         .filter(|&i| parent[i].is_none())
         .rev()
         .collect();
-    let nodes: Vec<_> = doc.nodes().collect();
     while let Some(i) = stack.pop() {
+        all_nodes.push(i);
         if in_skeleton[i] {
             order.push(i);
         }
-        stack.extend(
-            nodes[i]
-                .children()
-                .map(|c| c.index())
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev(),
-        );
+        let first = stack.len();
+        stack.extend(nodes[i].children().map(|c| c.index()));
+        stack[first..].reverse();
     }
     let mut joint_of_node: HashMap<usize, usize> = HashMap::new();
     let mut joints = Vec::with_capacity(order.len());
@@ -111,14 +101,24 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
     let mut clips = Vec::new();
     for anim in doc.animations() {
         clips.push(
-            import_clip(&anim, &skeleton, &joint_of_node, &buffers, &mut warnings).map_err(err)?,
+            import_clip(
+                &anim,
+                &skeleton,
+                &joint_of_node,
+                &buffers,
+                data_bytes,
+                &mut warnings,
+            )
+            .map_err(err)?,
         );
     }
     if clips.is_empty() {
         return Err(err("has no animations".into()));
     }
     let meshes = import_meshes(
-        &doc,
+        &nodes,
+        &all_nodes,
+        &parent,
         &joint_of_node,
         skeleton.len(),
         &buffers,
@@ -126,6 +126,40 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
     )
     .map_err(err)?;
     Ok((skeleton, clips, meshes, None, warnings))
+}
+
+/// Each buffer's bytes: the GLB's BIN chunk, or a URI under the [`super::uri`] policy.
+fn load_buffers(
+    doc: &gltf::Document,
+    base: &Path,
+    blob: Option<Vec<u8>>,
+) -> Result<Vec<Vec<u8>>, String> {
+    let mut blob = blob;
+    let mut out = Vec::with_capacity(doc.buffers().len());
+    for b in doc.buffers() {
+        let declared = b.length();
+        let data = match b.source() {
+            gltf::buffer::Source::Bin => {
+                let mut data = blob
+                    .take()
+                    .filter(|_| b.index() == 0)
+                    .ok_or_else(|| format!("buffer {} has no uri and no BIN chunk", b.index()))?;
+                if data.len() < declared {
+                    return Err(format!(
+                        "buffer {} declares {declared} bytes but the BIN chunk has {} (truncated?)",
+                        b.index(),
+                        data.len()
+                    ));
+                }
+                data.truncate(declared);
+                data
+            }
+            gltf::buffer::Source::Uri(uri) => uri::read_buffer_uri(base, uri, declared as u64)
+                .map_err(|m| format!("buffer {}: {m}", b.index()))?,
+        };
+        out.push(data);
+    }
+    Ok(out)
 }
 
 fn node_name(node: &gltf::Node) -> String {
@@ -142,78 +176,12 @@ fn describe_gltf_error(e: &gltf::Error) -> String {
     }
 }
 
-/// Rejects accessors whose data would lie outside their buffer (the reader would panic).
-fn check_accessors(doc: &gltf::Document, buffers: &[Vec<u8>]) -> Result<(), String> {
-    for acc in doc.accessors() {
-        let elem = acc.size();
-        if let Some(view) = acc.view() {
-            check_range(&view, acc.offset(), acc.count(), elem, buffers)
-                .map_err(|m| format!("accessor {}: {m}", acc.index()))?;
-        }
-        if let Some(sparse) = acc.sparse() {
-            let n = sparse.count();
-            let idx = sparse.indices();
-            let isz = match idx.index_type() {
-                gltf::accessor::sparse::IndexType::U8 => 1,
-                gltf::accessor::sparse::IndexType::U16 => 2,
-                gltf::accessor::sparse::IndexType::U32 => 4,
-            };
-            check_range(&idx.view(), idx.offset(), n, isz, buffers)
-                .map_err(|m| format!("accessor {} sparse indices: {m}", acc.index()))?;
-            let vals = sparse.values();
-            check_range(&vals.view(), vals.offset(), n, elem, buffers)
-                .map_err(|m| format!("accessor {} sparse values: {m}", acc.index()))?;
-        }
-    }
-    Ok(())
-}
-
-fn check_range(
-    view: &gltf::buffer::View,
-    offset: usize,
-    count: usize,
-    elem: usize,
-    buffers: &[Vec<u8>],
-) -> Result<(), String> {
-    let data = buffers
-        .get(view.buffer().index())
-        .ok_or_else(|| format!("buffer {} is missing", view.buffer().index()))?;
-    let view_end = view
-        .offset()
-        .checked_add(view.length())
-        .ok_or("view range overflows")?;
-    if view_end > data.len() {
-        return Err(format!(
-            "buffer view {} ends at byte {view_end} but buffer {} has {} bytes (truncated file?)",
-            view.index(),
-            view.buffer().index(),
-            data.len()
-        ));
-    }
-    if count == 0 {
-        return Ok(());
-    }
-    let stride = view.stride().unwrap_or(elem).max(elem);
-    let need = (count - 1)
-        .checked_mul(stride)
-        .and_then(|x| x.checked_add(offset))
-        .and_then(|x| x.checked_add(elem))
-        .ok_or("accessor range overflows")?;
-    if need > view.length() {
-        return Err(format!(
-            "needs {need} bytes but its buffer view {} has {}",
-            view.index(),
-            view.length()
-        ));
-    }
-    Ok(())
-}
-
 fn import_clip(
     anim: &gltf::Animation,
     skeleton: &Skeleton,
     joint_of_node: &HashMap<usize, usize>,
     buffers: &[Vec<u8>],
+    data_bytes: usize,
     warnings: &mut Vec<String>,
 ) -> Result<Clip, String> {
     let name = anim
@@ -298,13 +266,9 @@ fn import_clip(
         ));
     }
     let span_frames = ((t1 - t0) as f64 * rate as f64).round();
-    if span_frames > 10_000_000.0 {
-        return Err(format!(
-            "animation '{name}' spans {:.0} s: too long",
-            t1 - t0
-        ));
-    }
-    let frames = span_frames as usize + 1;
+    let frames = span_frames.min(u32::MAX as f64) as usize + 1;
+    check_dense_size(skeleton.len(), frames, data_bytes)
+        .map_err(|m| format!("animation '{name}' spans {} s at {rate} fps: {m}", t1 - t0))?;
     let mut clip = Clip::rest(name, skeleton, rate, frames);
     clip.start_time = t0;
     clip.morph_weight_channels = weights;
@@ -339,37 +303,69 @@ fn prop_name(p: Property) -> &'static str {
     }
 }
 
+/// The most inverse-bind matrices all imported meshes may hold (each mesh keeps one per
+/// skeleton joint): 4 Mi matrices, 256 MiB. Meshes beyond it are not drawn (a warning says so).
+const MAX_MESH_BINDS: usize = 1 << 22;
+
 /// Skinned meshes as they are, and meshes parented rigidly under a joint (a robot's plates,
 /// a held prop) as meshes skinned fully to that joint: the inverse bind of that joint is the
 /// node chain from the joint to the mesh, so skinning reproduces the glTF node transform.
+/// `order` lists every node parents-first.
 fn import_meshes(
-    doc: &gltf::Document,
+    nodes: &[gltf::Node],
+    order: &[usize],
+    parent: &[Option<usize>],
     joint_of_node: &HashMap<usize, usize>,
     joint_count: usize,
     buffers: &[Vec<u8>],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<SkinnedMesh>, String> {
-    let mut parent = HashMap::new();
-    for n in doc.nodes() {
-        for c in n.children() {
-            parent.insert(c.index(), n.index());
-        }
+    // Per node: the nearest joint at or above it and the node chain from that joint down.
+    let mut rigid: Vec<Option<(usize, Mat4)>> = vec![None; nodes.len()];
+    for &n in order {
+        rigid[n] = match joint_of_node.get(&n) {
+            Some(&j) => Some((j, Mat4::IDENTITY)),
+            None => parent[n].and_then(|p| rigid[p]).map(|(j, chain)| {
+                (
+                    j,
+                    chain * Mat4::from_cols_array_2d(&nodes[n].transform().matrix()),
+                )
+            }),
+        };
     }
     let mut out = Vec::new();
-    for node in doc.nodes() {
+    let mut binds = 0usize;
+    for node in nodes {
         let Some(mesh) = node.mesh() else { continue };
+        binds += joint_count * mesh.primitives().len().max(1) * 2;
+        if binds > MAX_MESH_BINDS {
+            warnings.push(format!(
+                "mesh '{}' and later meshes are not drawn: too many meshes for {joint_count} joints",
+                mesh.name().unwrap_or("mesh")
+            ));
+            break;
+        }
         let binding = match node.skin() {
             Some(skin) => {
-                let slots: Vec<usize> = skin.joints().map(|j| joint_of_node[&j.index()]).collect();
+                let slots = skin
+                    .joints()
+                    .map(|j| {
+                        joint_of_node.get(&j.index()).copied().ok_or_else(|| {
+                            format!(
+                                "skin {}: joint node {} is not in the skeleton",
+                                skin.index(),
+                                j.index()
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<usize>, String>>()?;
                 let mut inverse_bind = vec![Mat4::IDENTITY; joint_count];
                 if let Some(ibm) = skin
                     .reader(|b: gltf::Buffer| buffers.get(b.index()).map(|d| d.as_slice()))
                     .read_inverse_bind_matrices()
                 {
-                    for (slot, m) in ibm.enumerate() {
-                        if let Some(&j) = slots.get(slot) {
-                            inverse_bind[j] = Mat4::from_cols_array_2d(&m);
-                        }
+                    for (slot, m) in ibm.take(slots.len()).enumerate() {
+                        inverse_bind[slots[slot]] = Mat4::from_cols_array_2d(&m);
                     }
                 }
                 Binding::Skin {
@@ -378,21 +374,9 @@ fn import_meshes(
                 }
             }
             None => {
-                // The nearest joint at or above the node, and the node chain below it.
-                let mut chain = Mat4::IDENTITY;
-                let mut n = node.index();
-                let joint = loop {
-                    if let Some(&j) = joint_of_node.get(&n) {
-                        break Some(j);
-                    }
-                    let local = doc.nodes().nth(n).map(|x| x.transform().matrix());
-                    chain = Mat4::from_cols_array_2d(&local.unwrap_or_default()) * chain;
-                    match parent.get(&n) {
-                        Some(&p) => n = p,
-                        None => break None,
-                    }
+                let Some((joint, chain)) = rigid[node.index()] else {
+                    continue;
                 };
-                let Some(joint) = joint else { continue };
                 let mut inverse_bind = vec![Mat4::IDENTITY; joint_count];
                 inverse_bind[joint] = chain;
                 Binding::Rigid {

@@ -6,8 +6,10 @@
 mod acl_sjson;
 mod bvh;
 mod gltf;
+mod gltf_check;
 mod rate;
 mod sampling;
+pub mod uri;
 
 use std::path::{Path, PathBuf};
 
@@ -16,6 +18,15 @@ use glam::{Mat4, Vec3};
 use crate::model::{Clip, Skeleton, Units};
 
 pub use rate::{detect_sample_rate, dominant_rate};
+pub use uri::{read_buffer_uri, set_allow_any_uri};
+
+/// Joint-frames (joints × frames) any clip may hold whatever its file: 16 Mi, 640 MiB of
+/// dense transforms. A clip may hold more only as far as its file's bytes justify
+/// ([`check_dense_size`]).
+pub const MAX_DENSE_SAMPLES: u64 = 1 << 24;
+
+/// The largest input file read (4 GiB); bigger files are refused before reading.
+pub const MAX_FILE_BYTES: u64 = 1 << 32;
 
 /// The kind of file an asset came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -95,10 +106,48 @@ fn format_of(path: &Path) -> Option<SourceFormat> {
 }
 
 /// Reads a file of any supported format, chosen by extension (or by content for `.glb`).
+/// Only regular files are read (a FIFO or device is refused before it is opened).
 pub fn load(path: &Path) -> Result<Asset, ImportError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| ImportError::new(path, format!("cannot read: {e}")))?;
+    let bytes = read_input(path).map_err(|m| ImportError::new(path, m))?;
     load_bytes(path, &bytes)
+}
+
+fn read_input(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    if !meta.is_file() {
+        return Err("cannot read: not a regular file".into());
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(format!(
+            "cannot read: {} bytes, more than the {MAX_FILE_BYTES}-byte limit",
+            meta.len()
+        ));
+    }
+    let mut out = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES).read_to_end(&mut out))
+        .map_err(|e| format!("cannot read: {e}"))?;
+    Ok(out)
+}
+
+/// Refuses a clip of `joints × frames` dense samples beyond [`MAX_DENSE_SAMPLES`] plus
+/// one per two bytes of the file's data (`data_bytes`), so a declared count never allocates
+/// more than the file can justify.
+pub(crate) fn check_dense_size(
+    joints: usize,
+    frames: usize,
+    data_bytes: usize,
+) -> Result<(), String> {
+    let samples = (joints as u64).saturating_mul(frames as u64);
+    let limit = MAX_DENSE_SAMPLES + data_bytes as u64 / 2;
+    if samples > limit {
+        return Err(format!(
+            "{joints} joints × {frames} frames is more than the {limit} samples skelpack \
+             accepts for this file (see docs/ROBUSTNESS.md)"
+        ));
+    }
+    Ok(())
 }
 
 /// Imports a file's bytes; `path` chooses the format and resolves external glTF buffers.
@@ -159,6 +208,7 @@ pub(crate) type Imported = (
 );
 
 /// Lists importable files under `path` (itself if a file; recursively if a folder), sorted.
+/// Symlinked folders inside `path` are not followed (a link loop cannot recurse forever).
 pub fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     if path.is_dir() {
@@ -166,9 +216,12 @@ pub fn collect_files(path: &Path) -> std::io::Result<Vec<PathBuf>> {
         entries.sort_by_key(|e| e.path());
         for e in entries {
             let p = e.path();
-            if p.is_dir() {
+            if e.file_type()?.is_dir() {
                 out.extend(collect_files(&p)?);
-            } else if is_supported(&p) && !p.to_string_lossy().contains("format_reference") {
+            } else if !p.is_dir()
+                && is_supported(&p)
+                && !p.to_string_lossy().contains("format_reference")
+            {
                 out.push(p);
             }
         }

@@ -45,8 +45,13 @@ impl Keyframes {
         if let Some(i) = self.times.iter().position(|t| !t.is_finite()) {
             return Err(format!("key time {i} is not finite"));
         }
-        if let Some(i) = self.times.windows(2).position(|w| w[1] < w[0]) {
-            return Err(format!("key times decrease at key {}", i + 1));
+        if let Some(i) = self.times.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(format!(
+                "key times are not strictly increasing at key {} ({} after {})",
+                i + 1,
+                self.times[i + 1],
+                self.times[i]
+            ));
         }
         if let Some(i) = self.values.iter().position(|v| !v.is_finite()) {
             return Err(format!("output value {i} is not finite"));

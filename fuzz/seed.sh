@@ -1,0 +1,21 @@
+#!/bin/sh
+# Fills fuzz/corpus/<target>/ from the shared assets (never copied into the repo) and
+# fuzz/seeds/. Run from the repository root: `sh fuzz/seed.sh [ASSETS] [SKELPACK]`.
+set -eu
+assets=${1:-../shared/assets}
+skelpack=${2:-target/release/skelpack}
+c=fuzz/corpus
+mkdir -p $c/import_gltf $c/import_bvh $c/import_acl $c/settings $c/decode_skp
+cp "$assets"/*.glb "$assets"/*.gltf $c/import_gltf/
+# BVH: the hierarchy and the first 40 frames of each file (small inputs fuzz faster).
+for f in "$assets"/*.bvh; do
+    awk '/^Frames:/ { print "Frames: 40"; next } { print } /^Frame Time:/ { n = 40 } n && !/^Frame Time:/ { if (--n == 0) exit }' \
+        "$f" > $c/import_bvh/$(basename "$f")
+done
+cp "$assets"/acl/121_10.acl.sjson "$assets"/acl/93_01_zero_range_extent.acl.sjson \
+   "$assets"/acl/09_02_multi_root.acl.sjson $c/import_acl/
+cp fuzz/seeds/settings/* $c/settings/
+for f in RiggedSimple.glb InterpolationTest.glb acl/121_10.acl.sjson; do
+    "$skelpack" compress "$assets/$f" -o $c/decode_skp/$(basename "$f").skp >/dev/null
+done
+ls $c/* | head -40

@@ -1,0 +1,492 @@
+//! Issue 11's reproducers: files built to crash, hang or exhaust an importer. Each ends in
+//! exit 2 with one line naming the file and the problem, within a time and memory bound.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// The address-space limit every run here gets (4 GiB).
+const MEMORY_KIB: u64 = 4 << 20;
+
+/// Runs the CLI under `ulimit -v` and a timeout; fails the test on a hang or a panic.
+fn run(args: &[&str], timeout: Duration) -> Output {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {MEMORY_KIB}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_skelpack"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > timeout {
+            child.kill().unwrap();
+            panic!("skelpack {args:?} did not finish in {timeout:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "panic on {args:?}: {stderr}");
+    assert!(
+        !stderr.contains("memory allocation"),
+        "allocation failure on {args:?}: {stderr}"
+    );
+    out
+}
+
+/// `inspect FILE` exits 2 with one `error:` line naming the file and containing `needle`.
+fn expect_error(path: &Path, needle: &str) {
+    expect_error_args(&["inspect", path.to_str().unwrap()], path, needle);
+}
+
+fn expect_error_args(args: &[&str], path: &Path, needle: &str) {
+    let out = run(args, Duration::from_secs(20));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line: {stderr}");
+    let name = path.file_name().unwrap().to_string_lossy();
+    assert!(
+        lines[0].starts_with("error:") && lines[0].contains(&*name),
+        "error does not name the file: {stderr}"
+    );
+    assert!(
+        lines[0].to_lowercase().contains(&needle.to_lowercase()),
+        "expected '{needle}' in: {stderr}"
+    );
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+/// 40 bytes: key times 0 and 1, then two identity quaternions.
+fn buffer_bytes() -> Vec<u8> {
+    [0.0f32, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect()
+}
+
+/// A valid two-joint skinned glTF with one rotation channel; its buffer is `buf.bin`.
+fn gltf_doc() -> Value {
+    json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"uri": "buf.bin", "byteLength": 40}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 8},
+            {"buffer": 0, "byteOffset": 8, "byteLength": 32}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR",
+             "min": [0.0], "max": [1.0]},
+            {"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC4"}
+        ],
+        "nodes": [{"name": "root", "children": [1]}, {"name": "bone"}],
+        "skins": [{"joints": [0, 1]}],
+        "animations": [{
+            "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}],
+            "samplers": [{"input": 0, "output": 1}]
+        }],
+        "scenes": [{"nodes": [0]}]
+    })
+}
+
+/// Writes `doc` as `name` with `buf.bin` beside it.
+fn write_gltf(dir: &Path, name: &str, doc: &Value) -> PathBuf {
+    write(dir, "buf.bin", &buffer_bytes());
+    write(dir, name, serde_json::to_string(doc).unwrap().as_bytes())
+}
+
+#[test]
+fn the_base_gltf_imports() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write_gltf(d.path(), "ok.gltf", &gltf_doc());
+    let out = run(&["inspect", p.to_str().unwrap()], Duration::from_secs(20));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+// Cause 1: a node listed as a child of two parents.
+#[test]
+fn node_with_two_parents() {
+    let d = tempfile::tempdir().unwrap();
+    let mut doc = gltf_doc();
+    doc["nodes"] = json!([{"children": [2]}, {"children": [2]}, {"name": "bone"}]);
+    doc["skins"] = json!([{"joints": [0, 2]}]);
+    doc["animations"][0]["channels"][0]["target"]["node"] = json!(2);
+    expect_error(
+        &write_gltf(d.path(), "two_parents.gltf", &doc),
+        "child of both node 0 and node 1",
+    );
+}
+
+// Cause 2: a channel whose target node is out of range, or whose path is invalid.
+#[test]
+fn channel_target_out_of_range_or_invalid() {
+    let d = tempfile::tempdir().unwrap();
+    let mut doc = gltf_doc();
+    doc["animations"][0]["channels"][0]["target"]["node"] = json!(99);
+    expect_error(
+        &write_gltf(d.path(), "target_node.gltf", &doc),
+        "target node 99 does not exist",
+    );
+    let mut doc = gltf_doc();
+    doc["animations"][0]["channels"][0]["target"]["path"] = json!("wobble");
+    expect_error(
+        &write_gltf(d.path(), "target_path.gltf", &doc),
+        "target path is not valid",
+    );
+    // The same target twice (the spec forbids it; each copy would be sampled in full).
+    let mut doc = gltf_doc();
+    let ch = doc["animations"][0]["channels"][0].clone();
+    doc["animations"][0]["channels"]
+        .as_array_mut()
+        .unwrap()
+        .push(ch);
+    expect_error(
+        &write_gltf(d.path(), "twice.gltf", &doc),
+        "already the target of another channel",
+    );
+}
+
+// Cause 3: JOINTS_0 / WEIGHTS_0 (and animation outputs) with an illegal component type.
+#[test]
+fn illegal_component_types() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, semantic, component) in [
+        ("joints_float.gltf", "JOINTS_0", 5126),
+        ("joints_u32.gltf", "JOINTS_0", 5125),
+        ("weights_i16.gltf", "WEIGHTS_0", 5122),
+    ] {
+        let mut doc = gltf_doc();
+        doc["accessors"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"bufferView": 1, "componentType": component, "count": 1, "type": "VEC4"}));
+        let attrs = if semantic == "JOINTS_0" {
+            json!({"POSITION": 3, "JOINTS_0": 2, "WEIGHTS_0": 1})
+        } else {
+            json!({"POSITION": 3, "JOINTS_0": 1, "WEIGHTS_0": 2})
+        };
+        doc["accessors"].as_array_mut().unwrap().push(
+            json!({"bufferView": 1, "componentType": 5126, "count": 2, "type": "VEC3",
+                         "min": [0, 0, 0], "max": [1, 1, 1]}),
+        );
+        doc["meshes"] = json!([{"primitives": [{"attributes": attrs}]}]);
+        doc["nodes"][0]["mesh"] = json!(0);
+        doc["nodes"][0]["skin"] = json!(0);
+        expect_error(&write_gltf(d.path(), name, &doc), "expected [Vec4]");
+    }
+    let mut doc = gltf_doc();
+    doc["accessors"][1]["componentType"] = json!(5125);
+    expect_error(
+        &write_gltf(d.path(), "rotation_u32.gltf", &doc),
+        "output accessor 1 is Vec4 of U32",
+    );
+}
+
+// Cause 4: a BVH declaring far more frames than it holds.
+#[test]
+fn bvh_huge_frame_counts() {
+    let d = tempfile::tempdir().unwrap();
+    let bvh = |frames: &str| {
+        format!(
+            "HIERARCHY\nROOT a\n{{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n End Site\n {{\n  OFFSET 0 1 0\n }}\n}}\nMOTION\nFrames: {frames}\nFrame Time: 0.0333333\n0 0 0\n0 0 0\n0 0 0\n"
+        )
+    };
+    expect_error(
+        &write(d.path(), "frames999.bvh", bvh("999999999").as_bytes()),
+        "'Frames: 999999999' but 3 frame lines follow",
+    );
+    expect_error(
+        &write(
+            d.path(),
+            "framesmax.bvh",
+            bvh("18446744073709551615").as_bytes(),
+        ),
+        "but 3 frame lines follow",
+    );
+    let inf = bvh("3").replacen("0 0 0\n", "0 1e39 0\n", 1);
+    expect_error(&write(d.path(), "inf.bvh", inf.as_bytes()), "not finite");
+}
+
+// Cause 5: ACL num_samples far beyond the samples present; glTF with a huge key span.
+#[test]
+fn declared_sample_counts_beyond_the_file() {
+    let d = tempfile::tempdir().unwrap();
+    let bones: String = (0..60)
+        .map(|i| {
+            let parent = if i == 0 {
+                String::new()
+            } else {
+                format!("b{}", i - 1)
+            };
+            format!("{{ name = \"b{i}\" parent = \"{parent}\" }}\n")
+        })
+        .collect();
+    let no_tracks = format!(
+        "clip = {{ num_samples = 10000000 sample_rate = 30 }}\nbones = [\n{bones}]\ntracks = [ ]\n"
+    );
+    expect_error(
+        &write(d.path(), "dense.acl.sjson", no_tracks.as_bytes()),
+        "60 joints × 10000000 frames",
+    );
+    let short_track = format!(
+        "clip = {{ num_samples = 10000000 sample_rate = 30 }}\nbones = [\n{bones}]\ntracks = [ {{ name = \"b3\" rotations = [ [0 0 0 1] ] }} ]\n"
+    );
+    expect_error(
+        &write(d.path(), "short.acl.sjson", short_track.as_bytes()),
+        "1 samples, but clip.num_samples is 10000000",
+    );
+    // Keys at 0 and 1e6 s: 24 million frames at the detected 24 fps.
+    let mut doc = gltf_doc();
+    let mut bytes = buffer_bytes();
+    bytes[4..8].copy_from_slice(&1.0e6f32.to_le_bytes());
+    doc["buffers"][0]["uri"] = json!("long.bin");
+    write(d.path(), "long.bin", &bytes);
+    let p = write(
+        d.path(),
+        "long.gltf",
+        serde_json::to_string(&doc).unwrap().as_bytes(),
+    );
+    expect_error(&p, "samples skelpack accepts");
+}
+
+// Cause 6: node cycles, a node that is its own child, a cycle below a joint.
+#[test]
+fn node_cycles() {
+    let d = tempfile::tempdir().unwrap();
+    let mut doc = gltf_doc();
+    doc["nodes"] = json!([{"name": "root", "children": [1]}, {"name": "bone", "children": [2]},
+                          {"children": [3]}, {"children": [2]}]);
+    expect_error(
+        &write_gltf(d.path(), "cycle_below.gltf", &doc),
+        "child of both",
+    );
+    let mut doc = gltf_doc();
+    doc["nodes"] = json!([{"name": "root", "children": [1]}, {"name": "bone"},
+                          {"children": [3]}, {"children": [2], "mesh": 0}]);
+    doc["accessors"][1] = json!({"bufferView": 1, "componentType": 5126, "count": 2,
+                                 "type": "VEC3", "min": [0, 0, 0], "max": [1, 1, 1]});
+    doc["animations"][0]["channels"][0]["target"]["path"] = json!("translation");
+    doc["meshes"] = json!([{"primitives": [{"attributes": {"POSITION": 1}}]}]);
+    expect_error(&write_gltf(d.path(), "ring.gltf", &doc), "cycle");
+    let mut doc = gltf_doc();
+    doc["nodes"][1]["children"] = json!([1]);
+    expect_error(&write_gltf(d.path(), "own_child.gltf", &doc), "itself");
+}
+
+// Memory grows linearly with joints × frames: a 100,000-deep chain imports in-process
+// (no recursion to overflow the stack, no quadratic walk) within a time and memory bound.
+// (Through the CLI, `inspect` then classifies tracks, whose budget pass is quadratic in
+// depth: see docs/ROBUSTNESS.md.)
+#[test]
+fn deep_node_chain() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 100_000;
+    let mut doc = gltf_doc();
+    let nodes: Vec<Value> = (0..n)
+        .map(|i| {
+            if i + 1 < n {
+                json!({"name": format!("j{i}"), "children": [i + 1]})
+            } else {
+                json!({"name": format!("j{i}")})
+            }
+        })
+        .collect();
+    doc["nodes"] = Value::Array(nodes);
+    doc["skins"] = json!([{"joints": (0..n).collect::<Vec<_>>()}]);
+    doc["animations"][0]["channels"][0]["target"]["node"] = json!(n - 1);
+    let p = write_gltf(d.path(), "chain.gltf", &doc);
+    drop(doc);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let start = Instant::now();
+    std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let _ = tx.send(skelpack::import::load(&p).map(|a| {
+                (
+                    a.skeleton.len(),
+                    a.clips[0].frame_count,
+                    a.skeleton.joints[n - 1].parent,
+                )
+            }));
+        })
+        .unwrap();
+    let got = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("a 100,000-deep chain did not import within 60 s");
+    let (joints, frames, parent) = got.unwrap();
+    assert_eq!((joints, parent), (n, Some(n - 2)));
+    assert!(frames >= 2);
+    eprintln!("100,000-deep chain imported in {:?}", start.elapsed());
+    #[cfg(target_os = "linux")]
+    {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let hwm_kib: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap();
+        // joints × frames × 40 bytes is ~100 MB here; anything near 1 GiB is not linear.
+        assert!(hwm_kib < 1 << 20, "peak memory {hwm_kib} KiB");
+    }
+}
+
+// Buffer URIs: nothing outside the asset's folder, only regular files.
+#[test]
+fn buffer_uris_stay_in_the_folder() {
+    let d = tempfile::tempdir().unwrap();
+    let inner = d.path().join("asset");
+    std::fs::create_dir(&inner).unwrap();
+    write(d.path(), "secret.bin", &buffer_bytes());
+    for (name, uri, needle) in [
+        ("abs.gltf", "/etc/passwd", "absolute path"),
+        ("dotdot.gltf", "../secret.bin", "leaves the asset's folder"),
+        (
+            "deep.gltf",
+            "../../../../../../etc/passwd",
+            "leaves the asset's folder",
+        ),
+        ("pct.gltf", "%2Fetc%2Fpasswd", "absolute path"),
+        (
+            "pctdot.gltf",
+            "..%2Fsecret.bin",
+            "leaves the asset's folder",
+        ),
+        ("fileuri.gltf", "file:///etc/passwd", "file: URI"),
+        ("zero.gltf", "/dev/zero", "absolute path"),
+    ] {
+        let mut doc = gltf_doc();
+        doc["buffers"][0]["uri"] = json!(uri);
+        expect_error(&write_gltf(&inner, name, &doc), needle);
+    }
+    // `compress -o out.glb` must not copy outside bytes into its output either.
+    let mut doc = gltf_doc();
+    doc["buffers"][0]["uri"] = json!("../secret.bin");
+    let p = write_gltf(&inner, "leak.gltf", &doc);
+    let out = inner.join("out.glb");
+    expect_error_args(
+        &["compress", p.to_str().unwrap(), "-o", out.to_str().unwrap()],
+        &p,
+        "leaves the asset's folder",
+    );
+    assert!(!out.exists());
+    // The explicit flag allows it.
+    let ok = run(
+        &["inspect", "--allow-any-uri", p.to_str().unwrap()],
+        Duration::from_secs(20),
+    );
+    assert_eq!(
+        ok.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn buffer_uris_to_devices_fifos_and_symlinks_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let link = |target: &str, name: &str| {
+        std::os::unix::fs::symlink(target, d.path().join(name)).unwrap();
+    };
+    link("/dev/zero", "zero.bin");
+    link("/etc/hostname", "host.bin");
+    let fifo = d.path().join("fifo.bin");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    for (name, uri, needle) in [
+        ("zero.gltf", "zero.bin", "leaves the asset's folder"),
+        ("host.gltf", "host.bin", "leaves the asset's folder"),
+        ("fifo.gltf", "fifo.bin", "not a regular file"),
+    ] {
+        let mut doc = gltf_doc();
+        doc["buffers"][0]["uri"] = json!(uri);
+        expect_error(&write_gltf(d.path(), name, &doc), needle);
+    }
+    // Even with --allow-any-uri a device is not read.
+    let mut doc = gltf_doc();
+    doc["buffers"][0]["uri"] = json!("/dev/zero");
+    let p = write_gltf(d.path(), "dev.gltf", &doc);
+    expect_error_args(
+        &["inspect", "--allow-any-uri", p.to_str().unwrap()],
+        &p,
+        "not a regular file",
+    );
+    // Nor is a FIFO given as the input itself.
+    expect_error(&fifo, "not a regular file");
+}
+
+// SJSON rotations that are not unit quaternions are errors, not silently zero.
+#[test]
+fn sjson_rotations_must_be_unit_quaternions() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, q) in [
+        ("huge.acl.sjson", "[1e30 1e30 0 0]"),
+        ("zero.acl.sjson", "[0 0 0 0]"),
+        ("over.acl.sjson", "[1e39 0 0 1]"),
+    ] {
+        let text = format!(
+            "clip = {{ num_samples = 2 sample_rate = 30 }}\nbones = [ {{ name = \"a\" parent = \"\" }} ]\ntracks = [ {{ name = \"a\" rotations = [ [0 0 0 1] {q} ] }} ]\n"
+        );
+        let needle = if name == "over.acl.sjson" {
+            "not finite"
+        } else {
+            "unit quaternion"
+        };
+        expect_error(&write(d.path(), name, text.as_bytes()), needle);
+    }
+}
+
+// glTF key times must increase strictly (equal times are an error).
+#[test]
+fn equal_gltf_key_times() {
+    let d = tempfile::tempdir().unwrap();
+    let mut doc = gltf_doc();
+    doc["buffers"][0]["uri"] = json!("eq.bin");
+    let mut bytes = buffer_bytes();
+    bytes[4..8].copy_from_slice(&0.0f32.to_le_bytes());
+    write(d.path(), "eq.bin", &bytes);
+    let p = write(
+        d.path(),
+        "equal_times.gltf",
+        serde_json::to_string(&doc).unwrap().as_bytes(),
+    );
+    expect_error(&p, "strictly increasing");
+}
+
+// A symlink loop inside a folder given to `report` is not followed.
+#[cfg(unix)]
+#[test]
+fn folder_symlink_loops_are_not_followed() {
+    let d = tempfile::tempdir().unwrap();
+    let bvh = "HIERARCHY\nROOT a\n{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n End Site\n {\n  OFFSET 0 1 0\n }\n}\nMOTION\nFrames: 2\nFrame Time: 0.0333333\n0 0 0\n0 10 0\n";
+    write(d.path(), "tiny.bvh", bvh.as_bytes());
+    std::os::unix::fs::symlink(".", d.path().join("loop")).unwrap();
+    let out = run(
+        &["report", d.path().to_str().unwrap(), "--json"],
+        Duration::from_secs(60),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("tiny.bvh").count(), 1, "{stdout}");
+}
