@@ -537,10 +537,7 @@ impl App {
         };
         self.jobs.cancel();
         self.debounce_until = None;
-        let after_edit = self.edited_at.take().map(|t| t.elapsed());
-        if after_edit.is_some() {
-            self.last_latency = after_edit;
-        }
+        Self::record_latency(&mut self.edited_at, &mut self.last_latency);
         self.status = format!(
             "'{}': {:.2}:1, max error {} (an earlier result for these settings)",
             doc.clip_name(),
@@ -552,6 +549,19 @@ impl App {
         true
     }
 
+    /// A result for the last edit is on screen: the time since the edit becomes the last
+    /// latency (returned).
+    fn record_latency(
+        edited_at: &mut Option<Instant>,
+        last_latency: &mut Option<Duration>,
+    ) -> Option<Duration> {
+        let after_edit = edited_at.take().map(|t| t.elapsed());
+        if after_edit.is_some() {
+            *last_latency = after_edit;
+        }
+        after_edit
+    }
+
     fn accept(&mut self, r: super::jobs::JobResult) {
         let Some(doc) = &mut self.doc else { return };
         if r.key != doc.key() {
@@ -559,10 +569,7 @@ impl App {
         }
         match r.outcome {
             Ok(c) => {
-                let after_edit = self.edited_at.take().map(|t| t.elapsed());
-                if after_edit.is_some() {
-                    self.last_latency = after_edit;
-                }
+                let after_edit = Self::record_latency(&mut self.edited_at, &mut self.last_latency);
                 self.status = format!(
                     "Compressed '{}': {:.2}:1, max error {}{}",
                     doc.clip_name(),
