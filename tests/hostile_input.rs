@@ -288,14 +288,8 @@ fn node_cycles() {
     expect_error(&write_gltf(d.path(), "own_child.gltf", &doc), "itself");
 }
 
-// Memory grows linearly with joints × frames: a 100,000-deep chain imports in-process
-// (no recursion to overflow the stack, no quadratic walk) within a time and memory bound.
-// (Through the CLI, `inspect` then classifies tracks, whose budget pass is quadratic in
-// depth: see docs/ROBUSTNESS.md.)
-#[test]
-fn deep_node_chain() {
-    let d = tempfile::tempdir().unwrap();
-    let n = 100_000;
+/// A skinned chain of `n` joints whose leaf is animated.
+fn chain_doc(n: usize) -> Value {
     let mut doc = gltf_doc();
     let nodes: Vec<Value> = (0..n)
         .map(|i| {
@@ -309,8 +303,16 @@ fn deep_node_chain() {
     doc["nodes"] = Value::Array(nodes);
     doc["skins"] = json!([{"joints": (0..n).collect::<Vec<_>>()}]);
     doc["animations"][0]["channels"][0]["target"]["node"] = json!(n - 1);
-    let p = write_gltf(d.path(), "chain.gltf", &doc);
-    drop(doc);
+    doc
+}
+
+// Memory grows linearly with joints × frames: a 100,000-deep chain imports in-process
+// (no recursion to overflow the stack, no quadratic walk) within a time and memory bound.
+#[test]
+fn deep_node_chain() {
+    let d = tempfile::tempdir().unwrap();
+    let n = 100_000;
+    let p = write_gltf(d.path(), "chain.gltf", &chain_doc(n));
     let (tx, rx) = std::sync::mpsc::channel();
     let start = Instant::now();
     std::thread::Builder::new()
@@ -343,6 +345,33 @@ fn deep_node_chain() {
         // joints × frames × 40 bytes is ~100 MB here; anything near 1 GiB is not linear.
         assert!(hwm_kib < 1 << 20, "peak memory {hwm_kib} KiB");
     }
+}
+
+// Through the CLI too: classifying (`inspect`) and compressing a 30,000-deep chain stay
+// linear in joints × frames (the codec's lever arms, budgets and verifier once walked every
+// joint to the root, quadratic in depth: 7 GB of subtree lists here).
+#[test]
+fn deep_chain_through_the_cli() {
+    let d = tempfile::tempdir().unwrap();
+    let p = write_gltf(d.path(), "chain.gltf", &chain_doc(30_000));
+    let path = p.to_str().unwrap();
+    let out = run(&["inspect", path], Duration::from_secs(120));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let skp = d.path().join("chain.skp");
+    let out = run(
+        &["compress", path, "-o", skp.to_str().unwrap()],
+        Duration::from_secs(120),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(skp.is_file());
 }
 
 // Buffer URIs: nothing outside the asset's folder, only regular files.

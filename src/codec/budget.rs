@@ -12,6 +12,10 @@ use glam::{Affine3A, Vec3A};
 use crate::metric::JointLimits;
 use crate::model::{Clip, Skeleton, Transform, local_to_object};
 
+/// Above this many joint-to-root path steps (the sum of every joint's depth), lever arms
+/// are bounded through the children instead of measured marker by marker.
+const EXACT_REACH_MAX_PATHS: usize = 4_000_000;
+
 /// Per joint: lever arm, parent scale and the displacement budget its tracks share.
 #[derive(Clone, Debug)]
 pub struct Budgets {
@@ -42,6 +46,16 @@ impl Budgets {
         let mut local = vec![Transform::IDENTITY; n];
         let mut obj = vec![Affine3A::IDENTITY; n];
         let step = (clip.frame_count / 256).max(1);
+        // Walking every marker up to the root costs joints x depth per frame; on a
+        // pathological hierarchy (a 100,000-deep chain) a bound through the children is
+        // used instead: no smaller than the exact lever arm, linear in the joints.
+        let mut depth = vec![0usize; n];
+        for (j, joint) in skeleton.joints.iter().enumerate() {
+            depth[j] = joint.parent.map_or(1, |p| depth[p] + 1);
+        }
+        let path_lengths: usize = depth.iter().sum();
+        let exact = path_lengths <= EXACT_REACH_MAX_PATHS;
+        let mut frame_reach = vec![0.0f32; if exact { 0 } else { n }];
         for f in (0..clip.frame_count)
             .step_by(step)
             .chain(std::iter::once(clip.frame_count.saturating_sub(1)))
@@ -59,6 +73,14 @@ impl Budgets {
                     m.translation + m.matrix3.y_axis * d,
                     m.translation + m.matrix3.z_axis * d,
                 ];
+                if !exact {
+                    let pk: Vec3A = m.translation;
+                    frame_reach[k] = markers
+                        .iter()
+                        .map(|p| (*p - pk).length())
+                        .fold(0.0, f32::max);
+                    continue;
+                }
                 // Walk up from k: every ancestor's lever arm covers these markers.
                 let mut a = Some(k);
                 while let Some(j) = a {
@@ -72,6 +94,18 @@ impl Budgets {
                         skeleton.joints[j].parent
                     };
                 }
+            }
+            if !exact {
+                // Children come after their parents: fold each subtree's arm into its parent
+                // (a pinned joint's markers stop at it), then keep the largest over frames.
+                for j in (0..n).rev() {
+                    if let Some(p) = skeleton.joints[j].parent.filter(|_| !is_pinned(j)) {
+                        let arm = (obj[j].translation - obj[p].translation).length();
+                        frame_reach[p] = frame_reach[p].max(arm + frame_reach[j]);
+                    }
+                    reach[j] = reach[j].max(frame_reach[j]);
+                }
+                frame_reach.iter_mut().for_each(|r| *r = 0.0);
             }
             for (j, joint) in skeleton.joints.iter().enumerate() {
                 if let Some(p) = joint.parent {
@@ -95,20 +129,16 @@ impl Budgets {
             };
             moving_depth[j] = above + usize::from(moving[j]);
         }
+        // Each joint's share of every evaluated marker below it (up to a pinned joint, which
+        // keeps its subtree's markers to itself): children first, folded into parents.
         let mut displacement = vec![f32::INFINITY; n];
-        for (k, depth) in moving_depth.iter().enumerate() {
-            if !limits.evaluated[k] {
-                continue;
+        for k in (0..n).rev() {
+            if limits.evaluated[k] {
+                let share = limits.tolerance[k] / moving_depth[k].max(1) as f32;
+                displacement[k] = displacement[k].min(share);
             }
-            let share = limits.tolerance[k] / (*depth).max(1) as f32;
-            let mut a = Some(k);
-            while let Some(j) = a {
-                displacement[j] = displacement[j].min(share);
-                a = if is_pinned(j) {
-                    None
-                } else {
-                    skeleton.joints[j].parent
-                };
+            if let Some(p) = skeleton.joints[k].parent.filter(|_| !is_pinned(k)) {
+                displacement[p] = displacement[p].min(displacement[k]);
             }
         }
         Self {

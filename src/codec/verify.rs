@@ -16,9 +16,10 @@ pub struct Verifier<'a> {
     skeleton: &'a Skeleton,
     reference: &'a Reference,
     limits: &'a JointLimits,
-    /// Per joint: itself, then its descendants parents-first, each with the slot of its
-    /// parent in this list (unused for the first).
-    subtrees: Vec<Vec<(usize, usize)>>,
+    /// Per joint, once a change to it is first tested: itself, then its descendants
+    /// parents-first, each with the slot of its parent in this list (unused for the first).
+    /// Built on demand: all of them would be quadratic on a deep chain.
+    subtrees: Vec<Option<Vec<(usize, usize)>>>,
     /// `positions * joints`: decoded local transforms, as transforms and as matrices.
     local: Vec<Transform>,
     local_matrix: Vec<DAffine3>,
@@ -52,7 +53,7 @@ impl<'a> Verifier<'a> {
             skeleton,
             reference,
             limits,
-            subtrees: subtrees(skeleton),
+            subtrees: vec![None; n],
             local_matrix: local.iter().map(Transform::to_daffine).collect(),
             local,
             object,
@@ -72,7 +73,8 @@ impl<'a> Verifier<'a> {
     pub fn accept(&mut self, joint: usize, kind: usize, track: &TrackData, rest: Vec4) -> bool {
         let n = self.skeleton.len();
         let parent = self.skeleton.joints[joint].parent;
-        let subtree = &self.subtrees[joint];
+        let skeleton = self.skeleton;
+        let subtree = self.subtrees[joint].get_or_insert_with(|| subtree_of(skeleton, joint));
         self.changed_local.clear();
         self.changed_object.clear();
         for p in 0..positions(self.reference) {
@@ -112,7 +114,8 @@ impl<'a> Verifier<'a> {
     /// Stores the change just tested as the current pose.
     fn keep(&mut self, joint: usize) {
         let n = self.skeleton.len();
-        let subtree = &self.subtrees[joint];
+        let skeleton = self.skeleton;
+        let subtree = self.subtrees[joint].get_or_insert_with(|| subtree_of(skeleton, joint));
         for (p, local) in self.changed_local.iter().enumerate() {
             self.local[p * n + joint] = *local;
             self.local_matrix[p * n + joint] = local.to_daffine();
@@ -149,23 +152,19 @@ fn reference_at(reference: &Reference, p: usize) -> &[DAffine3] {
     }
 }
 
-/// Every joint's subtree, parents-first, with the slot of each member's parent.
-fn subtrees(skeleton: &Skeleton) -> Vec<Vec<(usize, usize)>> {
+/// `root`'s subtree, parents-first, with the slot of each member's parent.
+fn subtree_of(skeleton: &Skeleton, root: usize) -> Vec<(usize, usize)> {
     let n = skeleton.len();
-    (0..n)
-        .map(|root| {
-            let mut slot = vec![usize::MAX; n];
-            slot[root] = 0;
-            let mut list = vec![(root, 0)];
-            for j in root + 1..n {
-                if let Some(p) = skeleton.joints[j].parent
-                    && slot[p] != usize::MAX
-                {
-                    slot[j] = list.len();
-                    list.push((j, slot[p]));
-                }
-            }
-            list
-        })
-        .collect()
+    let mut slot = vec![usize::MAX; n];
+    slot[root] = 0;
+    let mut list = vec![(root, 0)];
+    for j in root + 1..n {
+        if let Some(p) = skeleton.joints[j].parent
+            && slot[p] != usize::MAX
+        {
+            slot[j] = list.len();
+            list.push((j, slot[p]));
+        }
+    }
+    list
 }

@@ -15,6 +15,8 @@ use crate::model::{Joint, Skeleton, Transform};
 
 pub const MAGIC: &[u8; 4] = b"SKPK";
 pub const VERSION: u16 = 1;
+/// The most joints a clip can hold (its header stores the count in 16 bits).
+pub const MAX_JOINTS: usize = u16::MAX as usize;
 const HEADER_BYTES: usize = 16;
 /// Largest magnitude of any stored translation or scale value, range end or rest value:
 /// far beyond any real scene, and small enough that interpolation (a Catmull-Rom segment
@@ -84,6 +86,13 @@ pub fn to_bytes(skeleton: &Skeleton, clips: &[CompressedClip]) -> Vec<u8> {
 /// Writes a container atomically, after checking that the validating reader accepts the
 /// bytes (so skelpack never writes a file it would refuse to read).
 pub fn write(path: &Path, skeleton: &Skeleton, clips: &[CompressedClip]) -> std::io::Result<u64> {
+    if skeleton.len() > MAX_JOINTS {
+        return Err(std::io::Error::other(format!(
+            "a .skp holds at most {MAX_JOINTS} joints (a clip's joint count is 16 bits); this \
+             skeleton has {} (write glTF instead)",
+            skeleton.len()
+        )));
+    }
     let bytes = to_bytes(skeleton, clips);
     from_bytes(&bytes).map_err(|e| std::io::Error::other(format!("cannot be stored: {e}")))?;
     crate::fsutil::write_atomic(path, &bytes)?;
