@@ -68,7 +68,7 @@ pub const SKP: Exporter = Exporter {
 };
 
 fn mm(asset: &Asset, settings: &Settings, x: f32) -> f64 {
-    let unit = settings.unit.unwrap_or(asset.units.unit);
+    let unit = settings.unit_for(asset);
     x as f64 * 1000.0 / unit.per_metre() as f64
 }
 

@@ -200,7 +200,7 @@ fn write_gltf(
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result.animations)?);
     } else {
-        let unit = settings.unit.unwrap_or(asset.units.unit);
+        let unit = settings.unit_for(asset);
         println!(
             "{:<40} {:>12} {:>12} {:>8} {:>10} {:>6}  ok",
             "animation", "original B", "exported B", "ratio", "max err", "ratio"

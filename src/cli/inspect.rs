@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use super::skp;
+use super::table::{TrackCounts, clip_header, clip_row};
 use crate::codec::{TrackClass, classify};
 use crate::import::{self, Asset};
 use crate::settings::Settings;
@@ -79,13 +80,6 @@ struct ClipInfo {
     morph_weight_channels: usize,
     source_channels: usize,
     tracks: TrackCounts,
-}
-
-#[derive(Serialize)]
-struct TrackCounts {
-    animated: usize,
-    constant: usize,
-    rest: usize,
 }
 
 fn describe(asset: &Asset) -> FileInfo {
@@ -211,20 +205,11 @@ fn print_text(i: &FileInfo) {
     for w in &i.warnings {
         println!("  warning: {w}");
     }
-    println!(
-        "  {:<32} {:>9} {:>7} {:>7} {:>9} {:>9} {:>6}",
-        "clip", "duration", "rate", "frames", "animated", "constant", "rest"
-    );
+    println!("{}", clip_header(""));
     for c in &i.clips {
         println!(
-            "  {:<32} {:>8.4}s {:>7} {:>7} {:>9} {:>9} {:>6}{}",
-            c.name,
-            c.duration,
-            c.sample_rate,
-            c.frames,
-            c.tracks.animated,
-            c.tracks.constant,
-            c.tracks.rest,
+            "{}{}",
+            clip_row(&c.name, c.duration, c.sample_rate, c.frames, &c.tracks),
             if c.morph_weight_channels > 0 {
                 format!("  (+{} morph weight channels)", c.morph_weight_channels)
             } else {

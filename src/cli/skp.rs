@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Serialize;
 
+use super::table::{TrackCounts, clip_header, clip_row};
 use crate::codec::TrackData;
 use crate::container::{self, Container};
 
@@ -43,14 +44,7 @@ struct SkpClip {
     start_time: f32,
     /// Stored keys of the animated tracks.
     keys: usize,
-    tracks: Counts,
-}
-
-#[derive(Serialize)]
-struct Counts {
-    animated: usize,
-    constant: usize,
-    rest: usize,
+    tracks: TrackCounts,
 }
 
 /// Facts about a container file.
@@ -69,7 +63,7 @@ pub fn describe(path: &Path) -> anyhow::Result<SkpInfo> {
                 frames: clip.frame_count,
                 start_time: clip.start_time,
                 keys: all().map(TrackData::keys).filter(|&k| k > 1).sum(),
-                tracks: Counts {
+                tracks: TrackCounts {
                     animated: all()
                         .filter(|t| matches!(t, TrackData::Animated(_)))
                         .count(),
@@ -99,22 +93,10 @@ pub fn print_text(i: &SkpInfo) {
         "  skeleton: {} joints ({} deforming), depth {}",
         i.joints, i.deforming_joints, i.max_depth
     );
-    println!(
-        "  {:<32} {:>9} {:>7} {:>7} {:>9} {:>9} {:>6} {:>8}",
-        "clip", "duration", "rate", "frames", "animated", "constant", "rest", "keys"
-    );
+    println!("{}", clip_header(&format!("{:>8}", "keys")));
     for c in &i.clips {
-        println!(
-            "  {:<32} {:>8.4}s {:>7} {:>7} {:>9} {:>9} {:>6} {:>8}",
-            c.name,
-            c.duration,
-            c.sample_rate,
-            c.frames,
-            c.tracks.animated,
-            c.tracks.constant,
-            c.tracks.rest,
-            c.keys
-        );
+        let row = clip_row(&c.name, c.duration, c.sample_rate, c.frames, &c.tracks);
+        println!("{row} {:>8}", c.keys);
     }
 }
 

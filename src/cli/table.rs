@@ -53,3 +53,27 @@ fn truncate(s: &str, n: usize) -> String {
         format!("{}…", s.chars().take(n - 1).collect::<String>())
     }
 }
+
+/// Tracks of a clip by class, as `inspect` lists them (for a source file and a `.skp`).
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct TrackCounts {
+    pub animated: usize,
+    pub constant: usize,
+    pub rest: usize,
+}
+
+/// The heading of `inspect`'s clip list, with one more column named `extra`.
+pub fn clip_header(extra: &str) -> String {
+    format!(
+        "  {:<32} {:>9} {:>7} {:>7} {:>9} {:>9} {:>6} {extra}",
+        "clip", "duration", "rate", "frames", "animated", "constant", "rest"
+    )
+}
+
+/// One line of `inspect`'s clip list (the caller appends its extra column).
+pub fn clip_row(name: &str, duration: f32, rate: f32, frames: usize, t: &TrackCounts) -> String {
+    format!(
+        "  {:<32} {:>8.4}s {:>7} {:>7} {:>9} {:>9} {:>6}",
+        name, duration, rate, frames, t.animated, t.constant, t.rest
+    )
+}

@@ -195,11 +195,7 @@ pub struct NlerpClip<'a>(pub &'a Clip);
 impl PoseSource for NlerpClip<'_> {
     fn sample_local(&self, frame: f32, out: &mut [Transform]) {
         let clip = self.0;
-        let last = clip.frame_count.saturating_sub(1);
-        let f = frame.clamp(0.0, last as f32);
-        let i0 = (f.floor() as usize).min(last);
-        let i1 = (i0 + 1).min(last);
-        let u = f - i0 as f32;
+        let (i0, i1, u) = clip.neighbours(frame);
         for (o, t) in out.iter_mut().zip(&clip.tracks) {
             let a = t.at(i0);
             if u <= 0.0 || i0 == i1 {

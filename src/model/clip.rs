@@ -110,14 +110,19 @@ impl Clip {
         }
     }
 
-    /// Samples all local transforms at a (possibly fractional) frame position, clamped to the
-    /// clip, interpolating neighbouring samples (lerp, shortest-arc slerp).
-    pub fn sample_local(&self, frame: f32, out: &mut [Transform]) {
+    /// The samples around a (possibly fractional) frame position, clamped to the clip, and
+    /// how far between them it lies: `(i0, i1, u)`, `i1 == i0` at the last sample.
+    pub fn neighbours(&self, frame: f32) -> (usize, usize, f32) {
         let last = self.frame_count.saturating_sub(1);
         let f = frame.clamp(0.0, last as f32);
         let i0 = (f.floor() as usize).min(last);
-        let i1 = (i0 + 1).min(last);
-        let u = f - i0 as f32;
+        (i0, (i0 + 1).min(last), f - i0 as f32)
+    }
+
+    /// Samples all local transforms at a (possibly fractional) frame position, clamped to the
+    /// clip, interpolating neighbouring samples (lerp, shortest-arc slerp).
+    pub fn sample_local(&self, frame: f32, out: &mut [Transform]) {
+        let (i0, i1, u) = self.neighbours(frame);
         for (o, t) in out.iter_mut().zip(&self.tracks) {
             *o = if u <= 0.0 || i0 == i1 {
                 t.at(i0)

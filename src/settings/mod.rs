@@ -224,7 +224,7 @@ impl Settings {
     /// (0.1 mm / 3 cm, or what an ACL clip carries), preset, file-wide values, per-joint
     /// values, then the clip's own values and joints.
     pub fn resolve(&self, asset: &Asset, clip_name: &str) -> Resolved {
-        let unit = self.unit.unwrap_or(asset.units.unit);
+        let unit = self.unit_for(asset);
         let per_mm = unit.per_metre() / 1000.0;
         let per_cm = unit.per_metre() / 100.0;
         let clip = self.clips.get(clip_name);
@@ -294,6 +294,11 @@ impl Settings {
             bits: clip.and_then(|c| c.bits).unwrap_or(self.bits),
             unit,
         }
+    }
+
+    /// The unit in force for `asset`: the one set here, or the inferred one.
+    pub fn unit_for(&self, asset: &Asset) -> LengthUnit {
+        self.unit.unwrap_or(asset.units.unit)
     }
 
     /// A warning about the unit in force: a set unit that makes the character implausibly
