@@ -426,20 +426,22 @@ fn relax(
         |out: &CompressedClip, j: usize, k: usize| out.tracks[j][k].cost(k == 1, frames).bits;
     let mut relaxed = 0;
     for &factor in factors {
-        let mut order: Vec<(usize, usize)> = (0..moving.len())
+        // Largest tracks first (a stable sort: ties keep joint order).
+        let mut order: Vec<(usize, usize, u64)> = (0..moving.len())
             .filter(|&j| moving[j])
             .flat_map(|j| (0..3).map(move |k| (j, k)))
-            .filter(|&(j, k)| bits(out, j, k) > 0)
+            .map(|(j, k)| (j, k, bits(out, j, k)))
+            .filter(|&(_, _, b)| b > 0)
             .collect();
-        order.sort_by_key(|&(j, k)| std::cmp::Reverse(bits(out, j, k)));
+        order.sort_by_key(|&(_, _, b)| std::cmp::Reverse(b));
         // Candidates depend only on each track's own data: encode them in parallel, then
         // accept them one at a time against the whole skeleton.
         let candidates: Vec<(usize, usize, f32, TrackData)> = order
             .par_iter()
-            .filter_map(|&(j, k)| {
+            .filter_map(|&(j, k, b)| {
                 let s = scale[j][k] * factor;
                 let c = encode(j, k, s);
-                (c.cost(k == 1, frames).bits < bits(out, j, k)).then_some((j, k, s, c))
+                (c.cost(k == 1, frames).bits < b).then_some((j, k, s, c))
             })
             .collect();
         if control.is_cancelled() {

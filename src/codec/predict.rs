@@ -95,41 +95,43 @@ pub fn segment_widths(
 
 /// Bits of an animated track's key values with the best predictor order.
 pub fn value_bits(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> u64 {
-    let order = best_order(format, range, codes, frames);
-    value_bits_with(format, range, codes, frames, order)
+    let [one, two] = bits_per_order(format, range, codes, frames);
+    one.min(two)
 }
 
 /// The predictor order (1 or 2) that codes the track in fewer bits (2 on a tie).
 pub fn best_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> u8 {
-    let one = value_bits_with(format, range, codes, frames, 1);
-    let two = value_bits_with(format, range, codes, frames, 2);
+    let [one, two] = bits_per_order(format, range, codes, frames);
     if one < two { 1 } else { 2 }
 }
 
-/// Bits of the key values with a given predictor order: for S3 48 per key; for ranged
-/// formats, per segment the widths (5 per stored component), the first key in full and the
-/// residuals.
-pub fn value_bits_with(
-    format: Format,
-    range: &Range,
-    codes: &[Codes],
-    frames: &[u32],
-    order: u8,
-) -> u64 {
+/// Bits of the key values with predictor orders 1 and 2, in one pass over the residuals
+/// (the cost model every encoding is ranked by, so it runs without allocating).
+fn bits_per_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]) -> [u64; 2] {
     let bits = match format {
-        Format::SmallestThree48 => return 48 * codes.len() as u64,
-        Format::SmallestThreeWide { bits } => return (2 + 3 * bits as u64) * codes.len() as u64,
+        Format::SmallestThree48 => return [48 * codes.len() as u64; 2],
+        Format::SmallestThreeWide { bits } => {
+            return [(2 + 3 * bits as u64) * codes.len() as u64; 2];
+        }
         Format::RangedRotation { bits } | Format::RangedVector { bits } => bits as u64,
     };
-    let comps = stored_components(format, range);
-    let mut total = 0u64;
-    for (s, w) in segment_widths(codes, frames, &comps, bits as u32, order)
-        .iter()
-        .enumerate()
-    {
-        let n = (codes.len() - s * SEGMENT_KEYS).min(SEGMENT_KEYS) as u64;
-        for &c in &comps {
-            total += WIDTH_BITS as u64 + bits + (n - 1) * w[c] as u64;
+    let max = (1u64 << bits) - 1;
+    let mut total = [0u64; 2];
+    for start in (0..codes.len()).step_by(SEGMENT_KEYS) {
+        let end = (start + SEGMENT_KEYS).min(codes.len());
+        let n = (end - start) as u64;
+        for c in (0..3).filter(|&c| range.extent[c] > 0.0) {
+            let mut width = [0u32; 2];
+            for i in start + 1..end {
+                let code = codes[i][c] as i64;
+                let first = predict(codes, frames, start, i, c, max, 1);
+                let second = predict(codes, frames, start, i, c, max, 2);
+                width[0] = width[0].max(width_of(zigzag(code - first)));
+                width[1] = width[1].max(width_of(zigzag(code - second)));
+            }
+            for (t, w) in total.iter_mut().zip(width) {
+                *t += WIDTH_BITS as u64 + bits + (n - 1) * w as u64;
+            }
         }
     }
     total
