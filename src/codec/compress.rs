@@ -14,6 +14,7 @@ use super::compressed::CompressedClip;
 use super::control::Control;
 use super::curve::align_hemispheres;
 use super::floor::{floors_of, hold_to_floors, hold_to_reached};
+use super::memo::Recompressor;
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
 use super::track::{TrackData, TrackEncoder, TrackInput, encode_track, finest_track};
 use super::verify::Verifier;
@@ -164,7 +165,21 @@ fn pinned_target(
 
 /// Compresses one clip so every evaluated joint stays within its tolerance at every sample
 /// and midpoint; the report says so (`contract_met`) or names the joints that cannot.
+/// [`Recompressor`] compresses the same clip again under new settings faster, to the same
+/// bytes.
 pub fn compress(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    settings: &Resolved,
+    control: &Control,
+) -> Result<CompressedClip, CodecError> {
+    Recompressor::new().compress(skeleton, clip, settings, control)
+}
+
+/// [`compress`], taking what `memo` holds from an earlier compression of the same clip
+/// wherever the inputs of a pass did not change, and leaving there what this one computes.
+pub(super) fn compress_with(
+    memo: &mut Recompressor,
     skeleton: &Skeleton,
     clip: &Clip,
     settings: &Resolved,
@@ -181,7 +196,8 @@ pub fn compress(
     let n = skeleton.len();
     let frames = clip.frame_count;
     control.set_progress(0.0);
-    let reference = Reference::new(skeleton, clip, frames);
+    let reference = memo.reference(skeleton, clip);
+    let reference = reference.as_ref();
     let mut inputs = Inputs::new(skeleton, clip);
     let pinned = &settings.pinned;
     // Tracks that move share their joint's budget; a pinned joint counts as moving.
@@ -196,7 +212,10 @@ pub fn compress(
         .collect();
     let moving: Vec<bool> = moving_tracks.iter().map(|&m| m > 0).collect();
     // Tolerances below a joint's floor cannot be held: hold those joints just above it.
-    let floors = joint_floors(skeleton, clip, &reference, &inputs, requested, settings);
+    let floors = memo.floors(requested, settings.bits, || {
+        joint_floors(skeleton, clip, reference, &inputs, requested, settings)
+    });
+    let memo = memo.encodings();
     let mut held = hold_to_floors(requested, &floors);
     let budgets = Budgets::new(skeleton, clip, &held, &moving, pinned);
     let base: Vec<[f32; 3]> = (0..n)
@@ -207,12 +226,15 @@ pub fn compress(
         .collect();
     let mut scale = vec![[1.0f32; 3]; n];
     let encode = |inputs: &Inputs, j: usize, k: usize, s: f32| {
-        encode_track(
-            &inputs.input(j, k),
-            base[j][k] * s,
-            settings.method,
-            settings.bits,
-        )
+        let tolerance = base[j][k] * s;
+        memo.get(j, k, tolerance, false, is_pinned(j), || {
+            encode_track(
+                &inputs.input(j, k),
+                tolerance,
+                settings.method,
+                settings.bits,
+            )
+        })
     };
 
     let tracks: Vec<[TrackData; 3]> = (0..n)
@@ -242,11 +264,11 @@ pub fn compress(
     let mut out = make(tracks, &scale);
     let any_pinned = pinned.iter().any(|&p| p);
     if any_pinned {
-        inputs.repin(skeleton, &reference, &mut out, pinned, |inp, j| {
+        inputs.repin(skeleton, reference, &mut out, pinned, |inp, j| {
             std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
         });
     }
-    let mut errors = measure(skeleton, &reference, &out, &held, true);
+    let mut errors = measure(skeleton, reference, &out, &held, true);
     while !passes(&errors, &held) && repairs < MAX_REPAIRS {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
@@ -281,36 +303,43 @@ pub fn compress(
             out.tracks[j] = t;
         }
         if any_pinned {
-            inputs.repin(skeleton, &reference, &mut out, pinned, |inp, j| {
+            inputs.repin(skeleton, reference, &mut out, pinned, |inp, j| {
                 std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
             });
         }
-        errors = measure(skeleton, &reference, &out, &held, true);
+        errors = measure(skeleton, reference, &out, &held, true);
     }
     control.set_progress(0.6);
     // What repair could not reach stays where it is; every other joint keeps its tolerance.
     if !passes(&errors, &held) {
         hold_to_reached(&mut held, &errors);
-        errors = measure(skeleton, &reference, &out, &held, true);
+        errors = measure(skeleton, reference, &out, &held, true);
     }
     let limits = &held;
 
     // Relax: loosen one track at a time where that saves bits and the contract still holds.
     let mut relaxed = 0;
     if passes(&errors, limits) {
-        let mut verifier = Verifier::new(skeleton, &reference, limits, &out);
+        let mut verifier = Verifier::new(skeleton, reference, limits, &out);
         let current = |j: usize, k: usize| base[j][k] * scale[j][k];
-        let encoders = relax_encoders(&inputs, &out, &moving, current, settings);
+        let encoders = relax_encoders(&inputs, &moving, current);
         let encode_at = |j: usize, k: usize, s: f32, refined: bool| {
-            let encoder = encoders[3 * j + k]
-                .as_ref()
-                .expect("an encoder per relaxable track");
-            let mut encoder = encoder.lock().expect("encoder lock");
-            if refined {
-                encoder.encode_refined(base[j][k] * s)
-            } else {
-                encoder.encode(base[j][k] * s)
-            }
+            let tolerance = base[j][k] * s;
+            memo.get(j, k, tolerance, refined, is_pinned(j), || {
+                let encoder = encoders[3 * j + k]
+                    .as_ref()
+                    .expect("an encoder per relaxable track");
+                let mut encoder = encoder.lock().expect("encoder lock");
+                let (input, finest, made) = &mut *encoder;
+                let encoder = made.get_or_insert_with(|| {
+                    TrackEncoder::new(*input, settings.method, settings.bits, *finest)
+                });
+                if refined {
+                    encoder.encode_refined(tolerance)
+                } else {
+                    encoder.encode(tolerance)
+                }
+            })
         };
         let above_pinned = pinned_ancestors(skeleton, pinned);
         // A change above pinned joints moves them off their targets: re-derive them.
@@ -322,7 +351,7 @@ pub fn compress(
                 let mut trial = out.clone();
                 trial.tracks[j][k] = track.clone();
                 for p in (j + 1..n).filter(|&p| is_pinned(p) && descends(skeleton, p, j)) {
-                    let (raw, mids) = pinned_target(skeleton, &reference, &trial, p);
+                    let (raw, mids) = pinned_target(skeleton, reference, &trial, p);
                     trial.tracks[p] = std::array::from_fn(|k| {
                         let input = TrackInput {
                             raw: &raw[k],
@@ -339,7 +368,7 @@ pub fn compress(
                     });
                 }
                 let smaller = total_bits(&trial) < total_bits(out);
-                (smaller && passes(&measure(skeleton, &reference, &trial, limits, true), limits))
+                (smaller && passes(&measure(skeleton, reference, &trial, limits, true), limits))
                     .then_some(trial)
             };
         // Plain encodings first, then refined key values on top of what they reached: every
@@ -357,7 +386,7 @@ pub fn compress(
             )?;
         }
         if relaxed > 0 {
-            errors = measure(skeleton, &reference, &out, limits, true);
+            errors = measure(skeleton, reference, &out, limits, true);
         }
     }
     out.local_tolerance = (0..n)
@@ -377,24 +406,25 @@ pub fn compress(
     Ok(out)
 }
 
-/// An encoder per track that relaxation may loosen (moving, with bits to shed), keeping
-/// its fits down to the track's `current` tolerance: relaxing only loosens, so every later
-/// encoding of the track reuses them.
+/// A track encoder made on first use from its input and the finest tolerance it records to.
+type LazyEncoder<'a> = Mutex<(TrackInput<'a>, f32, Option<TrackEncoder<'a>>)>;
+
+/// An encoder per track that relaxation may loosen (moving), keeping its fits down to the
+/// track's `current` tolerance: relaxing only loosens, so every later encoding of the track
+/// reuses them. Made on first use: a recompression finds most encodings it needs already
+/// done, and a track that gains bits later (a pinned joint re-derived under a relaxed
+/// ancestor) still has one.
 fn relax_encoders<'a>(
     inputs: &'a Inputs,
-    out: &CompressedClip,
     moving: &[bool],
     current: impl Fn(usize, usize) -> f32,
-    settings: &Resolved,
-) -> Vec<Option<Mutex<TrackEncoder<'a>>>> {
-    let (method, bits) = (settings.method, settings.bits);
+) -> Vec<Option<LazyEncoder<'a>>> {
     (0..moving.len())
         .flat_map(|j| (0..3).map(move |k| (j, k)))
         .map(|(j, k)| {
-            let relaxable = moving[j] && out.tracks[j][k].cost(k == 1, out.frame_count).bits > 0;
-            relaxable.then(|| {
+            moving[j].then(|| {
                 let input = inputs.input(j, k);
-                Mutex::new(TrackEncoder::new(input, method, bits, current(j, k)))
+                Mutex::new((input, current(j, k), None))
             })
         })
         .collect()

@@ -1,0 +1,174 @@
+//! Incremental recompression (`codec::Recompressor`): after single-joint edits (tolerance,
+//! marker offset, pin), chosen at random with a fixed seed on every shared asset, the
+//! recompressed clip is byte-identical to a full compression with the same settings, and
+//! the recompression reused earlier work.
+
+mod common;
+
+use skelpack::codec::{self, CompressedClip, Control, Recompressor};
+use skelpack::container;
+use skelpack::import;
+use skelpack::model::Skeleton;
+use skelpack::settings::{Preset, Resolved, Settings};
+
+/// A small deterministic generator (64-bit LCG), so failures reproduce.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Edit {
+    Tolerance,
+    Marker,
+    Pin,
+}
+
+/// Applies one edit to joint `j` (an evaluated joint), as the app's joint table does.
+fn apply(settings: &mut Resolved, edit: Edit, j: usize, rng: &mut Lcg) {
+    let factors = [0.25f32, 0.5, 2.0, 4.0];
+    let f = factors[rng.below(factors.len())];
+    match edit {
+        Edit::Tolerance => settings.limits.tolerance[j] *= f,
+        Edit::Marker => settings.limits.marker_offset[j] *= f,
+        Edit::Pin => settings.pinned[j] = !settings.pinned[j],
+    }
+}
+
+/// Everything a compressed clip stores or reports, except the time it took.
+fn same(skeleton: &Skeleton, a: &CompressedClip, b: &CompressedClip) -> Result<(), String> {
+    let bytes = |c: &CompressedClip| container::to_bytes(skeleton, std::slice::from_ref(c));
+    if bytes(a) != bytes(b) {
+        return Err("the .skp bytes differ".into());
+    }
+    if a.tracks != b.tracks {
+        return Err("the tracks differ".into());
+    }
+    let tolerances = |c: &CompressedClip| -> Vec<[u32; 3]> {
+        c.local_tolerance
+            .iter()
+            .map(|t| t.map(f32::to_bits))
+            .collect()
+    };
+    if tolerances(a) != tolerances(b) {
+        return Err("the local tolerances differ".into());
+    }
+    let report = |c: &CompressedClip| {
+        let mut r = c.report.clone();
+        r.compress_ms = 0.0;
+        serde_json::to_string(&r).unwrap()
+    };
+    if report(a) != report(b) {
+        return Err("the reports differ".into());
+    }
+    Ok(())
+}
+
+#[test]
+fn recompression_after_random_single_joint_edits_is_byte_identical_on_every_asset() {
+    let mut rng = Lcg(0x5eed_1234);
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    // Encodings reused and computed over the tolerance edits (on a two-joint rig an edit
+    // may change every budget; over all assets most encodings must be reused).
+    let (mut reused, mut computed) = (0, 0);
+    for path in common::all_assets() {
+        let Ok(asset) = import::load(&path) else {
+            // A deliberately malformed fixture: tests/bad_input.rs covers it.
+            continue;
+        };
+        let Some(clip) = asset.clips.iter().max_by_key(|c| c.frame_count) else {
+            continue;
+        };
+        let skeleton = &asset.skeleton;
+        let evaluated: Vec<usize> = (0..skeleton.len())
+            .filter(|&j| skeleton.joints[j].deforming)
+            .collect();
+        if evaluated.is_empty() {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let mut settings = Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name);
+        let control = Control::new();
+        let mut memo = Recompressor::new();
+        let first = memo.compress(skeleton, clip, &settings, &control).unwrap();
+        let full = codec::compress(skeleton, clip, &settings, &control).unwrap();
+        if let Err(e) = same(skeleton, &first, &full) {
+            failures.push(format!("{name}: first compression: {e}"));
+        }
+        for edit in [Edit::Tolerance, Edit::Marker, Edit::Pin, Edit::Tolerance] {
+            let j = evaluated[rng.below(evaluated.len())];
+            apply(&mut settings, edit, j, &mut rng);
+            let incremental = memo.compress(skeleton, clip, &settings, &control).unwrap();
+            let reuse = memo.reuse();
+            let full = codec::compress(skeleton, clip, &settings, &control).unwrap();
+            let joint = &skeleton.joints[j].name;
+            if let Err(e) = same(skeleton, &incremental, &full) {
+                failures.push(format!("{name}: {edit:?} on {joint}: {e}"));
+            }
+            assert!(
+                reuse.reference_reused,
+                "{name}: the reference poses were computed again"
+            );
+            if matches!(edit, Edit::Tolerance) {
+                reused += reuse.encodings_reused;
+                computed += reuse.encodings_computed;
+            }
+            checked += 1;
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    assert!(checked >= 40, "only {checked} edits checked");
+    assert!(
+        reused > computed,
+        "tolerance edits reused {reused} encodings and computed {computed}"
+    );
+    eprintln!("tolerance edits: {reused} encodings reused, {computed} computed");
+}
+
+#[test]
+fn unchanged_settings_reuse_every_encoding() {
+    let asset = import::load(&common::asset("CesiumMan.glb")).unwrap();
+    let clip = &asset.clips[0];
+    let settings = Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name);
+    let mut memo = Recompressor::new();
+    let control = Control::new();
+    let first = memo
+        .compress(&asset.skeleton, clip, &settings, &control)
+        .unwrap();
+    assert!(memo.reuse().encodings_computed > 0);
+    let again = memo
+        .compress(&asset.skeleton, clip, &settings, &control)
+        .unwrap();
+    let reuse = memo.reuse();
+    assert_eq!(reuse.encodings_computed, 0, "{reuse:?}");
+    assert!(reuse.encodings_reused > 0 && reuse.floors_reused);
+    same(&asset.skeleton, &first, &again).unwrap();
+}
+
+#[test]
+fn another_clip_starts_afresh() {
+    let asset = import::load(&common::asset("Fox.glb")).unwrap();
+    let mut memo = Recompressor::new();
+    let control = Control::new();
+    for clip in &asset.clips {
+        let settings = Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name);
+        let got = memo
+            .compress(&asset.skeleton, clip, &settings, &control)
+            .unwrap();
+        assert!(!memo.reuse().reference_reused, "{}", clip.name);
+        let full = codec::compress(&asset.skeleton, clip, &settings, &control).unwrap();
+        same(&asset.skeleton, &got, &full).unwrap();
+    }
+}
