@@ -1,11 +1,12 @@
-//! The one place the app touches the codec: compresses a clip with `codec::compress` and
-//! measures the result with the metric (the joint x frame matrix the timeline and panels use).
+//! The one place the app touches the codec: compresses a clip with a `codec::Recompressor`
+//! (incremental after an edit of the same clip) and measures the result with the metric (the
+//! joint x frame matrix the timeline and panels use).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use crate::codec::Control;
-use crate::codec::{CodecError, CompressedClip, JointCost};
+use crate::codec::{CodecError, CompressedClip, JointCost, Recompressor};
 use crate::metric::{ErrorReport, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -60,16 +61,32 @@ pub fn compress(
     settings: &Resolved,
     control: &Control,
 ) -> Result<Compressed, Failure> {
+    recompress(&mut Recompressor::new(), skeleton, clip, settings, control)
+}
+
+/// [`compress`], reusing what `memo` kept from the previous compression of the same clip:
+/// after a single-joint edit only the tracks whose budgets changed are encoded again.
+pub fn recompress(
+    memo: &mut Recompressor,
+    skeleton: &Skeleton,
+    clip: &Clip,
+    settings: &Resolved,
+    control: &Control,
+) -> Result<Compressed, Failure> {
     let start = Instant::now();
-    let c = crate::codec::compress(skeleton, clip, settings, control).map_err(|e| match e {
-        CodecError::Cancelled => Failure::Cancelled,
-        e => Failure::Error(e.to_string()),
-    })?;
+    let c = memo
+        .compress(skeleton, clip, settings, control)
+        .map_err(|e| match e {
+            CodecError::Cancelled => Failure::Cancelled,
+            e => Failure::Error(e.to_string()),
+        })?;
     if control.is_cancelled() {
         return Err(Failure::Cancelled);
     }
     let c = Arc::new(c);
-    let reference = Reference::new(skeleton, clip, clip.frame_count);
+    let reference = memo
+        .reference_poses()
+        .unwrap_or_else(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)));
     let errors = measure(skeleton, &reference, c.as_ref(), &settings.limits, true);
     let r = &c.report;
     Ok(Compressed {

@@ -1,12 +1,15 @@
 //! Background compression: one worker thread per request, the previous one cancelled. Every
 //! result carries the [`JobKey`] it was computed for, so a stale result is never shown.
+//! Successive jobs on the same document and clip share one [`Recompressor`], so a job after
+//! an edit re-encodes only what the edit changed.
 
-use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::compressor::{self, Compressed, Control, Failure};
 
+use crate::codec::Recompressor;
 use crate::import::Asset;
 use crate::settings::Resolved;
 
@@ -36,6 +39,15 @@ pub struct Jobs {
     running: Option<Running>,
     /// Called by workers when they finish (wakes the UI).
     waker: Option<Arc<dyn Fn() + Send + Sync>>,
+    /// What the last jobs on one (document, clip) computed, for the next job on it.
+    memo: Option<Memo>,
+}
+
+/// The incremental state of one document's clip.
+struct Memo {
+    document: u64,
+    clip: usize,
+    state: Arc<Mutex<Recompressor>>,
 }
 
 impl Default for Jobs {
@@ -46,6 +58,7 @@ impl Default for Jobs {
             rx,
             running: None,
             waker: None,
+            memo: None,
         }
     }
 }
@@ -62,12 +75,20 @@ impl Jobs {
         let tx = self.tx.clone();
         let waker = self.waker.clone();
         let c = control.clone();
+        let memo = self.memo_for(key);
         let spawned = std::thread::Builder::new()
             .name(format!("compress clip {}", key.clip))
             .spawn(move || {
                 let clip = &asset.clips[key.clip];
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    compressor::compress(&asset.skeleton, clip, &settings, &c)
+                    // A cancelled job on this clip still holding the state stops at its next
+                    // check; a poisoned state (a panic mid-way) is dropped for a fresh one.
+                    let mut memo = memo.lock().unwrap_or_else(|e| {
+                        let mut m = e.into_inner();
+                        *m = Recompressor::new();
+                        m
+                    });
+                    compressor::recompress(&mut memo, &asset.skeleton, clip, &settings, &c)
                 }))
                 .unwrap_or_else(|_| Err(Failure::Error("the compressor panicked".into())));
                 let _ = tx.send(JobResult { key, outcome });
@@ -82,6 +103,23 @@ impl Jobs {
                     key,
                     outcome: Err(Failure::Error(format!("cannot start a worker: {e}"))),
                 });
+            }
+        }
+    }
+
+    /// The incremental state for `key`'s document and clip (a new one for another clip: the
+    /// state of one clip at a time is kept).
+    fn memo_for(&mut self, key: JobKey) -> Arc<Mutex<Recompressor>> {
+        match &self.memo {
+            Some(m) if m.document == key.document && m.clip == key.clip => m.state.clone(),
+            _ => {
+                let state = Arc::new(Mutex::new(Recompressor::new()));
+                self.memo = Some(Memo {
+                    document: key.document,
+                    clip: key.clip,
+                    state: state.clone(),
+                });
+                state
             }
         }
     }

@@ -227,13 +227,10 @@ pub(super) fn compress_with(
     let mut scale = vec![[1.0f32; 3]; n];
     let encode = |inputs: &Inputs, j: usize, k: usize, s: f32| {
         let tolerance = base[j][k] * s;
-        memo.get(j, k, tolerance, false, is_pinned(j), || {
-            encode_track(
-                &inputs.input(j, k),
-                tolerance,
-                settings.method,
-                settings.bits,
-            )
+        let input = inputs.input(j, k);
+        let samples = (!is_pinned(j)).then_some((input, tolerance));
+        memo.get(j, k, tolerance, false, samples, || {
+            encode_track(&input, tolerance, settings.method, settings.bits)
         })
     };
 
@@ -321,11 +318,16 @@ pub(super) fn compress_with(
     let mut relaxed = 0;
     if passes(&errors, limits) {
         let mut verifier = Verifier::new(skeleton, reference, limits, &out);
-        let current = |j: usize, k: usize| base[j][k] * scale[j][k];
+        // Each track's tolerance as relaxation starts: the finest its encoders record to.
+        let start: Vec<[f32; 3]> = (0..n)
+            .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
+            .collect();
+        let current = |j: usize, k: usize| start[j][k];
         let encoders = relax_encoders(&inputs, &moving, current);
         let encode_at = |j: usize, k: usize, s: f32, refined: bool| {
             let tolerance = base[j][k] * s;
-            memo.get(j, k, tolerance, refined, is_pinned(j), || {
+            let samples = (!is_pinned(j)).then(|| (inputs.input(j, k), current(j, k)));
+            memo.get(j, k, tolerance, refined, samples, || {
                 let encoder = encoders[3 * j + k]
                     .as_ref()
                     .expect("an encoder per relaxable track");

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use super::compress::{CodecError, compress_with};
 use super::compressed::CompressedClip;
 use super::control::Control;
-use super::track::TrackData;
+use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput};
 use crate::metric::{JointLimits, Reference};
 use crate::model::{Clip, Skeleton};
 use crate::settings::{Bits, Method, Resolved};
@@ -73,7 +73,8 @@ impl Recompressor {
                 ..Self::default()
             };
         }
-        self.encodings.begin(settings.method, settings.bits);
+        self.encodings
+            .begin(settings.method, settings.bits, 3 * skeleton.len());
         let result = compress_with(self, skeleton, clip, settings, control);
         self.encodings.end(result.is_ok());
         result
@@ -87,6 +88,11 @@ impl Recompressor {
             reference_reused: self.encodings.reference_reused,
             floors_reused: self.encodings.floors_reused,
         }
+    }
+
+    /// The reference poses (samples and midpoints) of the clip compressed last, if any.
+    pub fn reference_poses(&self) -> Option<Arc<Reference>> {
+        self.reference.clone()
     }
 
     /// The clip's reference poses (samples and midpoints), computed once.
@@ -138,12 +144,15 @@ struct Key {
     refined: bool,
 }
 
-/// Track encodings of the previous compression and of the one under way.
+/// Track encodings of the previous compression and of the one under way, and per track
+/// (`3 * joint + kind`) its encoder's state, so an encoding at a new tolerance replays
+/// recorded fits instead of fitting again.
 #[derive(Default)]
 pub(super) struct Encodings {
     codec: Option<(Method, Bits)>,
     previous: HashMap<Key, TrackData>,
     current: Mutex<HashMap<Key, TrackData>>,
+    encoders: Vec<Mutex<Option<EncoderState>>>,
     reused: AtomicUsize,
     computed: AtomicUsize,
     reference_reused: bool,
@@ -151,10 +160,11 @@ pub(super) struct Encodings {
 }
 
 impl Encodings {
-    fn begin(&mut self, method: Method, bits: Bits) {
-        if self.codec != Some((method, bits)) {
+    fn begin(&mut self, method: Method, bits: Bits, tracks: usize) {
+        if self.codec != Some((method, bits)) || self.encoders.len() != tracks {
             self.previous.clear();
             self.current_mut().clear();
+            self.encoders = (0..tracks).map(|_| Mutex::new(None)).collect();
             self.codec = Some((method, bits));
         }
         self.reused.store(0, Ordering::Relaxed);
@@ -176,22 +186,24 @@ impl Encodings {
         self.current.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Track `kind` of `joint` encoded at `tolerance`: `encode()` unless an earlier call
-    /// computed it. `samples_vary` (a pinned joint, whose samples are re-derived from its
-    /// decoded ancestors) always encodes afresh.
+    /// Track `kind` of `joint` encoded at `tolerance` (with refined key values when
+    /// `refined`): from `samples` (the track's own, which never change for this clip; a new
+    /// encoder records its fits down to `finest`) unless an earlier call computed it, or by
+    /// `varying()` every time when `samples` is `None` (a pinned joint, whose samples are
+    /// re-derived from its decoded ancestors).
     pub(super) fn get(
         &self,
         joint: usize,
         kind: usize,
         tolerance: f32,
         refined: bool,
-        samples_vary: bool,
-        encode: impl FnOnce() -> TrackData,
+        samples: Option<(TrackInput, f32)>,
+        varying: impl FnOnce() -> TrackData,
     ) -> TrackData {
-        if samples_vary {
+        let Some((input, finest)) = samples else {
             self.computed.fetch_add(1, Ordering::Relaxed);
-            return encode();
-        }
+            return varying();
+        };
         let key = Key {
             joint,
             kind,
@@ -210,11 +222,39 @@ impl Encodings {
             }
             None => {
                 self.computed.fetch_add(1, Ordering::Relaxed);
-                encode()
+                self.encode(3 * joint + kind, input, finest, tolerance, refined)
             }
         };
         lock().insert(key, track.clone());
         track
+    }
+}
+
+impl Encodings {
+    /// Encodes a track with its kept encoder state (made on first use).
+    fn encode(
+        &self,
+        track: usize,
+        input: TrackInput,
+        finest: f32,
+        tolerance: f32,
+        refined: bool,
+    ) -> TrackData {
+        let (method, bits) = self.codec.expect("encodings begun");
+        let mut slot = self.encoders[track]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut encoder = match slot.take() {
+            Some(state) => TrackEncoder::resume(input, state),
+            None => TrackEncoder::new(input, method, bits, finest),
+        };
+        let encoded = if refined {
+            encoder.encode_refined(tolerance)
+        } else {
+            encoder.encode(tolerance)
+        };
+        *slot = Some(encoder.into_state());
+        encoded
     }
 }
 

@@ -195,6 +195,17 @@ pub struct TrackEncoder<'a> {
     quantized: Vec<Option<Quantized>>,
 }
 
+/// What a [`TrackEncoder`] keeps that depends only on the track's samples, its method and
+/// bit widths: kept across compressions of the same clip (see `codec::Recompressor`), it
+/// makes encoding the track at a new tolerance a replay of recorded insertions.
+pub struct EncoderState {
+    method: Method,
+    finest: f32,
+    constants: Vec<(f32, TrackData)>,
+    formats: Vec<Format>,
+    quantized: Vec<Option<Quantized>>,
+}
+
 /// One format's keys for every frame, and the fitter's insertions through them.
 struct Quantized {
     range: Range,
@@ -214,6 +225,37 @@ impl<'a> TrackEncoder<'a> {
             constants: constants(&input),
             quantized: formats.iter().map(|_| None).collect(),
             formats,
+        }
+    }
+
+    /// An encoder continuing from `state`, which an encoder of the same samples with the
+    /// same method and bit widths left ([`TrackEncoder::into_state`]).
+    pub fn resume(input: TrackInput<'a>, state: EncoderState) -> Self {
+        let EncoderState {
+            method,
+            finest,
+            constants,
+            formats,
+            quantized,
+        } = state;
+        Self {
+            input,
+            method,
+            finest,
+            constants,
+            formats,
+            quantized,
+        }
+    }
+
+    /// What this encoder computed that later encodings of the same samples reuse.
+    pub fn into_state(self) -> EncoderState {
+        EncoderState {
+            method: self.method,
+            finest: self.finest,
+            constants: self.constants,
+            formats: self.formats,
+            quantized: self.quantized,
         }
     }
 
