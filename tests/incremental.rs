@@ -172,3 +172,60 @@ fn another_clip_starts_afresh() {
         same(&asset.skeleton, &got, &full).unwrap();
     }
 }
+
+/// Progressive results: the first pass a compression hands out holds every tolerance the
+/// final result holds (measured independently against the requested limits), and asking for
+/// it leaves the final result unchanged.
+#[test]
+fn the_first_pass_holds_every_tolerance_and_the_final_result_is_unchanged() {
+    use skelpack::metric::{Reference, measure};
+    let mut shown = 0;
+    for name in [
+        "CesiumMan.glb",
+        "CMU_131_01.bvh",
+        "acl/104_30.acl.sjson",
+        "RobotExpressive.glb",
+    ] {
+        let asset = import::load(&common::asset(name)).unwrap();
+        let clip = asset.clips.iter().max_by_key(|c| c.frame_count).unwrap();
+        let skeleton = &asset.skeleton;
+        let settings = Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name);
+        let control = Control::new();
+        let mut first = None;
+        let mut keep = |c: CompressedClip| first = Some(c);
+        let last = Recompressor::new()
+            .compress_progressive(skeleton, clip, &settings, &control, Some(&mut keep))
+            .unwrap();
+        let full = codec::compress(skeleton, clip, &settings, &control).unwrap();
+        same(skeleton, &last, &full).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let first = first.unwrap_or_else(|| panic!("{name}: no first pass"));
+        assert!(first.matches(skeleton));
+        let reference = Reference::new(skeleton, clip, clip.frame_count);
+        let errors = measure(skeleton, &reference, &first, &settings.limits, true);
+        for j in 0..skeleton.len() {
+            let tolerance = settings.limits.tolerance[j];
+            // Below its floor a joint is held just above it (codec::floor).
+            let floor = last.report.floors[j];
+            let held = if tolerance < floor {
+                floor * skelpack::codec::floor::FLOOR_MARGIN
+            } else {
+                tolerance
+            };
+            if settings.limits.evaluated[j] && last.report.contract_met {
+                assert!(
+                    errors.joint_max[j] <= held,
+                    "{name}: {} misses by {} (tolerance {tolerance})",
+                    skeleton.joints[j].name,
+                    errors.joint_max[j]
+                );
+            }
+        }
+        assert_eq!(first.report.contract_met, last.report.contract_met, "{name}");
+        assert!(
+            first.report.payload_bytes >= last.report.payload_bytes,
+            "{name}: relaxation grew the clip"
+        );
+        shown += 1;
+    }
+    assert_eq!(shown, 4);
+}

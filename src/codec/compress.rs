@@ -176,14 +176,20 @@ pub fn compress(
     Recompressor::new().compress(skeleton, clip, settings, control)
 }
 
+/// Called with the first pass of a compression: every track encoded and repaired until each
+/// joint holds its tolerance, before relaxation makes the clip smaller.
+pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip) + Send);
+
 /// [`compress`], taking what `memo` holds from an earlier compression of the same clip
-/// wherever the inputs of a pass did not change, and leaving there what this one computes.
+/// wherever the inputs of a pass did not change, and leaving there what this one computes;
+/// `first_pass` receives the first pass when relaxation follows it.
 pub(super) fn compress_with(
     memo: &mut Recompressor,
     skeleton: &Skeleton,
     clip: &Clip,
     settings: &Resolved,
     control: &Control,
+    first_pass: Option<FirstPass>,
 ) -> Result<CompressedClip, CodecError> {
     let started = Instant::now();
     clip.validate(skeleton).map_err(CodecError::InvalidClip)?;
@@ -317,6 +323,26 @@ pub(super) fn compress_with(
     // Relax: loosen one track at a time where that saves bits and the contract still holds.
     let mut relaxed = 0;
     if passes(&errors, limits) {
+        if let Some(show) = first_pass {
+            let mut first = out.clone();
+            first.local_tolerance = (0..n)
+                .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
+                .collect();
+            first.report = build_report(
+                skeleton,
+                clip,
+                &first,
+                &errors,
+                Tolerances {
+                    requested,
+                    floors: floors.clone(),
+                },
+                repairs,
+                0,
+                started,
+            );
+            show(first);
+        }
         let mut verifier = Verifier::new(skeleton, reference, limits, &out);
         // Each track's tolerance as relaxation starts: the finest its encoders record to.
         let start: Vec<[f32; 3]> = (0..n)

@@ -11,7 +11,7 @@ use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::compress::{CodecError, compress_with};
+use super::compress::{CodecError, FirstPass, compress_with};
 use super::compressed::CompressedClip;
 use super::control::Control;
 use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput};
@@ -66,6 +66,20 @@ impl Recompressor {
         settings: &Resolved,
         control: &Control,
     ) -> Result<CompressedClip, CodecError> {
+        self.compress_progressive(skeleton, clip, settings, control, None)
+    }
+
+    /// [`Recompressor::compress`], handing `first_pass` the first pass (every joint within
+    /// its tolerance, before relaxation shrinks the clip) as soon as it exists: something
+    /// to show while the rest runs. The final result is the same either way.
+    pub fn compress_progressive(
+        &mut self,
+        skeleton: &Skeleton,
+        clip: &Clip,
+        settings: &Resolved,
+        control: &Control,
+        first_pass: Option<FirstPass>,
+    ) -> Result<CompressedClip, CodecError> {
         let digest = digest(skeleton, clip);
         if self.clip != Some(digest) {
             *self = Self {
@@ -75,7 +89,7 @@ impl Recompressor {
         }
         self.encodings
             .begin(settings.method, settings.bits, 3 * skeleton.len());
-        let result = compress_with(self, skeleton, clip, settings, control);
+        let result = compress_with(self, skeleton, clip, settings, control, first_pass);
         self.encodings.end(result.is_ok());
         result
     }

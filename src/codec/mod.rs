@@ -19,7 +19,7 @@ pub mod track;
 mod verify;
 
 pub use classify::{Classification, TrackClass, classify};
-pub use compress::{CodecError, compress};
+pub use compress::{CodecError, FirstPass, compress};
 pub use compressed::CompressedClip;
 pub use control::Control;
 pub use curve::{Curve, Interpolation};
