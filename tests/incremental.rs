@@ -192,7 +192,7 @@ fn the_first_pass_holds_every_tolerance_and_the_final_result_is_unchanged() {
         let settings = Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name);
         let control = Control::new();
         let mut first = None;
-        let mut keep = |c: CompressedClip| first = Some(c);
+        let mut keep = |c: CompressedClip, _: &Reference| first = Some(c);
         let last = Recompressor::new()
             .compress_progressive(skeleton, clip, &settings, &control, Some(&mut keep))
             .unwrap();
@@ -220,7 +220,10 @@ fn the_first_pass_holds_every_tolerance_and_the_final_result_is_unchanged() {
                 );
             }
         }
-        assert_eq!(first.report.contract_met, last.report.contract_met, "{name}");
+        assert_eq!(
+            first.report.contract_met, last.report.contract_met,
+            "{name}"
+        );
         assert!(
             first.report.payload_bytes >= last.report.payload_bytes,
             "{name}: relaxation grew the clip"

@@ -43,6 +43,9 @@ pub struct Compressed {
     /// Per joint: keys and bits its tracks cost.
     pub joint_costs: Vec<JointCost>,
     pub elapsed: Duration,
+    /// A first pass (every joint within tolerance, not yet made small): the refined result
+    /// replaces it.
+    pub refining: bool,
     /// False when the codec could not meet every tolerance (see `clip.report.failures`).
     pub contract_met: bool,
 }
@@ -61,21 +64,46 @@ pub fn compress(
     settings: &Resolved,
     control: &Control,
 ) -> Result<Compressed, Failure> {
-    recompress(&mut Recompressor::new(), skeleton, clip, settings, control)
+    recompress(
+        &mut Recompressor::new(),
+        skeleton,
+        clip,
+        settings,
+        control,
+        &mut |_| {},
+    )
 }
 
+/// A compression still running this long after it started shows its first pass.
+pub const FIRST_PASS_AFTER: Duration = Duration::from_millis(100);
+
 /// [`compress`], reusing what `memo` kept from the previous compression of the same clip:
-/// after a single-joint edit only the tracks whose budgets changed are encoded again.
+/// after a single-joint edit only the tracks whose budgets changed are encoded again. When
+/// the first pass is ready after [`FIRST_PASS_AFTER`] or later (a long clip), `first_pass`
+/// receives it, measured, while relaxation goes on.
 pub fn recompress(
     memo: &mut Recompressor,
     skeleton: &Skeleton,
     clip: &Clip,
     settings: &Resolved,
     control: &Control,
+    first_pass: &mut (dyn FnMut(Compressed) + Send),
 ) -> Result<Compressed, Failure> {
     let start = Instant::now();
+    let mut show = |c: CompressedClip, reference: &Reference| {
+        if start.elapsed() >= FIRST_PASS_AFTER && !control.is_cancelled() {
+            first_pass(measured(
+                skeleton,
+                settings,
+                Arc::new(c),
+                reference,
+                start,
+                true,
+            ));
+        }
+    };
     let c = memo
-        .compress(skeleton, clip, settings, control)
+        .compress_progressive(skeleton, clip, settings, control, Some(&mut show))
         .map_err(|e| match e {
             CodecError::Cancelled => Failure::Cancelled,
             e => Failure::Error(e.to_string()),
@@ -87,9 +115,21 @@ pub fn recompress(
     let reference = memo
         .reference_poses()
         .unwrap_or_else(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)));
-    let errors = measure(skeleton, &reference, c.as_ref(), &settings.limits, true);
+    Ok(measured(skeleton, settings, c, &reference, start, false))
+}
+
+/// A compressed clip with its error matrix and sizes.
+fn measured(
+    skeleton: &Skeleton,
+    settings: &Resolved,
+    c: Arc<CompressedClip>,
+    reference: &Reference,
+    start: Instant,
+    refining: bool,
+) -> Compressed {
+    let errors = measure(skeleton, reference, c.as_ref(), &settings.limits, true);
     let r = &c.report;
-    Ok(Compressed {
+    Compressed {
         poses: c.clone(),
         sizes: Sizes {
             raw_bytes: r.raw_bytes as usize,
@@ -102,5 +142,6 @@ pub fn recompress(
         clip: c,
         errors,
         elapsed: start.elapsed(),
-    })
+        refining,
+    }
 }

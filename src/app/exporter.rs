@@ -25,7 +25,12 @@ impl ExportInput {
         Self {
             asset: doc.asset.clone(),
             settings: doc.settings.clone(),
-            current: doc.result.as_ref().map(|r| (doc.clip, r.clip.clone())),
+            // A first pass is not what the codec settles on: the export compresses afresh.
+            current: doc
+                .result
+                .as_ref()
+                .filter(|r| !r.refining)
+                .map(|r| (doc.clip, r.clip.clone())),
         }
     }
 }

@@ -21,7 +21,7 @@ pub struct JobKey {
     pub settings_rev: u64,
 }
 
-/// A finished job.
+/// A job's result: the final one, or a first pass (`Compressed::refining`) before it.
 pub struct JobResult {
     pub key: JobKey,
     pub outcome: Result<Compressed, Failure>,
@@ -88,7 +88,23 @@ impl Jobs {
                         *m = Recompressor::new();
                         m
                     });
-                    compressor::recompress(&mut memo, &asset.skeleton, clip, &settings, &c)
+                    let mut first_pass = |first| {
+                        let _ = tx.send(JobResult {
+                            key,
+                            outcome: Ok(first),
+                        });
+                        if let Some(w) = &waker {
+                            w();
+                        }
+                    };
+                    compressor::recompress(
+                        &mut memo,
+                        &asset.skeleton,
+                        clip,
+                        &settings,
+                        &c,
+                        &mut first_pass,
+                    )
                 }))
                 .unwrap_or_else(|_| Err(Failure::Error("the compressor panicked".into())));
                 let _ = tx.send(JobResult { key, outcome });
@@ -151,8 +167,9 @@ impl Jobs {
     }
 
     fn forget_finished(&mut self, results: &[JobResult]) {
+        let last = |r: &JobResult| !matches!(&r.outcome, Ok(c) if c.refining);
         if let Some(run) = &self.running
-            && results.iter().any(|r| r.key == run.key)
+            && results.iter().any(|r| r.key == run.key && last(r))
         {
             self.running = None;
         }

@@ -176,9 +176,10 @@ pub fn compress(
     Recompressor::new().compress(skeleton, clip, settings, control)
 }
 
-/// Called with the first pass of a compression: every track encoded and repaired until each
-/// joint holds its tolerance, before relaxation makes the clip smaller.
-pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip) + Send);
+/// Called with the first pass of a compression (every track encoded and repaired until each
+/// joint holds its tolerance, before relaxation makes the clip smaller) and the reference
+/// poses it was measured against.
+pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip, &Reference) + Send);
 
 /// [`compress`], taking what `memo` holds from an earlier compression of the same clip
 /// wherever the inputs of a pass did not change, and leaving there what this one computes;
@@ -341,7 +342,7 @@ pub(super) fn compress_with(
                 0,
                 started,
             );
-            show(first);
+            show(first, reference);
         }
         let mut verifier = Verifier::new(skeleton, reference, limits, &out);
         // Each track's tolerance as relaxation starts: the finest its encoders record to.

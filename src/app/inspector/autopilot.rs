@@ -41,11 +41,10 @@ pub(super) struct Autopilot {
 
 impl App {
     pub(super) fn autopilot(&mut self, ctx: &egui::Context) {
-        let ready = self
-            .doc
-            .as_ref()
-            .is_some_and(|d| d.result.is_some() || d.failure.is_some())
-            || self.doc.is_none();
+        let ready =
+            self.doc.as_ref().is_some_and(|d| {
+                d.result.as_ref().is_some_and(|r| !r.refining) || d.failure.is_some()
+            }) || self.doc.is_none();
         let frame_ms = self.frame_ms;
         let build = self.viewport.last_build.as_secs_f64() * 1e3;
         let Some(ap) = &mut self.autopilot else {
@@ -126,7 +125,11 @@ impl App {
             return;
         };
         if let Some(rev) = ap.edit_in_flight {
-            let Some(r) = doc.result.as_ref().filter(|_| doc.settings_rev > rev) else {
+            // Shown at the first pass (the latency), done at the refined result.
+            let done = |r: &&std::sync::Arc<crate::app::compressor::Compressed>| {
+                doc.settings_rev > rev && !r.refining
+            };
+            let Some(r) = doc.result.as_ref().filter(done) else {
                 return;
             };
             let mut o = ap.outcome.lock().expect("autopilot lock");

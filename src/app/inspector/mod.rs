@@ -391,7 +391,8 @@ impl App {
         self.pending.push(action);
     }
 
-    /// Blocks until the current document's compressed result is in (tests, `view`).
+    /// Blocks until the current document's compressed result is in (tests, `view`): the
+    /// refined one, not a first pass.
     pub fn wait_for_result(&mut self, timeout: Duration) -> bool {
         let end = Instant::now() + timeout;
         loop {
@@ -400,7 +401,7 @@ impl App {
             }
             self.ensure_job();
             let Some(doc) = &self.doc else { return false };
-            if doc.result.is_some() {
+            if doc.result.as_ref().is_some_and(|r| !r.refining) {
                 return true;
             }
             if doc.failure.is_some() {
@@ -571,7 +572,12 @@ impl App {
             Ok(c) => {
                 let after_edit = Self::record_latency(&mut self.edited_at, &mut self.last_latency);
                 self.status = format!(
-                    "Compressed '{}': {:.2}:1, max error {}{}",
+                    "{} '{}': {:.2}:1, max error {}{}",
+                    if c.refining {
+                        "First pass (refining)"
+                    } else {
+                        "Compressed"
+                    },
                     doc.clip_name(),
                     c.sizes.ratio(),
                     panels::fmt_len(c.errors.samples.max, doc.resolved.unit),
@@ -588,7 +594,10 @@ impl App {
                     self.selection = BTreeSet::from([worst]);
                 }
                 let c = Arc::new(c);
-                self.results.insert(doc.cache_key(), c.clone());
+                // A first pass shows until the refined result replaces it; only that is kept.
+                if !c.refining {
+                    self.results.insert(doc.cache_key(), c.clone());
+                }
                 doc.result = Some(c);
                 doc.previous = None;
                 doc.failure = None;
