@@ -232,3 +232,91 @@ fn the_first_pass_holds_every_tolerance_and_the_final_result_is_unchanged() {
     }
     assert_eq!(shown, 4);
 }
+
+/// The app recompresses incrementally: tolerance edits made in the joint table show results
+/// byte-identical to a full compression of the document's settings.
+#[cfg(feature = "gui")]
+mod app {
+    use std::path::PathBuf;
+    use std::sync::Once;
+    use std::time::Duration;
+
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable;
+    use skelpack::app::panels::joints;
+    use skelpack::app::{App, StartOptions};
+    use skelpack::codec;
+
+    fn harness(file: PathBuf) -> Harness<'static, App> {
+        static ONCE: Once = Once::new();
+        // SAFETY: set once, before any harness (and its wgpu instance) exists.
+        ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
+        let mut h = Harness::builder()
+            .with_size([1280.0, 800.0])
+            .with_max_steps(30)
+            .wgpu()
+            .build_eframe(move |cc| {
+                App::with_options(
+                    cc,
+                    StartOptions {
+                        file: Some(file),
+                        ignore_storage: true,
+                        ..Default::default()
+                    },
+                )
+            });
+        settle(&mut h);
+        h
+    }
+
+    fn settle(h: &mut Harness<'static, App>) {
+        h.run_steps(2);
+        assert!(
+            h.state_mut().wait_for_result(Duration::from_secs(300)),
+            "no compressed result"
+        );
+        h.run();
+    }
+
+    /// The shown result against a full compression of the document's current settings.
+    fn shown_is_a_full_compression(h: &Harness<'static, App>) {
+        let doc = h.state().document().unwrap();
+        let shown = doc.result.as_ref().expect("a result");
+        assert!(!shown.refining);
+        let asset = &doc.asset;
+        let clip = &asset.clips[doc.clip];
+        let full =
+            codec::compress(&asset.skeleton, clip, &doc.resolved, &codec::Control::new()).unwrap();
+        super::same(&asset.skeleton, &shown.clip, &full).unwrap();
+    }
+
+    #[test]
+    fn tolerance_edits_in_the_joint_table_recompress_to_a_full_compressions_bytes() {
+        let mut h = harness(super::common::asset("acl/104_30.acl.sjson"));
+        shown_is_a_full_compression(&h);
+        for (joint, factor) in [("lHand", 0.5f32), ("rShin", 3.0), ("lHand", 0.7)] {
+            let j = {
+                let doc = h.state().document().unwrap();
+                doc.asset.skeleton.find(joint).expect("a joint of 104_30")
+            };
+            h.state_mut().select_joint(Some(j));
+            h.run();
+            let mm = {
+                let doc = h.state().document().unwrap();
+                doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0)
+            };
+            let label = joints::tolerance_label(joint);
+            h.get_by_label(&label).scroll_to_me();
+            h.run();
+            h.get_by_label(&label)
+                .set_value_accesskit((mm * factor) as f64);
+            settle(&mut h);
+            let now = {
+                let doc = h.state().document().unwrap();
+                doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0)
+            };
+            assert!((now - mm * factor).abs() < 1e-4, "{joint}: {now} mm");
+            shown_is_a_full_compression(&h);
+        }
+    }
+}
