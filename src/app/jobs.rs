@@ -70,6 +70,19 @@ impl Jobs {
 
     /// Cancels any running job and starts one for `key`.
     pub fn start(&mut self, key: JobKey, asset: Arc<Asset>, settings: Resolved) {
+        self.start_after(key, asset, settings, Duration::ZERO);
+    }
+
+    /// [`Jobs::start`], the worker compressing only once `delay` has passed without a
+    /// cancellation (the debounce of edits, timed by the worker: no UI frame has to run when
+    /// it ends, which on a software renderer under load costs hundreds of milliseconds).
+    pub fn start_after(
+        &mut self,
+        key: JobKey,
+        asset: Arc<Asset>,
+        settings: Resolved,
+        delay: Duration,
+    ) {
         self.cancel();
         let control = Arc::new(Control::new());
         let tx = self.tx.clone();
@@ -79,6 +92,13 @@ impl Jobs {
         let spawned = std::thread::Builder::new()
             .name(format!("compress clip {}", key.clip))
             .spawn(move || {
+                let until = std::time::Instant::now() + delay;
+                while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
+                    if c.is_cancelled() {
+                        return;
+                    }
+                    std::thread::sleep(left.min(Duration::from_millis(10)));
+                }
                 let clip = &asset.clips[key.clip];
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // A cancelled job on this clip still holding the state stops at its next

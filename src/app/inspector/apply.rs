@@ -176,14 +176,25 @@ impl App {
     }
 
     /// After a settings edit, undo or redo: the running job is stale, so it stops now, and
-    /// the next one starts once edits have paused for [`DEBOUNCE`].
+    /// the next one starts once edits have paused for [`DEBOUNCE`] (timed by its worker).
     fn settings_changed(&mut self) {
         self.jobs.cancel();
         let now = Instant::now();
         self.debounce_until = Some(now + DEBOUNCE);
         self.edited_at = Some(now);
         // Settings seen before (undo, redo, A/B): their result shows on the next paint.
-        self.show_cached();
+        if self.show_cached() {
+            return;
+        }
+        // Otherwise the job starts now and waits out the debounce itself.
+        if let Some(doc) = &self.doc
+            && doc.has_clip()
+            && doc.result.is_none()
+            && doc.failure.is_none()
+        {
+            let (key, asset, settings) = (doc.key(), doc.asset.clone(), doc.resolved.clone());
+            self.jobs.start_after(key, asset, settings, DEBOUNCE);
+        }
     }
 
     /// A path from the native dialog; when none could open (it answered at once, with
