@@ -165,6 +165,65 @@ mod tests {
         assert!(coded < 64 * 24 / 2, "{coded} bits");
     }
 
+    /// The one-pass cost of both orders against the per-segment widths the container
+    /// writes, summed the plain way, on codes and key gaps from a fixed generator.
+    #[test]
+    fn both_orders_cost_what_the_written_widths_add_up_to() {
+        let mut state = 0x1234_5678u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        for case in 0..200 {
+            let bits = 3 + next(20) as u8;
+            let keys = 1 + next(70) as usize;
+            let mut frames = vec![0u32];
+            for _ in 1..keys {
+                frames.push(frames.last().unwrap() + 1 + next(4) as u32);
+            }
+            let smooth = case % 2 == 0;
+            let codes: Vec<Codes> = (0..keys)
+                .map(|i| {
+                    std::array::from_fn(|c| {
+                        let max = (1u64 << bits) - 1;
+                        let v = if smooth {
+                            (i as u64 * (c as u64 + 1) * 7 + next(3)) % (max + 1)
+                        } else {
+                            next(max + 1)
+                        };
+                        v as u32
+                    })
+                })
+                .collect();
+            let range = Range {
+                min: [0.0; 3],
+                extent: [1.0, if case % 3 == 0 { 0.0 } else { 1.0 }, 1.0],
+                ..Range::default()
+            };
+            let format = Format::RangedVector { bits };
+            let comps = stored_components(format, &range);
+            let plain = |order: u8| -> u64 {
+                segment_widths(&codes, &frames, &comps, bits as u32, order)
+                    .iter()
+                    .enumerate()
+                    .map(|(s, w)| {
+                        let n = (keys - s * SEGMENT_KEYS).min(SEGMENT_KEYS) as u64;
+                        comps
+                            .iter()
+                            .map(|&c| WIDTH_BITS as u64 + bits as u64 + (n - 1) * w[c] as u64)
+                            .sum::<u64>()
+                    })
+                    .sum()
+            };
+            let (one, two) = (plain(1), plain(2));
+            assert_eq!(value_bits(format, &range, &codes, &frames), one.min(two));
+            let order = if one < two { 1 } else { 2 };
+            assert_eq!(best_order(format, &range, &codes, &frames), order, "{case}");
+        }
+    }
+
     #[test]
     fn prediction_scales_with_key_gaps() {
         let frames = [0u32, 2, 6];
