@@ -167,6 +167,7 @@ impl eframe::App for App {
             panels::banner::show_status(ui, &self.status, &right);
         });
         if let Some(doc) = &self.doc {
+            let attr = self.attribution.get(doc);
             egui::Panel::bottom("timeline")
                 .resizable(false)
                 .show(ui, |ui| {
@@ -183,6 +184,7 @@ impl eframe::App for App {
                     (self.curve_geom, self.error_geoms) = panels::tuning::show(
                         ui,
                         doc,
+                        attr.as_deref(),
                         self.selected,
                         frame,
                         &mut self.tuning,
@@ -199,7 +201,14 @@ impl eframe::App for App {
                         focus: self.selected,
                         set: &self.selection,
                     };
-                    panels::joints::show(ui, doc, sel, &mut self.joints_view, &mut out);
+                    panels::joints::show(
+                        ui,
+                        doc,
+                        sel,
+                        &mut self.joints_view,
+                        attr.as_deref(),
+                        &mut out,
+                    );
                 });
             let progress = self
                 .jobs

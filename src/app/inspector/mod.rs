@@ -105,6 +105,8 @@ pub struct App {
     tuning: panels::tuning::TuningView,
     curve_geom: Option<panels::curves::PlotGeom>,
     error_geoms: panels::errors::ErrorGeoms,
+    /// Own / inherited error of the shown result (computed once per result).
+    attribution: panels::attribution::AttributionCache,
     /// An export running on a worker thread.
     export_job: Option<ExportJob>,
 }
@@ -169,6 +171,7 @@ impl App {
             tuning: Default::default(),
             curve_geom: None,
             error_geoms: Default::default(),
+            attribution: Default::default(),
             export_job: None,
         };
         match &opts.file {

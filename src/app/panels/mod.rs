@@ -1,8 +1,10 @@
 //! The panels around the viewport; each shows state and pushes [`super::actions::Action`]s.
 
+pub mod attribution;
 pub mod banner;
 pub mod component_scale;
 pub mod curves;
+pub mod decimate;
 pub mod errors;
 pub mod floor;
 pub mod help;

@@ -240,18 +240,31 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
         );
     });
     let worst = e.samples.worst_joint;
-    if worst < names.len()
-        && e.samples.max > 0.0
-        && ui
-            .button(format!(
-                "Go to worst: {} @ frame {}",
-                names[worst].name, e.samples.worst_frame
-            ))
-            .on_hover_text("Select the joint with the largest error and go to its frame")
+    if worst < names.len() && e.samples.max > 0.0 {
+        // The worst cell's error may be inherited: go to the joint whose own tracks cause it.
+        let frame = e.samples.worst_frame;
+        let cause = super::attribution::cause(doc, worst, frame as usize)
+            .filter(|c| c.error > 0.0)
+            .map_or(worst, |c| c.source);
+        let text = if cause == worst {
+            format!("Go to worst: {} @ frame {frame}", names[worst].name)
+        } else {
+            format!(
+                "Go to worst: {} @ frame {frame} (cause {})",
+                names[worst].name, names[cause].name
+            )
+        };
+        if ui
+            .button(text)
+            .on_hover_text(
+                "Select the joint whose own tracks cause the largest error (the worst joint \
+                 itself, or the ancestor it inherits the error from) and go to its frame",
+            )
             .clicked()
-    {
-        out.push(Action::Select(Some(worst)));
-        out.push(Action::Seek(e.samples.worst_frame));
+        {
+            out.push(Action::Select(Some(cause)));
+            out.push(Action::Seek(frame));
+        }
     }
     egui::CollapsingHeader::new("Bytes by section")
         .default_open(true)

@@ -115,6 +115,9 @@ pub fn show(
     scrub_bar(ui, doc, play, out);
     ui.horizontal(|ui| {
         ui.label(error_line(doc, play.frame, selected));
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            super::attribution::legend(ui, "bars: worst error ÷ tolerance per frame");
+        });
     });
 }
 
@@ -186,11 +189,7 @@ fn scrub_bar(ui: &mut egui::Ui, doc: &Document, play: &mut Playback, out: &mut V
                 .map(|(e, t)| if *t > 0.0 { e / t } else { 0.0 })
                 .fold(0.0f32, f32::max);
             let h = (ratio.min(2.0) / 2.0) * (rect.height() - 14.0);
-            let color = if ratio > 1.0 {
-                Color32::from_rgb(200, 60, 50)
-            } else {
-                Color32::from_rgb(60, 150, 80)
-            };
+            let color = super::attribution::ratio_color(ratio);
             let x = x_of(f as f32);
             painter.rect_filled(
                 Rect::from_min_max(

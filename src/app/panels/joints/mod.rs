@@ -74,6 +74,7 @@ pub fn show(
     doc: &Document,
     sel: Selection<'_>,
     view: &mut JointsView,
+    attr: Option<&crate::metric::Attribution>,
     out: &mut Vec<Action>,
 ) {
     toolbar::show(ui, doc, sel, view, out);
@@ -109,7 +110,7 @@ pub fn show(
             .collect()
     };
     step_with_arrow_keys(ui, &visible, sel, &mut view.anchor, out);
-    let ctx = row::RowContext::new(doc, sel, &children, view);
+    let ctx = row::RowContext::new(doc, sel, &children, view, attr);
     let mut toggles = Vec::new();
     if visible.is_empty() {
         ui.label(RichText::new("No joint matches the filter.").weak());

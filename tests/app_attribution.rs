@@ -1,0 +1,193 @@
+#![cfg(feature = "gui")]
+//! Error attribution in the real app (headless, software wgpu adapter): heatmap clicks and
+//! "Go to worst" land on the joint whose own tracks cause the error, the own-error heatmap
+//! mode, the joint table's floor column and the colour legends.
+
+use std::path::PathBuf;
+use std::sync::Once;
+use std::time::Duration;
+
+use egui::Modifiers;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use skelpack::app::panels::{attribution, errors};
+use skelpack::app::{App, StartOptions};
+use skelpack::metric;
+
+const SIZE: [f32; 2] = [1600.0, 1000.0];
+
+fn pin_backend() {
+    static ONCE: Once = Once::new();
+    // SAFETY: set once, before any harness (and its wgpu instance) exists.
+    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
+}
+
+fn asset(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/assets")
+        .join(name)
+}
+
+/// The app on `file` with `joint` selected and the compressed result in.
+fn harness(file: PathBuf, joint: &str) -> (Harness<'static, App>, usize) {
+    pin_backend();
+    let mut h = Harness::builder()
+        .with_size(SIZE)
+        .with_max_steps(30)
+        .wgpu()
+        .build_eframe(move |cc| {
+            App::with_options(
+                cc,
+                StartOptions {
+                    file: Some(file),
+                    ignore_storage: true,
+                    ..Default::default()
+                },
+            )
+        });
+    h.run_steps(2);
+    assert!(
+        h.state_mut().wait_for_result(Duration::from_secs(120)),
+        "no compressed result"
+    );
+    let j = joint_index(&h, joint);
+    h.state_mut().select_joint(Some(j));
+    h.state_mut().playback_mut().frame = 0.0;
+    h.run();
+    (h, j)
+}
+
+fn joint_index(h: &Harness<'static, App>, name: &str) -> usize {
+    let s = &h.state().document().unwrap().asset.skeleton;
+    s.joints
+        .iter()
+        .position(|j| j.name == name)
+        .unwrap_or_else(|| panic!("no joint {name}"))
+}
+
+/// The frame where `joint`'s error is largest, with its own and inherited parts.
+fn worst_frame(h: &Harness<'static, App>, joint: usize) -> (usize, f32, f32, f32) {
+    let doc = h.state().document().unwrap();
+    let r = doc.shown().unwrap();
+    let clip = &doc.asset.clips[doc.clip];
+    let a = metric::attribute(
+        &doc.asset.skeleton,
+        clip,
+        r.poses.as_ref(),
+        r.errors.frames,
+        &doc.resolved.limits,
+    );
+    let f = (0..r.errors.frames)
+        .max_by(|x, y| r.errors.at(joint, *x).total_cmp(&r.errors.at(joint, *y)))
+        .unwrap();
+    (
+        f,
+        r.errors.at(joint, f),
+        a.own_at(joint, f),
+        a.inherited_at(joint, f),
+    )
+}
+
+fn click(h: &mut Harness<'static, App>, p: egui::Pos2) {
+    h.hover_at(p);
+    h.drag_at(p);
+    h.drop_at(p);
+    h.run();
+}
+
+#[test]
+fn heatmap_click_on_inherited_error_lands_on_the_joint_that_causes_it() {
+    // Palm1.L has no keys of its own on RobotExpressive: all of its error is inherited.
+    let (mut h, palm) = harness(asset("RobotExpressive.glb"), "Palm1.L");
+    let (f, total, own, inherited) = worst_frame(&h, palm);
+    assert!(total > 0.0, "Palm1.L carries error");
+    assert_eq!(own, 0.0, "its own tracks are exact");
+    assert!(inherited >= total * 0.999, "{inherited} vs {total}");
+    let expected = attribution::cause(h.state().document().unwrap(), palm, f).unwrap();
+    assert_ne!(expected.source, palm);
+    assert!(expected.error > 0.0);
+    let costs = &h.state().document().unwrap().shown().unwrap().joint_costs;
+    assert!(
+        costs[expected.source].animated_tracks > 0,
+        "the cause has curves to tune"
+    );
+
+    // A click on Palm1.L's cell selects the cause at that frame.
+    h.state_mut().select_joint(None);
+    h.run();
+    let p = h.state().heatmap().unwrap().cell_center(palm, f).unwrap();
+    click(&mut h, p);
+    assert_eq!(h.state().selected(), Some(expected.source));
+    assert!((h.state().playback().frame - f as f32).abs() < 1.0);
+
+    // Ctrl-click selects the row's joint itself.
+    let p = h.state().heatmap().unwrap().cell_center(palm, f).unwrap();
+    h.hover_at(p);
+    h.event_modifiers(
+        egui::Event::PointerButton {
+            pos: p,
+            button: egui::PointerButton::Primary,
+            pressed: true,
+            modifiers: Modifiers::COMMAND,
+        },
+        Modifiers::COMMAND,
+    );
+    h.event_modifiers(
+        egui::Event::PointerButton {
+            pos: p,
+            button: egui::PointerButton::Primary,
+            pressed: false,
+            modifiers: Modifiers::COMMAND,
+        },
+        Modifiers::COMMAND,
+    );
+    h.run();
+    assert_eq!(h.state().selected(), Some(palm));
+    // The error panel says how the selected joint's error splits.
+    h.get_by_label_contains("Palm1.L (worst");
+    h.get_by_label_contains("own 0.0000 mm, inherited");
+}
+
+#[test]
+fn own_error_mode_colours_by_own_tracks_and_selects_the_row() {
+    let (mut h, palm) = harness(asset("RobotExpressive.glb"), "Palm1.L");
+    h.get_by_label(errors::OWN_MODE).click();
+    h.run();
+    let (f, ..) = worst_frame(&h, palm);
+    h.state_mut().select_joint(None);
+    h.run();
+    let p = h.state().heatmap().unwrap().cell_center(palm, f).unwrap();
+    click(&mut h, p);
+    // In own-error mode a cell's colour is the row's own error: the click selects the row.
+    assert_eq!(h.state().selected(), Some(palm));
+    h.get_by_label(errors::TOTAL_MODE).click();
+    h.run();
+}
+
+#[test]
+fn go_to_worst_selects_the_cause_of_the_worst_error() {
+    let (mut h, _) = harness(asset("RobotExpressive.glb"), "Hips");
+    let (worst, frame) = {
+        let e = &h.state().document().unwrap().shown().unwrap().errors;
+        (e.samples.worst_joint, e.samples.worst_frame as usize)
+    };
+    let expected = attribution::cause(h.state().document().unwrap(), worst, frame).unwrap();
+    // The button may sit below the fold of the stats panel: scroll to it first.
+    h.get_by_label_contains("Go to worst").scroll_to_me();
+    h.run();
+    h.get_by_label_contains("Go to worst").click();
+    h.run();
+    assert_eq!(h.state().selected(), Some(expected.source));
+    assert!((h.state().playback().frame - frame as f32).abs() < 0.5);
+    // The cause's own tracks account for the error at the worst joint's markers.
+    assert!(expected.error > 0.0);
+}
+
+#[test]
+fn every_colour_scale_has_a_legend_and_the_table_shows_floors() {
+    let (h, _) = harness(asset("RobotExpressive.glb"), "Hips");
+    // Heatmap and timeline strip (the joint table's bars share the scale; its header says so).
+    assert!(h.query_all_by_label(attribution::LEGEND).count() >= 2);
+    h.get_by_label("Floor");
+    h.get_by_label("Error");
+}
