@@ -1,7 +1,8 @@
 #![cfg(feature = "gui")]
 //! Error attribution in the real app (headless, software wgpu adapter): heatmap clicks and
 //! "Go to worst" land on the joint whose own tracks cause the error, the own-error heatmap
-//! mode, the joint table's floor column and the colour legends.
+//! mode, the joint table's floor column and the colour legends; the residual view and the
+//! dope-sheet row with previous / next key.
 
 use std::path::PathBuf;
 use std::sync::Once;
@@ -10,7 +11,7 @@ use std::time::Duration;
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skelpack::app::panels::{attribution, errors};
+use skelpack::app::panels::{attribution, curves, dope_sheet, errors};
 use skelpack::app::{App, StartOptions};
 use skelpack::metric;
 
@@ -190,4 +191,67 @@ fn every_colour_scale_has_a_legend_and_the_table_shows_floors() {
     assert!(h.query_all_by_label(attribution::LEGEND).count() >= 2);
     h.get_by_label("Floor");
     h.get_by_label("Error");
+}
+
+#[test]
+fn dope_sheet_keys_and_previous_next_key_shortcuts() {
+    let (mut h, j) = harness(asset("CesiumMan.glb"), "Skeleton_arm_joint_R__2_");
+    h.get_by_label(dope_sheet::DOPE_SHEET);
+    let keys = dope_sheet::key_frames(h.state().document().unwrap(), j);
+    assert!(keys.len() >= 3, "an animated joint: {keys:?}");
+    assert_eq!(keys[0], 0);
+    // `.` goes to the next key, `,` back; Alt+Right / Alt+Left too; the buttons too.
+    h.key_press(egui::Key::Period);
+    h.run();
+    assert_eq!(h.state().playback().frame, keys[1] as f32);
+    h.key_press_modifiers(Modifiers::ALT, egui::Key::ArrowRight);
+    h.run();
+    assert_eq!(h.state().playback().frame, keys[2] as f32);
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert_eq!(h.state().playback().frame, keys[1] as f32);
+    h.get_by_label(dope_sheet::PREV_KEY).click();
+    h.run();
+    assert_eq!(h.state().playback().frame, 0.0);
+    h.get_by_label(dope_sheet::NEXT_KEY).click();
+    h.run();
+    assert_eq!(h.state().playback().frame, keys[1] as f32);
+    // Between keys, the next key is the first one after the frame shown.
+    h.state_mut().playback_mut().frame = keys[1] as f32 + 0.4;
+    h.key_press(egui::Key::Period);
+    h.run();
+    assert_eq!(h.state().playback().frame, keys[2] as f32);
+}
+
+#[test]
+fn residual_view_plots_raw_minus_decoded_in_degrees_and_mm() {
+    let (mut h, _) = harness(asset("CesiumMan.glb"), "Skeleton_arm_joint_R__2_");
+    h.state_mut().set_residual(true);
+    h.run();
+    h.get_by_label(curves::RESIDUAL);
+    h.get_by_label_contains("Rotation residual, raw − decoded (degrees)");
+    assert!(h.state().curve_plot().is_some(), "a residual plot is drawn");
+    save_shot(&mut h, "residual");
+    // A joint whose translation is animated shows it in mm.
+    let moving = {
+        let r = h.state().document().unwrap().shown().unwrap();
+        r.clip
+            .tracks
+            .iter()
+            .position(|t| matches!(t[0], skelpack::codec::TrackData::Animated(_)))
+            .expect("a joint with an animated translation")
+    };
+    h.state_mut().select_joint(Some(moving));
+    h.run();
+    h.get_by_label_contains("Translation residual, raw − decoded (mm)");
+}
+
+/// Saves the harness's image to `$SKELPACK_SHOTS/NAME.png` when that variable is set (for
+/// the screenshots in docs/APP.md).
+fn save_shot(h: &mut Harness<'static, App>, name: &str) {
+    if let Some(dir) = std::env::var_os("SKELPACK_SHOTS") {
+        let img = h.render().expect("render");
+        img.save(PathBuf::from(dir).join(format!("{name}.png")))
+            .expect("save");
+    }
 }

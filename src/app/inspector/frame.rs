@@ -38,6 +38,34 @@ impl App {
             if i.consume_key(Modifiers::NONE, Key::Space) {
                 out.push(Action::TogglePlay);
             }
+            // Previous / next key of the selected joint.
+            for (forward, keys) in [
+                (
+                    false,
+                    [
+                        (Modifiers::NONE, Key::Comma),
+                        (Modifiers::ALT, Key::ArrowLeft),
+                    ],
+                ),
+                (
+                    true,
+                    [
+                        (Modifiers::NONE, Key::Period),
+                        (Modifiers::ALT, Key::ArrowRight),
+                    ],
+                ),
+            ] {
+                if keys.iter().any(|&(m, k)| i.consume_key(m, k))
+                    && let (Some(doc), Some(j)) = (&self.doc, self.selected)
+                    && let Some(f) = panels::dope_sheet::adjacent_key(
+                        &panels::dope_sheet::key_frames(doc, j),
+                        self.playback.frame,
+                        forward,
+                    )
+                {
+                    out.push(Action::Seek(f as f32));
+                }
+            }
             if i.consume_key(Modifiers::NONE, Key::ArrowLeft) {
                 out.push(Action::Step(-1));
             }

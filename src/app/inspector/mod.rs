@@ -455,6 +455,11 @@ impl App {
         self.tuning.curves.euler = on;
     }
 
+    /// Whether the curves panel plots residuals (raw − decoded) instead of curves.
+    pub fn set_residual(&mut self, on: bool) {
+        self.tuning.curves.residual = on;
+    }
+
     /// Milliseconds between the last two frames.
     pub fn frame_time_ms(&self) -> f64 {
         self.frame_ms
