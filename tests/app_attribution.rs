@@ -187,8 +187,8 @@ fn go_to_worst_selects_the_cause_of_the_worst_error() {
 #[test]
 fn every_colour_scale_has_a_legend_and_the_table_shows_floors() {
     let (h, _) = harness(asset("RobotExpressive.glb"), "Hips");
-    // Heatmap and timeline strip (the joint table's bars share the scale; its header says so).
-    assert!(h.query_all_by_label(attribution::LEGEND).count() >= 2);
+    // Heatmap, timeline strip and the joint table's error bars.
+    assert!(h.query_all_by_label(attribution::LEGEND).count() >= 3);
     h.get_by_label("Floor");
     h.get_by_label("Error");
 }

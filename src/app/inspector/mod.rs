@@ -588,10 +588,17 @@ impl App {
                         d.as_secs_f64() * 1e3
                     ))
                 );
-                // With nothing selected, show the joint compression hurts most (one with
-                // curves of its own, when any joint has them).
+                // With nothing selected, show the joint whose own tracks cause the largest
+                // error (else the worst joint with curves of its own).
                 if self.selected.is_none() {
-                    let worst = worst_animated_joint(&c).unwrap_or(c.errors.samples.worst_joint);
+                    let worst = panels::attribution::cause_of_worst(
+                        &doc.asset,
+                        doc.clip,
+                        &doc.resolved.limits,
+                        &c,
+                    )
+                    .or_else(|| worst_animated_joint(&c))
+                    .unwrap_or(c.errors.samples.worst_joint);
                     self.selected = Some(worst);
                     self.selection = BTreeSet::from([worst]);
                 }

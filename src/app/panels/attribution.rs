@@ -59,6 +59,23 @@ pub fn cause(doc: &Document, joint: usize, frame: usize) -> Option<Contribution>
     ))
 }
 
+/// The joint whose own tracks cause the largest error of result `c` of clip `clip` of
+/// `asset` (the worst joint itself, or the ancestor it inherits the error from).
+pub fn cause_of_worst(
+    asset: &crate::import::Asset,
+    clip: usize,
+    limits: &crate::metric::JointLimits,
+    c: &Compressed,
+) -> Option<usize> {
+    let raw = asset.clips.get(clip)?;
+    let (worst, frame) = (c.errors.samples.worst_joint, c.errors.samples.worst_frame);
+    if c.errors.samples.max <= 0.0 || worst >= limits.len() || !limits.evaluated[worst] {
+        return None;
+    }
+    let cause = metric::responsible(&asset.skeleton, raw, c.poses.as_ref(), limits, worst, frame);
+    (cause.error > 0.0).then_some(cause.source)
+}
+
 /// Colour of an error / tolerance ratio: dark green (0) brightening to yellow-green at the
 /// tolerance (1), red above it, so a clip within its tolerances reads green and what is over
 /// stands out. The one scale of the heatmap, the joint table's error bars and the timeline

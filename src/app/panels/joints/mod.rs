@@ -78,6 +78,7 @@ pub fn show(
     out: &mut Vec<Action>,
 ) {
     toolbar::show(ui, doc, sel, view, out);
+    super::attribution::legend(ui, "Error bars (solid own, hatched inherited):");
     ui.separator();
     let skeleton = &doc.asset.skeleton;
     let children = skeleton.children();
