@@ -161,6 +161,7 @@ fn own_error_mode_colours_by_own_tracks_and_selects_the_row() {
     click(&mut h, p);
     // In own-error mode a cell's colour is the row's own error: the click selects the row.
     assert_eq!(h.state().selected(), Some(palm));
+    save_shot(&mut h, "own_error");
     h.get_by_label(errors::TOTAL_MODE).click();
     h.run();
 }

@@ -167,7 +167,12 @@ pub fn show(
                 .include_y(0.0)
                 .include_y(tol as f64 * to_mm * 1.1)
                 .y_axis_label("mm")
-                .legend(egui_plot::Legend::default().position(egui_plot::Corner::LeftTop))
+                .legend(
+                    egui_plot::Legend::default()
+                        .position(egui_plot::Corner::LeftTop)
+                        .text_style(egui::TextStyle::Small)
+                        .background_alpha(0.4),
+                )
                 .show(ui, |p| {
                     p.line(
                         Line::new("error", super::decimate::min_max(&pts, p.transform()))
