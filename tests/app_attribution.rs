@@ -1,7 +1,7 @@
 #![cfg(feature = "gui")]
 //! Error attribution in the real app (headless, software wgpu adapter): heatmap clicks and
 //! "Go to worst" land on the joint whose own tracks cause the error, the own-error heatmap
-//! mode, the joint table's floor column and the colour legends; the residual view and the
+//! mode, the focused joint's floor and the colour legends; the residual view and the
 //! dope-sheet row with previous / next key.
 
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use std::time::Duration;
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skelpack::app::panels::{attribution, curves, dope_sheet, errors};
+use skelpack::app::panels::{attribution, curves, dope_sheet, errors, stats};
 use skelpack::app::{App, StartOptions};
 use skelpack::metric;
 
@@ -186,11 +186,12 @@ fn go_to_worst_selects_the_cause_of_the_worst_error() {
 }
 
 #[test]
-fn every_colour_scale_has_a_legend_and_the_table_shows_floors() {
+fn every_colour_scale_has_a_legend_and_the_focused_joint_shows_its_floor() {
     let (h, _) = harness(asset("RobotExpressive.glb"), "Hips");
     // Heatmap, timeline strip and the joint table's error bars.
     assert!(h.query_all_by_label(attribution::LEGEND).count() >= 3);
-    h.get_by_label("Floor");
+    // The focused joint's floor in the stats panel; its tolerance's hover names it too.
+    h.get_by_label(stats::FLOOR);
     h.get_by_label("Error");
 }
 

@@ -285,7 +285,10 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
         });
 }
 
-/// The focused joint: its limits, worst error, keys and bytes (edited in the tree).
+/// The label of the focused joint's floor (the tightest tolerance it can reach).
+pub const FLOOR: &str = "Floor (tightest tolerance)";
+
+/// The focused joint: its limits, floor, worst error, keys and bytes (edited in the tree).
 fn joint(ui: &mut egui::Ui, doc: &Document, j: usize) {
     let unit = doc.resolved.unit;
     let limits = &doc.resolved.limits;
@@ -304,6 +307,9 @@ fn joint(ui: &mut egui::Ui, doc: &Document, j: usize) {
             if doc.resolved.pinned[j] { "yes" } else { "no" }.into(),
         );
         if let Some(r) = doc.shown() {
+            if let Some(&f) = r.clip.report.floors.get(j) {
+                kv(ui, FLOOR, fmt_len(f, unit));
+            }
             kv(ui, "Worst error", fmt_len(r.errors.joint_max[j], unit));
             if let Some(c) = r.joint_costs.get(j) {
                 kv(

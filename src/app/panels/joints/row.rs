@@ -1,6 +1,6 @@
 //! One row of the joint table: name (indented, with an expander), error bar (the share its
-//! own tracks cause drawn solid, the share inherited from its ancestors hatched), tolerance,
-//! floor, marker offset, pinned, keys, bytes.
+//! own tracks cause drawn solid, the share inherited from its ancestors hatched), tolerance
+//! (red when below the joint's floor; the floor on hover), marker offset, pinned, keys, bytes.
 
 use egui::{Color32, Modifiers, RichText, Sense, Stroke, vec2};
 use egui_extras::{Column, TableBuilder, TableRow};
@@ -17,6 +17,8 @@ use crate::settings::{EditScope, JointEdit, JointSettings};
 const INDENT: f32 = 8.0;
 /// Overridden values are drawn in this colour (file-wide values in the normal one).
 const OVERRIDE: Color32 = Color32::from_rgb(120, 190, 255);
+/// A tolerance below the joint's floor is drawn in this colour.
+const BELOW_FLOOR: Color32 = Color32::from_rgb(240, 95, 80);
 /// The error bar spans 0 to twice the tolerance; the tick marks the tolerance.
 const BAR_SPAN: f32 = 2.0;
 
@@ -120,13 +122,12 @@ impl<'a> RowContext<'a> {
     }
 }
 
-/// The table's columns: name, error, tolerance, floor, marker, pin, keys, bytes.
+/// The table's columns: name, error, tolerance, marker, pin, keys, bytes.
 pub fn columns(table: TableBuilder<'_>) -> TableBuilder<'_> {
     table
         .column(Column::auto().at_least(110.0).resizable(true).clip(true))
         .column(Column::exact(46.0))
         .column(Column::exact(58.0))
-        .column(Column::exact(40.0))
         .column(Column::exact(58.0))
         .column(Column::exact(22.0))
         .column(Column::exact(34.0))
@@ -150,12 +151,8 @@ pub fn header(mut row: TableRow<'_, '_>) {
         (
             "Tol. mm",
             "Largest error allowed on this joint's markers, in millimetres; blue when set on \
-             the joint, white when it follows the file-wide value",
-        ),
-        (
-            "Floor",
-            "The tightest tolerance the joint can reach (mm): its error with every key kept at \
-             the finest precision its formats have. A tolerance below it cannot be held",
+             the joint, white when it follows the file-wide value, red when below the joint's \
+             floor (the tightest tolerance it can reach; hover a value to see it)",
         ),
         (
             "Marker cm",
@@ -197,17 +194,29 @@ pub fn show(
     if measured {
         row.col(|ui| {
             let mut tol_mm = limits.tolerance[j] / ctx.per_mm;
-            let r = value_cell(
-                ui,
-                &mut tol_mm,
-                own.tolerance_mm.is_some(),
-                &tolerance_label(&joint.name),
-            );
+            let floor = ctx.floors.and_then(|f| f.get(j)).copied();
+            let below = floor.is_some_and(|f| limits.tolerance[j] < f);
+            let r = ui
+                .scope(|ui| {
+                    if below {
+                        ui.visuals_mut().override_text_color = Some(BELOW_FLOOR);
+                    }
+                    value_cell(
+                        ui,
+                        &mut tol_mm,
+                        own.tolerance_mm.is_some(),
+                        &tolerance_label(&joint.name),
+                    )
+                })
+                .inner;
+            let r = match floor {
+                Some(f) => r.on_hover_text(floor_text(f / ctx.per_mm, below)),
+                None => r,
+            };
             if r.changed() {
                 push(ctx, j, JointEdit::ToleranceMm(tol_mm), "tolerance", out);
             }
         });
-        row.col(|ui| floor_cell(ui, ctx, j));
         row.col(|ui| {
             let mut off_cm = limits.marker_offset[j] / (ctx.per_mm * 10.0);
             let r = value_cell(
@@ -236,7 +245,7 @@ pub fn show(
             }
         });
     } else {
-        for _ in 0..4 {
+        for _ in 0..3 {
             row.col(|ui| {
                 ui.label(RichText::new("—").weak())
                     .on_hover_text("A helper joint: no markers, not measured");
@@ -394,31 +403,23 @@ fn error_bar(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
     }
 }
 
-/// The joint's floor in mm, red when its tolerance is below it.
-fn floor_cell(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
-    let Some(&floor) = ctx.floors.and_then(|f| f.get(j)) else {
-        return;
-    };
-    let tol = ctx.doc.resolved.limits.tolerance[j];
-    let text = RichText::new(format!("{:.3}", floor / ctx.per_mm)).small();
-    let (text, tip) = if tol < floor {
-        (
-            text.color(Color32::from_rgb(235, 90, 70)),
-            "The tolerance is below this floor: the joint is held just above it",
+/// The hover text of a tolerance: the joint's floor (mm).
+fn floor_text(floor_mm: f32, below: bool) -> String {
+    if below {
+        format!(
+            "Below this joint's floor of {floor_mm:.4} mm (the tightest tolerance it can reach: \
+             its error with every key at the finest precision): it is held just above it"
         )
     } else {
-        (
-            text.weak(),
-            "The tightest tolerance this joint can reach (mm)",
-        )
-    };
-    ui.label(text).on_hover_text(tip);
+        format!("Floor {floor_mm:.4} mm: the tightest tolerance this joint can reach")
+    }
 }
 
 fn value_cell(ui: &mut egui::Ui, value: &mut f32, overridden: bool, name: &str) -> egui::Response {
     let speed = (*value as f64 * 0.01).max(1e-4);
     ui.scope(|ui| {
-        if overridden {
+        // A colour set by the caller (below the floor) wins over the override colour.
+        if overridden && ui.visuals().override_text_color.is_none() {
             ui.visuals_mut().override_text_color = Some(OVERRIDE);
         }
         ui.add_sized(
