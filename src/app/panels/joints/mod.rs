@@ -78,7 +78,11 @@ pub fn show(
     out: &mut Vec<Action>,
 ) {
     toolbar::show(ui, doc, sel, view, out);
-    super::attribution::legend(ui, "Error bars (solid own, hatched inherited):");
+    // The bars' legend, unless the table is short (a small window keeps its rows; the
+    // "Error" header's hover explains the bars too).
+    if ui.available_height() > 300.0 {
+        super::attribution::legend(ui, "Error bars (solid own, hatched inherited):");
+    }
     ui.separator();
     let skeleton = &doc.asset.skeleton;
     let children = skeleton.children();
