@@ -480,4 +480,25 @@ mod tests {
         assert_eq!(g.cell_center(1, 0), None);
         assert_eq!(g.cell_at(Pos2::new(99.0, 60.0)), None);
     }
+
+    #[test]
+    fn heat_image_keeps_each_columns_worst_frame() {
+        // 2 joints x 1000 frames into 10 columns: one spike over tolerance on joint 1.
+        let (joints, frames) = (2, 1000);
+        let mut values = vec![0.01f32; joints * frames];
+        values[537 * joints + 1] = 2.0;
+        let img = heat_image(&values, joints, frames, &[1, 0], &[1.0, 1.0], 10);
+        assert_eq!(img.size, [10, 2]);
+        let over = ratio_color(2.0);
+        let row0: Vec<Color32> = img.pixels[..10].to_vec();
+        assert_eq!(
+            row0[5], over,
+            "frame 537 lands in column 5 of joint 1's row"
+        );
+        assert_eq!(row0.iter().filter(|&&c| c == over).count(), 1);
+        assert!(img.pixels[10..].iter().all(|&c| c == ratio_color(0.01)));
+        // Fewer frames than columns asked: one texel per frame.
+        let img = heat_image(&values[..6], joints, 3, &[0], &[1.0, 1.0], 3);
+        assert_eq!(img.size, [3, 1]);
+    }
 }
