@@ -257,3 +257,42 @@ fn save_shot(h: &mut Harness<'static, App>, name: &str) {
             .expect("save");
     }
 }
+
+#[test]
+fn caused_mode_lights_the_joint_whose_tracks_cause_a_descendants_error() {
+    let (mut h, palm) = harness(asset("RobotExpressive.glb"), "Palm1.L");
+    let (f, ..) = worst_frame(&h, palm);
+    let expected = attribution::cause(h.state().document().unwrap(), palm, f).unwrap();
+    assert_ne!(expected.source, palm);
+    // Its caused ratio covers what it does to Palm1.L's markers.
+    let caused = {
+        let doc = h.state().document().unwrap();
+        let r = doc.shown().unwrap();
+        metric::caused_ratios(
+            &doc.asset.skeleton,
+            &doc.asset.clips[doc.clip],
+            r.poses.as_ref(),
+            r.errors.frames,
+            &doc.resolved.limits,
+            usize::MAX,
+        )
+        .unwrap()
+    };
+    let n = h.state().document().unwrap().asset.skeleton.len();
+    let tol = h.state().document().unwrap().resolved.limits.tolerance[palm];
+    assert!(caused[f * n + expected.source] >= expected.error / tol * 0.999);
+    assert_eq!(caused[f * n + palm], 0.0, "Palm1.L's own tracks are exact");
+    h.get_by_label(errors::CAUSED_MODE).click();
+    h.run();
+    h.state_mut().select_joint(None);
+    h.run();
+    let p = h
+        .state()
+        .heatmap()
+        .unwrap()
+        .cell_center(expected.source, f)
+        .unwrap();
+    click(&mut h, p);
+    assert_eq!(h.state().selected(), Some(expected.source));
+    save_shot(&mut h, "caused");
+}

@@ -28,6 +28,8 @@ pub struct Attribution {
     pub own_max: Vec<f32>,
     /// Per joint: the largest inherited error over the samples.
     pub inherited_max: Vec<f32>,
+    /// [`caused_ratios`], when the caller asked for them.
+    pub caused: Option<Vec<f32>>,
 }
 
 impl Attribution {
@@ -108,6 +110,7 @@ pub fn attribute(
         inherited_max: column_max(&inherited),
         own,
         inherited,
+        caused: None,
     }
 }
 
@@ -175,6 +178,62 @@ pub fn responsible(
             source: joint,
             error: 0.0,
         })
+}
+
+/// Per joint and sample (`frames * joints`, frame-major): the largest error / tolerance its
+/// own tracks cause alone ([`contributions`]) on its own markers or on any descendant's,
+/// so the joints whose tracks to tune stand out even where the error shows further down the
+/// chain. None when that would take more than `budget` marker evaluations (the sum over
+/// evaluated joints of their depth + 1, times the frames).
+pub fn caused_ratios(
+    skeleton: &Skeleton,
+    raw: &dyn PoseSource,
+    decoded: &dyn PoseSource,
+    frames: usize,
+    limits: &JointLimits,
+    budget: usize,
+) -> Option<Vec<f32>> {
+    let n = skeleton.len();
+    assert_eq!(limits.len(), n, "limits and skeleton differ");
+    let chain: usize = (0..n)
+        .filter(|&j| limits.evaluated[j])
+        .map(|j| skeleton.depth_of(j) + 1)
+        .sum();
+    if chain.saturating_mul(frames) > budget {
+        return None;
+    }
+    let mut s = Scratch::new(n);
+    let mut out = vec![0.0f32; frames * n];
+    let mut delta = vec![DAffine3::IDENTITY; n];
+    let mut exact = vec![true; n];
+    for f in 0..frames {
+        s.load(skeleton, raw, decoded, f as f32);
+        for (a, joint) in skeleton.joints.iter().enumerate() {
+            exact[a] = s.dec_local[a] == s.raw_local[a];
+            if !exact[a] {
+                let moved = match joint.parent {
+                    Some(p) => s.raw_obj[p] * s.dec_local[a],
+                    None => s.dec_local[a],
+                };
+                delta[a] = moved * s.raw_obj[a].inverse();
+            }
+        }
+        let row = &mut out[f * n..(f + 1) * n];
+        for d in (0..n).filter(|&d| limits.evaluated[d]) {
+            let tol = limits.tolerance[d].max(f32::MIN_POSITIVE);
+            let m = limits.local_marker(d);
+            let target = s.raw_obj[d];
+            let mut a = Some(d);
+            while let Some(x) = a {
+                if !exact[x] {
+                    let e = joint_error(&target, &(delta[x] * target), m);
+                    row[x] = row[x].max(e / tol);
+                }
+                a = skeleton.joints[x].parent;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Local and object poses of the raw and decoded clips at one frame.
@@ -319,6 +378,37 @@ mod tests {
         assert_eq!(parts[2].error, 0.0, "a's own tracks are raw");
         assert!(parts[3].error > parts[1].error && parts[1].error > 0.0);
         assert_eq!(responsible(&s, &raw, &dec, &l, 3, 1.0).source, 0);
+    }
+
+    #[test]
+    fn caused_ratios_put_a_parents_error_on_the_parent() {
+        let s = chain();
+        let raw = raw_clip(&s, 4);
+        let mut dec = raw.clone();
+        for r in &mut dec.tracks[1].rotations {
+            *r = Quat::from_rotation_y(0.01) * *r;
+        }
+        let l = limits(&s);
+        let c = caused_ratios(&s, &raw, &dec, 4, &l, usize::MAX).unwrap();
+        let total = measure(&s, &Reference::new(&s, &raw, 4), &dec, &l, false);
+        for f in 0..4 {
+            // Only a's tracks moved: the joints below it cause nothing, a causes the worst
+            // ratio of its subtree (c, the farthest from it).
+            for j in [0, 2, 3] {
+                assert_eq!(c[f * 4 + j], 0.0);
+            }
+            let worst = (1..4).map(|j| total.at(j, f) / 1e-4).fold(0.0f32, f32::max);
+            assert!(
+                (c[f * 4 + 1] - worst).abs() <= worst * 1e-4,
+                "{} vs {worst}",
+                c[f * 4 + 1]
+            );
+        }
+        assert_eq!(
+            caused_ratios(&s, &raw, &dec, 4, &l, 10),
+            None,
+            "over budget"
+        );
     }
 
     proptest! {

@@ -8,7 +8,9 @@ mod limits;
 mod report;
 mod visual_error;
 
-pub use attribution::{Attribution, Contribution, attribute, contributions, responsible};
+pub use attribution::{
+    Attribution, Contribution, attribute, caused_ratios, contributions, responsible,
+};
 pub use limits::JointLimits;
 pub use report::{ErrorReport, ErrorStats, exceeds};
 pub use visual_error::{PoseSource, Reference, joint_error, joint_error_f32, measure, to_f64};

@@ -10,6 +10,10 @@ use super::super::compressor::Compressed;
 use super::super::state::Document;
 use crate::metric::{self, Attribution, Contribution};
 
+/// Most marker evaluations the "caused" heatmap may cost (about 0.1 s on this machine);
+/// a larger clip has no caused mode.
+const CAUSED_BUDGET: usize = 4_000_000;
+
 /// The attribution of the result on screen (owned by the app).
 #[derive(Default)]
 pub struct AttributionCache {
@@ -26,13 +30,13 @@ impl AttributionCache {
         let fresh = self.of.as_ref().is_some_and(|o| Arc::ptr_eq(o, shown));
         if !fresh {
             let limits = &doc.resolved.limits;
-            let a = metric::attribute(
+            let (skeleton, poses, frames) = (
                 &doc.asset.skeleton,
-                clip,
                 shown.poses.as_ref(),
                 shown.errors.frames,
-                limits,
             );
+            let mut a = metric::attribute(skeleton, clip, poses, frames, limits);
+            a.caused = metric::caused_ratios(skeleton, clip, poses, frames, limits, CAUSED_BUDGET);
             self.attribution = Some(Arc::new(a));
             self.of = Some(shown.clone());
         }

@@ -26,6 +26,19 @@ pub const HEATMAP: &str = "Error heatmap";
 /// The heatmap mode buttons.
 pub const TOTAL_MODE: &str = "Total error";
 pub const OWN_MODE: &str = "Own error";
+pub const CAUSED_MODE: &str = "Caused";
+
+/// What the heatmap's cells show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HeatmapMode {
+    /// The joint's error ÷ its tolerance.
+    #[default]
+    Total,
+    /// The error the joint's own tracks cause on its markers ÷ its tolerance.
+    Own,
+    /// The worst error ÷ tolerance the joint's own tracks cause on it or any descendant.
+    Caused,
+}
 
 const NAME_WIDTH: f32 = 110.0;
 
@@ -75,15 +88,14 @@ pub struct ErrorGeoms {
 /// What the heatmap shows and its texture (kept by the app between frames).
 #[derive(Default)]
 pub struct ErrorsView {
-    /// Colour cells by the error the joint's own tracks cause instead of the total.
-    pub own_mode: bool,
+    pub mode: HeatmapMode,
     texture: Option<(TextureKey, TextureHandle)>,
 }
 
 impl std::fmt::Debug for ErrorsView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ErrorsView")
-            .field("own_mode", &self.own_mode)
+            .field("mode", &self.mode)
             .finish_non_exhaustive()
     }
 }
@@ -94,7 +106,7 @@ struct TextureKey {
     result: usize,
     settings_rev: u64,
     document: u64,
-    own: bool,
+    mode: HeatmapMode,
     columns: usize,
     rows: Vec<usize>,
 }
@@ -222,13 +234,21 @@ pub fn show(
     }
     ui.horizontal_wrapped(|ui| {
         ui.spacing_mut().item_spacing.x = 4.0;
-        ui.selectable_value(&mut view.own_mode, false, TOTAL_MODE)
+        ui.selectable_value(&mut view.mode, HeatmapMode::Total, TOTAL_MODE)
             .on_hover_text("Each cell: the joint's error ÷ its tolerance");
         ui.add_enabled_ui(attr.is_some(), |ui| {
-            ui.selectable_value(&mut view.own_mode, true, OWN_MODE)
+            ui.selectable_value(&mut view.mode, HeatmapMode::Own, OWN_MODE)
                 .on_hover_text(
                     "Each cell: the error the joint's own tracks cause (decoded over its raw \
                      parents) ÷ its tolerance; what it inherits from its ancestors is left out",
+                );
+        });
+        ui.add_enabled_ui(attr.is_some_and(|a| a.caused.is_some()), |ui| {
+            ui.selectable_value(&mut view.mode, HeatmapMode::Caused, CAUSED_MODE)
+                .on_hover_text(
+                    "Each cell: the worst error ÷ tolerance the joint's own tracks cause, alone, \
+                     on its markers or any descendant's: the joints to tune light up (off on \
+                     very large clips)",
                 );
         });
         legend(ui, "error ÷ tolerance");
@@ -241,8 +261,12 @@ pub fn show(
         .small()
         .weak(),
     );
-    let own = view.own_mode && attr.is_some();
-    g.heatmap = heatmap(ui, doc, attr, own, joint, frame, view, out);
+    let mode = match (view.mode, attr) {
+        (HeatmapMode::Own, Some(_)) => HeatmapMode::Own,
+        (HeatmapMode::Caused, Some(a)) if a.caused.is_some() => HeatmapMode::Caused,
+        _ => HeatmapMode::Total,
+    };
+    g.heatmap = heatmap(ui, doc, attr, mode, joint, frame, view, out);
     g
 }
 /// Joints in tree order (depth first, children in index order), evaluated ones only.
@@ -272,7 +296,7 @@ fn heatmap(
     ui: &mut egui::Ui,
     doc: &Document,
     attr: Option<&Attribution>,
-    own: bool,
+    mode: HeatmapMode,
     joint: Option<usize>,
     frame: f32,
     view: &mut ErrorsView,
@@ -286,9 +310,20 @@ fn heatmap(
         ui.label(RichText::new("No measured joints.").weak());
         return None;
     }
-    let values: &[f32] = match (own, attr) {
-        (true, Some(a)) => &a.own,
-        _ => &e.at_samples,
+    // Caused cells are ratios already: against a tolerance of 1.
+    let ones;
+    let (values, tolerance): (&[f32], &[f32]) = match (mode, attr) {
+        (HeatmapMode::Own, Some(a)) => (&a.own, &limits.tolerance),
+        (
+            HeatmapMode::Caused,
+            Some(Attribution {
+                caused: Some(c), ..
+            }),
+        ) => {
+            ones = vec![1.0f32; limits.len()];
+            (c, &ones)
+        }
+        _ => (&e.at_samples, &limits.tolerance),
     };
     let avail = ui.available_size();
     let row_h = (avail.y / rows.len() as f32).clamp(3.0, 14.0);
@@ -316,19 +351,12 @@ fn heatmap(
                 result: r as *const _ as usize,
                 settings_rev: doc.settings_rev,
                 document: doc.id,
-                own,
+                mode,
                 columns,
                 rows: rows.clone(),
             };
             if view.texture.as_ref().is_none_or(|(k, _)| *k != key) {
-                let image = heat_image(
-                    values,
-                    e.joints,
-                    e.frames,
-                    &rows,
-                    &limits.tolerance,
-                    columns,
-                );
+                let image = heat_image(values, e.joints, e.frames, &rows, tolerance, columns);
                 let tex = ui
                     .ctx()
                     .load_texture("error heatmap", image, TextureOptions::NEAREST);
@@ -390,7 +418,9 @@ fn heatmap(
                 && let Some(p) = resp.interact_pointer_pos()
                 && let Some((j, f)) = g.cell_at(p)
             {
-                let exact = own || ui.input(|i| i.modifiers.command || i.modifiers.ctrl);
+                // Own and caused cells belong to the row's joint; a total one to its cause.
+                let exact = mode != HeatmapMode::Total
+                    || ui.input(|i| i.modifiers.command || i.modifiers.ctrl);
                 let target = if exact {
                     j
                 } else {
