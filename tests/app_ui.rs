@@ -325,9 +325,13 @@ fn heatmap_click_selects_joint_and_frame() {
     h.drag_at(p);
     h.drop_at(p);
     h.run();
-    assert_eq!(h.state().selected(), Some(target));
+    // The click lands on the joint whose own tracks cause lShldr's error at that frame.
+    let doc = h.state().document().unwrap();
+    let cause = skelpack::app::panels::attribution::cause(doc, target, 42).unwrap();
+    let name = doc.asset.skeleton.joints[cause.source].name.clone();
+    assert_eq!(h.state().selected(), Some(cause.source));
     assert!((h.state().playback().frame - 42.0).abs() < 1.0);
-    h.get_by_label_contains(&format!("{}: lShldr", errors::HEADING));
+    h.get_by_label_contains(&format!("{}: {name}", errors::HEADING));
     assert!(h.state().error_plot().is_some(), "error plot for the joint");
 }
 

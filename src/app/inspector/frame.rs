@@ -38,6 +38,34 @@ impl App {
             if i.consume_key(Modifiers::NONE, Key::Space) {
                 out.push(Action::TogglePlay);
             }
+            // Previous / next key of the selected joint.
+            for (forward, keys) in [
+                (
+                    false,
+                    [
+                        (Modifiers::NONE, Key::Comma),
+                        (Modifiers::ALT, Key::ArrowLeft),
+                    ],
+                ),
+                (
+                    true,
+                    [
+                        (Modifiers::NONE, Key::Period),
+                        (Modifiers::ALT, Key::ArrowRight),
+                    ],
+                ),
+            ] {
+                if keys.iter().any(|&(m, k)| i.consume_key(m, k))
+                    && let (Some(doc), Some(j)) = (&self.doc, self.selected)
+                    && let Some(f) = panels::dope_sheet::adjacent_key(
+                        &panels::dope_sheet::key_frames(doc, j),
+                        self.playback.frame,
+                        forward,
+                    )
+                {
+                    out.push(Action::Seek(f as f32));
+                }
+            }
             if i.consume_key(Modifiers::NONE, Key::ArrowLeft) {
                 out.push(Action::Step(-1));
             }
@@ -167,6 +195,7 @@ impl eframe::App for App {
             panels::banner::show_status(ui, &self.status, &right);
         });
         if let Some(doc) = &self.doc {
+            let attr = self.attribution.get(doc);
             egui::Panel::bottom("timeline")
                 .resizable(false)
                 .show(ui, |ui| {
@@ -183,6 +212,7 @@ impl eframe::App for App {
                     (self.curve_geom, self.error_geoms) = panels::tuning::show(
                         ui,
                         doc,
+                        attr.as_deref(),
                         self.selected,
                         frame,
                         &mut self.tuning,
@@ -199,7 +229,14 @@ impl eframe::App for App {
                         focus: self.selected,
                         set: &self.selection,
                     };
-                    panels::joints::show(ui, doc, sel, &mut self.joints_view, &mut out);
+                    panels::joints::show(
+                        ui,
+                        doc,
+                        sel,
+                        &mut self.joints_view,
+                        attr.as_deref(),
+                        &mut out,
+                    );
                 });
             let progress = self
                 .jobs

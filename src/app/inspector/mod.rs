@@ -105,6 +105,8 @@ pub struct App {
     tuning: panels::tuning::TuningView,
     curve_geom: Option<panels::curves::PlotGeom>,
     error_geoms: panels::errors::ErrorGeoms,
+    /// Own / inherited error of the shown result (computed once per result).
+    attribution: panels::attribution::AttributionCache,
     /// An export running on a worker thread.
     export_job: Option<ExportJob>,
 }
@@ -169,6 +171,7 @@ impl App {
             tuning: Default::default(),
             curve_geom: None,
             error_geoms: Default::default(),
+            attribution: Default::default(),
             export_job: None,
         };
         match &opts.file {
@@ -453,6 +456,11 @@ impl App {
         self.tuning.curves.euler = on;
     }
 
+    /// Whether the curves panel plots residuals (raw − decoded) instead of curves.
+    pub fn set_residual(&mut self, on: bool) {
+        self.tuning.curves.residual = on;
+    }
+
     /// Milliseconds between the last two frames.
     pub fn frame_time_ms(&self) -> f64 {
         self.frame_ms
@@ -586,10 +594,17 @@ impl App {
                         d.as_secs_f64() * 1e3
                     ))
                 );
-                // With nothing selected, show the joint compression hurts most (one with
-                // curves of its own, when any joint has them).
+                // With nothing selected, show the joint whose own tracks cause the largest
+                // error (else the worst joint with curves of its own).
                 if self.selected.is_none() {
-                    let worst = worst_animated_joint(&c).unwrap_or(c.errors.samples.worst_joint);
+                    let worst = panels::attribution::cause_of_worst(
+                        &doc.asset,
+                        doc.clip,
+                        &doc.resolved.limits,
+                        &c,
+                    )
+                    .or_else(|| worst_animated_joint(&c))
+                    .unwrap_or(c.errors.samples.worst_joint);
                     self.selected = Some(worst);
                     self.selection = BTreeSet::from([worst]);
                 }

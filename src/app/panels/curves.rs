@@ -10,6 +10,7 @@ use glam::{EulerRot, Quat, Vec4};
 use super::super::actions::Action;
 use super::super::state::Document;
 use super::component_scale::ComponentScale;
+use super::{decimate, residual};
 use crate::codec::TrackData;
 
 /// Heading of the panel (found by label in tests).
@@ -18,6 +19,8 @@ pub const HEADING: &str = "Curves";
 pub const EULER: &str = "Rotation as Euler XYZ (degrees)";
 /// The per-component normalization toggle.
 pub const NORMALIZE: &str = "Normalize components";
+/// The residual view toggle.
+pub const RESIDUAL: &str = "Residual (raw − decoded)";
 /// The id of the x-axis group shared by the curve plots and the error plot.
 pub const X_LINK: &str = "skelpack.time_axis";
 
@@ -39,6 +42,8 @@ pub struct CurvesView {
     pub euler: bool,
     /// Scale each component to its own raw range (shapes of small channels beside large ones).
     pub normalize: bool,
+    /// Plot raw − decoded per channel (degrees, mm) instead of the curves.
+    pub residual: bool,
 }
 
 impl Default for CurvesView {
@@ -46,6 +51,7 @@ impl Default for CurvesView {
         Self {
             euler: false,
             normalize: true,
+            residual: false,
         }
     }
 }
@@ -94,8 +100,19 @@ pub fn show(
     ui.horizontal(|ui| {
         ui.label(RichText::new(format!("{HEADING}: {name}")).strong());
         ui.checkbox(&mut view.euler, EULER);
-        ui.checkbox(&mut view.normalize, NORMALIZE)
-            .on_hover_text("Each component scaled to its raw range: 0 = min, 1 = max");
+        ui.add_enabled(
+            !view.residual,
+            egui::Checkbox::new(&mut view.normalize, NORMALIZE),
+        )
+        .on_hover_text(
+            "Each component scaled to the range of its raw and decoded values together: \
+                 0 = min, 1 = max; a component varying by less than the track's tolerance is \
+                 drawn flat and labelled constant",
+        );
+        ui.checkbox(&mut view.residual, RESIDUAL).on_hover_text(
+            "Per channel, raw minus decoded at every sample: rotations in degrees about the \
+             joint's x, y, z, translations in mm; dashed: the track's own tolerance",
+        );
         ui.add(
             egui::Label::new(
                 RichText::new(
@@ -142,6 +159,31 @@ pub fn show(
                     .join(", ");
                 let suffix = if euler { "°" } else { "" };
                 ui.label(format!("{what}: constant: {v}{suffix} (1 key)"));
+            }
+            TrackData::Animated(a) if view.residual => {
+                let unit = doc.resolved.unit;
+                let series = residual::residuals(clip, j, k, &a.curve, unit);
+                let tol = cc.local_tolerance[j][k] as f64;
+                let band = match k {
+                    0 => tol * 1000.0 / unit.per_metre() as f64,
+                    1 => tol.to_degrees(),
+                    _ => tol,
+                };
+                let worst = series
+                    .iter()
+                    .flat_map(|v| v.iter().map(|x| x.abs()))
+                    .fold(0.0f64, f64::max);
+                let units = ["mm", "degrees", "ratio"][k];
+                ui.label(
+                    RichText::new(format!(
+                        "{what} residual, raw − decoded ({units}): worst {worst:.4}, track \
+                         tolerance ±{band:.4}; {} keys",
+                        a.curve.len()
+                    ))
+                    .small(),
+                );
+                let g = residual::plot(ui, k, &series, band, per_plot, frame, out);
+                geom.get_or_insert(g);
             }
             TrackData::Animated(a) => {
                 let curve = &a.curve;
@@ -268,10 +310,13 @@ pub fn show(
                             p.points(
                                 Points::new(
                                     axis,
-                                    raw.iter()
-                                        .enumerate()
-                                        .map(|(f, v)| [f as f64, disp(f as f64, *v)[c]])
-                                        .collect::<Vec<_>>(),
+                                    decimate::min_max(
+                                        &raw.iter()
+                                            .enumerate()
+                                            .map(|(f, v)| [f as f64, disp(f as f64, *v)[c]])
+                                            .collect::<Vec<_>>(),
+                                        p.transform(),
+                                    ),
                                 )
                                 .radius(1.6)
                                 .color(col.gamma_multiply(0.55)),
@@ -279,10 +324,13 @@ pub fn show(
                             p.line(
                                 Line::new(
                                     axis,
-                                    dense
-                                        .iter()
-                                        .map(|(f, v)| [*f, disp(*f, *v)[c]])
-                                        .collect::<Vec<_>>(),
+                                    decimate::min_max(
+                                        &dense
+                                            .iter()
+                                            .map(|(f, v)| [*f, disp(*f, *v)[c]])
+                                            .collect::<Vec<_>>(),
+                                        p.transform(),
+                                    ),
                                 )
                                 .color(col)
                                 .width(1.5),

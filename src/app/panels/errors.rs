@@ -1,19 +1,44 @@
-//! The error panel: the selected joint's error over time against its tolerance (a plot
-//! sharing the curves' time axis), and a joints x frames heatmap of error / tolerance for the
-//! whole clip. Clicking or dragging on the heatmap selects that joint and frame.
+//! The error panel: the selected joint's error over time against its tolerance, split into
+//! what its own tracks cause and what it inherits (a plot sharing the curves' time axis), and
+//! a joints x frames heatmap of error / tolerance for the whole clip, of the total or of the
+//! own error. The heatmap is one texture of at most one texel per pixel column (the largest
+//! error over the frames it covers). Clicking a cell selects the joint whose own tracks cause
+//! that error (ctrl-click: the row's joint itself) and goes to the frame.
 
-use egui::{Color32, Id, Mesh, PointerButton, Pos2, Rect, RichText, Sense, Stroke, Vec2};
+use egui::{
+    Color32, ColorImage, Id, PointerButton, Pos2, Rect, RichText, Sense, Stroke, TextureHandle,
+    TextureOptions, Vec2,
+};
 use egui_plot::{HLine, Line, LineStyle, Plot};
 
 use super::super::actions::Action;
 use super::super::state::Document;
+pub use super::attribution::ratio_color;
+use super::attribution::{cause, legend};
 use super::curves::{PlotGeom, X_LINK, geom_of, playhead, scrub};
 use super::fmt_len;
+use crate::metric::Attribution;
 
 /// Heading of the panel (found by label in tests).
 pub const HEADING: &str = "Errors";
 /// The accessible label of the heatmap.
 pub const HEATMAP: &str = "Error heatmap";
+/// The heatmap mode buttons.
+pub const TOTAL_MODE: &str = "Total error";
+pub const OWN_MODE: &str = "Own error";
+pub const CAUSED_MODE: &str = "Caused";
+
+/// What the heatmap's cells show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HeatmapMode {
+    /// The joint's error ÷ its tolerance.
+    #[default]
+    Total,
+    /// The error the joint's own tracks cause on its markers ÷ its tolerance.
+    Own,
+    /// The worst error ÷ tolerance the joint's own tracks cause on it or any descendant.
+    Caused,
+}
 
 const NAME_WIDTH: f32 = 110.0;
 
@@ -60,33 +85,40 @@ pub struct ErrorGeoms {
     pub heatmap: Option<HeatmapGeom>,
 }
 
-/// Colour of an error / tolerance ratio: green (0) to yellow to orange (1), red above.
-pub fn ratio_color(r: f32) -> Color32 {
-    let lerp = |a: [f32; 3], b: [f32; 3], t: f32| {
-        Color32::from_rgb(
-            (a[0] + (b[0] - a[0]) * t) as u8,
-            (a[1] + (b[1] - a[1]) * t) as u8,
-            (a[2] + (b[2] - a[2]) * t) as u8,
-        )
-    };
-    let green = [40.0, 140.0, 70.0];
-    let yellow = [225.0, 205.0, 60.0];
-    let orange = [240.0, 130.0, 40.0];
-    if r > 1.0 {
-        Color32::from_rgb(220, 30, 40)
-    } else if r > 0.5 {
-        lerp(yellow, orange, (r - 0.5) * 2.0)
-    } else {
-        lerp(green, yellow, r.max(0.0) * 2.0)
+/// What the heatmap shows and its texture (kept by the app between frames).
+#[derive(Default)]
+pub struct ErrorsView {
+    pub mode: HeatmapMode,
+    texture: Option<(TextureKey, TextureHandle)>,
+}
+
+impl std::fmt::Debug for ErrorsView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ErrorsView")
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
     }
+}
+
+/// What the heatmap texture was drawn from: redrawn when any of it changes.
+#[derive(Clone, Debug, PartialEq)]
+struct TextureKey {
+    result: usize,
+    settings_rev: u64,
+    document: u64,
+    mode: HeatmapMode,
+    columns: usize,
+    rows: Vec<usize>,
 }
 
 /// Shows the panel.
 pub fn show(
     ui: &mut egui::Ui,
     doc: &Document,
+    attr: Option<&Attribution>,
     joint: Option<usize>,
     frame: f32,
+    view: &mut ErrorsView,
     out: &mut Vec<Action>,
 ) -> ErrorGeoms {
     let mut g = ErrorGeoms::default();
@@ -101,12 +133,21 @@ pub fn show(
     let to_mm = 1000.0 / unit.per_metre() as f64;
     let joints = e.joints;
     let frames = e.frames;
+    // The attribution of another result (a clip switch in flight) is not shown.
+    let attr = attr.filter(|a| a.joints == joints && a.frames == frames);
     match joint {
         Some(j) if limits.evaluated[j] => {
             let tol = limits.tolerance[j];
+            let split = attr.map_or(String::new(), |a| {
+                format!(
+                    "; own {}, inherited {}",
+                    fmt_len(a.own_max[j], unit),
+                    fmt_len(a.inherited_max[j], unit)
+                )
+            });
             ui.label(
                 RichText::new(format!(
-                    "{HEADING}: {} (worst {} of {} tolerance)",
+                    "{HEADING}: {} (worst {} of {} tolerance{split})",
                     doc.asset.skeleton.joints[j].name,
                     fmt_len(e.joint_max[j], unit),
                     fmt_len(tol, unit)
@@ -123,6 +164,12 @@ pub fn show(
                 );
                 pts.sort_by(|a, b| a[0].total_cmp(&b[0]));
             }
+            let series = |m: &[f32]| -> Vec<[f64; 2]> {
+                (0..frames)
+                    .map(|f| [f as f64, m[f * joints + j] as f64 * to_mm])
+                    .collect()
+            };
+            let split_lines = attr.map(|a| (series(&a.own), series(&a.inherited)));
             let resp = Plot::new("joint_error")
                 .height((ui.available_height() * 0.38).max(70.0))
                 .link_axis(Id::unique(X_LINK), [true, false])
@@ -132,12 +179,34 @@ pub fn show(
                 .include_y(0.0)
                 .include_y(tol as f64 * to_mm * 1.1)
                 .y_axis_label("mm")
+                .legend(
+                    egui_plot::Legend::default()
+                        .position(egui_plot::Corner::LeftTop)
+                        .text_style(egui::TextStyle::Small)
+                        .background_alpha(0.4),
+                )
                 .show(ui, |p| {
                     p.line(
-                        Line::new("error", pts)
+                        Line::new("error", super::decimate::min_max(&pts, p.transform()))
                             .color(Color32::from_rgb(240, 160, 60))
                             .width(1.5),
                     );
+                    if let Some((own, inherited)) = split_lines {
+                        p.line(
+                            Line::new("own", super::decimate::min_max(&own, p.transform()))
+                                .color(Color32::from_rgb(110, 200, 250))
+                                .width(1.0),
+                        );
+                        p.line(
+                            Line::new(
+                                "inherited",
+                                super::decimate::min_max(&inherited, p.transform()),
+                            )
+                            .color(Color32::from_rgb(170, 140, 230))
+                            .style(LineStyle::dashed_loose())
+                            .width(1.0),
+                        );
+                    }
                     p.hline(
                         HLine::new("tolerance", tol as f64 * to_mm)
                             .color(Color32::from_rgb(220, 40, 40))
@@ -163,14 +232,43 @@ pub fn show(
             ui.label(RichText::new(HEADING).strong());
         }
     }
+    ui.horizontal_wrapped(|ui| {
+        ui.spacing_mut().item_spacing.x = 4.0;
+        ui.selectable_value(&mut view.mode, HeatmapMode::Total, TOTAL_MODE)
+            .on_hover_text("Each cell: the joint's error ÷ its tolerance");
+        ui.add_enabled_ui(attr.is_some(), |ui| {
+            ui.selectable_value(&mut view.mode, HeatmapMode::Own, OWN_MODE)
+                .on_hover_text(
+                    "Each cell: the error the joint's own tracks cause (decoded over its raw \
+                     parents) ÷ its tolerance; what it inherits from its ancestors is left out",
+                );
+        });
+        ui.add_enabled_ui(attr.is_some_and(|a| a.caused.is_some()), |ui| {
+            ui.selectable_value(&mut view.mode, HeatmapMode::Caused, CAUSED_MODE)
+                .on_hover_text(
+                    "Each cell: the worst error ÷ tolerance the joint's own tracks cause, alone, \
+                     on its markers or any descendant's: the joints to tune light up (off on \
+                     very large clips)",
+                );
+        });
+        legend(ui, "error ÷ tolerance");
+    });
     ui.label(
-        RichText::new("Error / tolerance, joints × frames (click a cell: select joint and frame)")
-            .small(),
+        RichText::new(
+            "Click a cell: the joint whose own tracks cause that error, at that frame · \
+             ctrl-click: the row's joint",
+        )
+        .small()
+        .weak(),
     );
-    g.heatmap = heatmap(ui, doc, joint, frame, out);
+    let mode = match (view.mode, attr) {
+        (HeatmapMode::Own, Some(_)) => HeatmapMode::Own,
+        (HeatmapMode::Caused, Some(a)) if a.caused.is_some() => HeatmapMode::Caused,
+        _ => HeatmapMode::Total,
+    };
+    g.heatmap = heatmap(ui, doc, attr, mode, joint, frame, view, out);
     g
 }
-
 /// Joints in tree order (depth first, children in index order), evaluated ones only.
 fn tree_rows(doc: &Document) -> Vec<usize> {
     let s = &doc.asset.skeleton;
@@ -193,11 +291,15 @@ fn tree_rows(doc: &Document) -> Vec<usize> {
     order
 }
 
+#[allow(clippy::too_many_arguments)]
 fn heatmap(
     ui: &mut egui::Ui,
     doc: &Document,
+    attr: Option<&Attribution>,
+    mode: HeatmapMode,
     joint: Option<usize>,
     frame: f32,
+    view: &mut ErrorsView,
     out: &mut Vec<Action>,
 ) -> Option<HeatmapGeom> {
     let r = doc.shown()?;
@@ -208,6 +310,21 @@ fn heatmap(
         ui.label(RichText::new("No measured joints.").weak());
         return None;
     }
+    // Caused cells are ratios already: against a tolerance of 1.
+    let ones;
+    let (values, tolerance): (&[f32], &[f32]) = match (mode, attr) {
+        (HeatmapMode::Own, Some(a)) => (&a.own, &limits.tolerance),
+        (
+            HeatmapMode::Caused,
+            Some(Attribution {
+                caused: Some(c), ..
+            }),
+        ) => {
+            ones = vec![1.0f32; limits.len()];
+            (c, &ones)
+        }
+        _ => (&e.at_samples, &limits.tolerance),
+    };
     let avail = ui.available_size();
     let row_h = (avail.y / rows.len() as f32).clamp(3.0, 14.0);
     let size = Vec2::new(avail.x.max(NAME_WIDTH + 50.0), row_h * rows.len() as f32);
@@ -227,27 +344,32 @@ fn heatmap(
                 frames: e.frames,
             };
             let painter = ui.painter_at(rect);
-            // One column per frame, or per pixel when frames outnumber pixels (max over them).
-            let ncols = e.frames.min(cells.width().max(1.0) as usize).max(1);
-            let col_w = cells.width() / ncols as f32;
-            let mut mesh = Mesh::default();
-            for (ri, &j) in rows.iter().enumerate() {
-                let tol = limits.tolerance[j].max(1e-12);
-                let y0 = cells.top() + ri as f32 * row_h;
-                for c in 0..ncols {
-                    let f0 = c * e.frames / ncols;
-                    let f1 = ((c + 1) * e.frames / ncols).max(f0 + 1);
-                    let m = (f0..f1)
-                        .map(|f| e.at_samples[f * e.joints + j])
-                        .fold(0.0f32, f32::max);
-                    let x0 = cells.left() + c as f32 * col_w;
-                    mesh.add_colored_rect(
-                        Rect::from_min_size(Pos2::new(x0, y0), Vec2::new(col_w + 0.5, row_h)),
-                        ratio_color(m / tol),
-                    );
-                }
+            // One texel per frame, or per pixel column when frames outnumber pixels.
+            let pixels = (cells.width() * ui.ctx().pixels_per_point()).max(1.0) as usize;
+            let columns = e.frames.min(pixels).max(1);
+            let key = TextureKey {
+                result: r as *const _ as usize,
+                settings_rev: doc.settings_rev,
+                document: doc.id,
+                mode,
+                columns,
+                rows: rows.clone(),
+            };
+            if view.texture.as_ref().is_none_or(|(k, _)| *k != key) {
+                let image = heat_image(values, e.joints, e.frames, &rows, tolerance, columns);
+                let tex = ui
+                    .ctx()
+                    .load_texture("error heatmap", image, TextureOptions::NEAREST);
+                view.texture = Some((key, tex));
             }
-            painter.add(mesh);
+            if let Some((_, tex)) = &view.texture {
+                painter.image(
+                    tex.id(),
+                    cells,
+                    Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
+                    Color32::WHITE,
+                );
+            }
             // Joint names (every n-th row when rows are thin).
             let every = (9.0 / row_h).ceil().max(1.0) as usize;
             let font = egui::FontId::proportional((row_h - 1.0).clamp(8.0, 11.0));
@@ -288,22 +410,24 @@ fn heatmap(
             if let Some(p) = resp.hover_pos()
                 && let Some((j, f)) = g.cell_at(p)
             {
-                let err = e.at_samples[f * e.joints + j];
                 resp.clone().on_hover_ui_at_pointer(|ui| {
-                    ui.label(format!(
-                        "{} @ frame {f}: {} ({:.0}% of tolerance)",
-                        doc.asset.skeleton.joints[j].name,
-                        fmt_len(err, doc.resolved.unit),
-                        100.0 * err / limits.tolerance[j].max(1e-12)
-                    ));
+                    cell_tooltip(ui, doc, attr, j, f);
                 });
             }
             if (resp.clicked() || resp.dragged_by(PointerButton::Primary))
                 && let Some(p) = resp.interact_pointer_pos()
                 && let Some((j, f)) = g.cell_at(p)
             {
-                if joint != Some(j) {
-                    out.push(Action::Select(Some(j)));
+                // Own and caused cells belong to the row's joint; a total one to its cause.
+                let exact = mode != HeatmapMode::Total
+                    || ui.input(|i| i.modifiers.command || i.modifiers.ctrl);
+                let target = if exact {
+                    j
+                } else {
+                    cause(doc, j, f).map_or(j, |c| c.source)
+                };
+                if joint != Some(target) {
+                    out.push(Action::Select(Some(target)));
                 }
                 out.push(Action::Seek(f as f32));
             }
@@ -312,12 +436,68 @@ fn heatmap(
     geom
 }
 
+/// The heatmap as an image: `rows` top to bottom, `columns` texels across the frames, each
+/// the colour of the largest error / tolerance over the frames it covers.
+fn heat_image(
+    values: &[f32],
+    joints: usize,
+    frames: usize,
+    rows: &[usize],
+    tolerance: &[f32],
+    columns: usize,
+) -> ColorImage {
+    let mut pixels = Vec::with_capacity(rows.len() * columns);
+    for &j in rows {
+        let tol = tolerance[j].max(1e-12);
+        for c in 0..columns {
+            let f0 = c * frames / columns;
+            let f1 = ((c + 1) * frames / columns).max(f0 + 1);
+            let m = (f0..f1)
+                .map(|f| values[f * joints + j])
+                .fold(0.0f32, f32::max);
+            pixels.push(ratio_color(m / tol));
+        }
+    }
+    ColorImage::new([columns, rows.len()], pixels)
+}
+
+/// What the pointer's cell holds: total, own and inherited error, and the cause.
+fn cell_tooltip(ui: &mut egui::Ui, doc: &Document, attr: Option<&Attribution>, j: usize, f: usize) {
+    let Some(r) = doc.shown() else { return };
+    let unit = doc.resolved.unit;
+    let names = &doc.asset.skeleton.joints;
+    let err = r.errors.at(j, f);
+    let tol = doc.resolved.limits.tolerance[j].max(1e-12);
+    ui.label(format!(
+        "{} @ frame {f}: {} ({:.0}% of tolerance)",
+        names[j].name,
+        fmt_len(err, unit),
+        100.0 * err / tol
+    ));
+    if let Some(a) = attr {
+        ui.label(format!(
+            "own tracks {} · inherited {}",
+            fmt_len(a.own_at(j, f), unit),
+            fmt_len(a.inherited_at(j, f), unit)
+        ));
+    }
+    if let Some(c) = cause(doc, j, f)
+        && c.source != j
+    {
+        ui.label(format!(
+            "caused mostly by {}'s tracks ({} here): click selects it",
+            names[c.source].name,
+            fmt_len(c.error, unit)
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn cells_round_trip_and_colours_order() {
+    fn cells_round_trip() {
         let g = HeatmapGeom {
             rect: Rect::from_min_size(Pos2::new(100.0, 50.0), Vec2::new(300.0, 40.0)),
             rows: vec![3, 0, 7, 5],
@@ -329,9 +509,26 @@ mod tests {
         }
         assert_eq!(g.cell_center(1, 0), None);
         assert_eq!(g.cell_at(Pos2::new(99.0, 60.0)), None);
-        let (lo, mid, hi) = (ratio_color(0.0), ratio_color(0.5), ratio_color(1.5));
-        assert!(lo.g() > lo.r(), "green when small");
-        assert!(mid.r() > 200 && mid.g() > 180, "yellow halfway");
-        assert!(hi.r() > 200 && hi.g() < 60, "red over tolerance");
+    }
+
+    #[test]
+    fn heat_image_keeps_each_columns_worst_frame() {
+        // 2 joints x 1000 frames into 10 columns: one spike over tolerance on joint 1.
+        let (joints, frames) = (2, 1000);
+        let mut values = vec![0.01f32; joints * frames];
+        values[537 * joints + 1] = 2.0;
+        let img = heat_image(&values, joints, frames, &[1, 0], &[1.0, 1.0], 10);
+        assert_eq!(img.size, [10, 2]);
+        let over = ratio_color(2.0);
+        let row0: Vec<Color32> = img.pixels[..10].to_vec();
+        assert_eq!(
+            row0[5], over,
+            "frame 537 lands in column 5 of joint 1's row"
+        );
+        assert_eq!(row0.iter().filter(|&&c| c == over).count(), 1);
+        assert!(img.pixels[10..].iter().all(|&c| c == ratio_color(0.01)));
+        // Fewer frames than columns asked: one texel per frame.
+        let img = heat_image(&values[..6], joints, 3, &[0], &[1.0, 1.0], 3);
+        assert_eq!(img.size, [3, 1]);
     }
 }

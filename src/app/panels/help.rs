@@ -4,6 +4,16 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Space", "Play / pause"),
     ("Left / Right", "Step one frame"),
     ("Home / End", "First / last frame"),
+    (
+        ", / .  or  Alt+Left / Alt+Right",
+        "Previous / next key of the selected joint",
+    ),
+    ("Click a key (timeline)", "Go to it"),
+    (
+        "Click a heatmap cell",
+        "Select the joint whose own tracks cause that error",
+    ),
+    ("Ctrl+click a heatmap cell", "Select the row's joint"),
     ("F", "Frame the character"),
     ("O", "Side by side / overlay"),
     ("Ctrl+O", "Open..."),

@@ -1,14 +1,18 @@
 //! The panels around the viewport; each shows state and pushes [`super::actions::Action`]s.
 
+pub mod attribution;
 pub mod banner;
 pub mod component_scale;
 pub mod curves;
+pub mod decimate;
+pub mod dope_sheet;
 pub mod errors;
 pub mod floor;
 pub mod help;
 pub mod joints;
 pub mod menu;
 pub mod path_prompt;
+pub mod residual;
 pub mod stats;
 pub mod timeline;
 pub mod tuning;

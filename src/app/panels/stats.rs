@@ -240,18 +240,31 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
         );
     });
     let worst = e.samples.worst_joint;
-    if worst < names.len()
-        && e.samples.max > 0.0
-        && ui
-            .button(format!(
-                "Go to worst: {} @ frame {}",
-                names[worst].name, e.samples.worst_frame
-            ))
-            .on_hover_text("Select the joint with the largest error and go to its frame")
+    if worst < names.len() && e.samples.max > 0.0 {
+        // The worst cell's error may be inherited: go to the joint whose own tracks cause it.
+        let frame = e.samples.worst_frame;
+        let cause = super::attribution::cause(doc, worst, frame as usize)
+            .filter(|c| c.error > 0.0)
+            .map_or(worst, |c| c.source);
+        let text = if cause == worst {
+            format!("Go to worst: {} @ frame {frame}", names[worst].name)
+        } else {
+            format!(
+                "Go to worst: {} @ frame {frame} (cause {})",
+                names[worst].name, names[cause].name
+            )
+        };
+        if ui
+            .button(text)
+            .on_hover_text(
+                "Select the joint whose own tracks cause the largest error (the worst joint \
+                 itself, or the ancestor it inherits the error from) and go to its frame",
+            )
             .clicked()
-    {
-        out.push(Action::Select(Some(worst)));
-        out.push(Action::Seek(e.samples.worst_frame));
+        {
+            out.push(Action::Select(Some(cause)));
+            out.push(Action::Seek(frame));
+        }
     }
     egui::CollapsingHeader::new("Bytes by section")
         .default_open(true)
@@ -272,7 +285,10 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
         });
 }
 
-/// The focused joint: its limits, worst error, keys and bytes (edited in the tree).
+/// The label of the focused joint's floor (the tightest tolerance it can reach).
+pub const FLOOR: &str = "Floor (tightest tolerance)";
+
+/// The focused joint: its limits, floor, worst error, keys and bytes (edited in the tree).
 fn joint(ui: &mut egui::Ui, doc: &Document, j: usize) {
     let unit = doc.resolved.unit;
     let limits = &doc.resolved.limits;
@@ -291,6 +307,9 @@ fn joint(ui: &mut egui::Ui, doc: &Document, j: usize) {
             if doc.resolved.pinned[j] { "yes" } else { "no" }.into(),
         );
         if let Some(r) = doc.shown() {
+            if let Some(&f) = r.clip.report.floors.get(j) {
+                kv(ui, FLOOR, fmt_len(f, unit));
+            }
             kv(ui, "Worst error", fmt_len(r.errors.joint_max[j], unit));
             if let Some(c) = r.joint_costs.get(j) {
                 kv(

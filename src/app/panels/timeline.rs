@@ -1,11 +1,12 @@
 //! The timeline: clip selector, transport, loop and speed, a scrub bar that shows the error
-//! over time, the current time / frame and the error at the current frame.
+//! over time, the selected joint's keys as a dope-sheet row, the current time / frame and the
+//! error at the current frame.
 
 use egui::{Color32, Pos2, Rect, RichText, Sense, Stroke, Vec2};
 
 use super::super::actions::Action;
 use super::super::state::{Document, Playback};
-use super::fmt_len;
+use super::{dope_sheet, fmt_len};
 
 pub const PLAY: &str = "Play";
 pub const PAUSE: &str = "Pause";
@@ -75,6 +76,34 @@ pub fn show(
         if ui.button(">|").on_hover_text("Last frame (End)").clicked() {
             out.push(Action::Seek(last as f32));
         }
+        let keys = selected
+            .map(|j| dope_sheet::key_frames(doc, j))
+            .unwrap_or_default();
+        for (text, name, forward, tip) in [
+            (
+                "< Key",
+                dope_sheet::PREV_KEY,
+                false,
+                "Previous key of the selected joint (, or Alt+Left)",
+            ),
+            (
+                "Key >",
+                dope_sheet::NEXT_KEY,
+                true,
+                "Next key of the selected joint (. or Alt+Right)",
+            ),
+        ] {
+            let target = dope_sheet::adjacent_key(&keys, play.frame, forward);
+            let b = ui
+                .add_enabled(target.is_some(), egui::Button::new(text))
+                .on_hover_text(tip)
+                .accessible_name(name);
+            if b.clicked()
+                && let Some(f) = target
+            {
+                out.push(Action::Seek(f as f32));
+            }
+        }
         ui.checkbox(&mut play.looping, "Loop");
         let speed_label = ui.label("Speed");
         egui::ComboBox::from_id_salt("speed")
@@ -113,8 +142,19 @@ pub fn show(
         }
     });
     scrub_bar(ui, doc, play, out);
+    let last = (frames - 1).max(1) as f32;
+    dope_sheet::show(
+        ui,
+        doc,
+        selected,
+        play.frame,
+        |f, rect| rect.left() + 6.0 + (rect.width() - 12.0) * f / last,
+        out,
+    );
     ui.horizontal(|ui| {
         ui.label(error_line(doc, play.frame, selected));
+        ui.separator();
+        super::attribution::legend(ui, "bars: worst error ÷ tolerance per frame");
     });
 }
 
@@ -186,11 +226,7 @@ fn scrub_bar(ui: &mut egui::Ui, doc: &Document, play: &mut Playback, out: &mut V
                 .map(|(e, t)| if *t > 0.0 { e / t } else { 0.0 })
                 .fold(0.0f32, f32::max);
             let h = (ratio.min(2.0) / 2.0) * (rect.height() - 14.0);
-            let color = if ratio > 1.0 {
-                Color32::from_rgb(200, 60, 50)
-            } else {
-                Color32::from_rgb(60, 150, 80)
-            };
+            let color = super::attribution::ratio_color(ratio);
             let x = x_of(f as f32);
             painter.rect_filled(
                 Rect::from_min_max(

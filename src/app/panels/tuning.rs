@@ -6,15 +6,17 @@ use egui::{CursorIcon, Pos2, Rect, Sense, Stroke, UiBuilder};
 use super::super::actions::Action;
 use super::super::state::Document;
 use super::curves::{self, CurvesView, PlotGeom};
-use super::errors::{self, ErrorGeoms};
+use super::errors::{self, ErrorGeoms, ErrorsView};
+use crate::metric::Attribution;
 
 const MIN_SIDE: f32 = 240.0;
 const GAP: f32 = 10.0;
 
 /// Options of the tuning area (kept by the app).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TuningView {
     pub curves: CurvesView,
+    pub errors: ErrorsView,
     /// The error panel's share of the width.
     pub errors_fraction: f32,
 }
@@ -23,6 +25,7 @@ impl Default for TuningView {
     fn default() -> Self {
         Self {
             curves: CurvesView::default(),
+            errors: ErrorsView::default(),
             errors_fraction: 0.38,
         }
     }
@@ -32,6 +35,7 @@ impl Default for TuningView {
 pub fn show(
     ui: &mut egui::Ui,
     doc: &Document,
+    attr: Option<&Attribution>,
     selected: Option<usize>,
     frame: f32,
     view: &mut TuningView,
@@ -70,7 +74,7 @@ pub fn show(
     let e = ui
         .scope_builder(UiBuilder::new().max_rect(right), |ui| {
             ui.set_clip_rect(right);
-            errors::show(ui, doc, selected, frame, out)
+            errors::show(ui, doc, attr, selected, frame, &mut view.errors, out)
         })
         .inner;
     ui.advance_cursor_after_rect(avail);

@@ -74,9 +74,15 @@ pub fn show(
     doc: &Document,
     sel: Selection<'_>,
     view: &mut JointsView,
+    attr: Option<&crate::metric::Attribution>,
     out: &mut Vec<Action>,
 ) {
     toolbar::show(ui, doc, sel, view, out);
+    // The bars' legend, unless the table is short (a small window keeps its rows; the
+    // "Error" header's hover explains the bars too).
+    if ui.available_height() > 300.0 {
+        super::attribution::legend(ui, "Error bars (solid own, hatched inherited):");
+    }
     ui.separator();
     let skeleton = &doc.asset.skeleton;
     let children = skeleton.children();
@@ -109,7 +115,7 @@ pub fn show(
             .collect()
     };
     step_with_arrow_keys(ui, &visible, sel, &mut view.anchor, out);
-    let ctx = row::RowContext::new(doc, sel, &children, view);
+    let ctx = row::RowContext::new(doc, sel, &children, view, attr);
     let mut toggles = Vec::new();
     if visible.is_empty() {
         ui.label(RichText::new("No joint matches the filter.").weak());

@@ -1,19 +1,24 @@
-//! One row of the joint table: name (indented, with an expander), error bar, tolerance,
-//! marker offset, pinned, keys, bytes.
+//! One row of the joint table: name (indented, with an expander), error bar (the share its
+//! own tracks cause drawn solid, the share inherited from its ancestors hatched), tolerance
+//! (red when below the joint's floor; the floor on hover), marker offset, pinned, keys, bytes.
 
 use egui::{Color32, Modifiers, RichText, Sense, Stroke, vec2};
 use egui_extras::{Column, TableBuilder, TableRow};
 
 use super::super::super::actions::Action;
 use super::super::super::state::Document;
+use super::super::attribution::ratio_color;
 use super::super::{fmt_bytes, fmt_len};
 use super::{JointsView, Selection, edited, marker_label, pin_label, tolerance_label};
 use crate::codec::JointCost;
+use crate::metric::Attribution;
 use crate::settings::{EditScope, JointEdit, JointSettings};
 
 const INDENT: f32 = 8.0;
 /// Overridden values are drawn in this colour (file-wide values in the normal one).
 const OVERRIDE: Color32 = Color32::from_rgb(120, 190, 255);
+/// A tolerance below the joint's floor is drawn in this colour.
+const BELOW_FLOOR: Color32 = Color32::from_rgb(240, 95, 80);
 /// The error bar spans 0 to twice the tolerance; the tick marks the tolerance.
 const BAR_SPAN: f32 = 2.0;
 
@@ -39,6 +44,10 @@ pub struct RowContext<'a> {
     scope: EditScope,
     ratios: Option<Vec<f32>>,
     costs: Option<&'a [JointCost]>,
+    /// Own / inherited error of the shown result.
+    attr: Option<&'a Attribution>,
+    /// Per joint, the tightest tolerance it can reach.
+    floors: Option<&'a [f32]>,
     per_mm: f32,
 }
 
@@ -48,6 +57,7 @@ impl<'a> RowContext<'a> {
         sel: Selection<'a>,
         children: &'a [Vec<usize>],
         view: &JointsView,
+        attr: Option<&'a Attribution>,
     ) -> Self {
         let ratios = doc.shown().map(|r| {
             r.errors
@@ -69,6 +79,8 @@ impl<'a> RowContext<'a> {
             },
             ratios,
             costs: doc.shown().map(|r| r.joint_costs.as_slice()),
+            attr: attr.filter(|a| a.joints == doc.asset.skeleton.len()),
+            floors: doc.shown().map(|r| r.clip.report.floors.as_slice()),
             per_mm: doc.resolved.unit.per_metre() / 1000.0,
         }
     }
@@ -131,12 +143,16 @@ pub fn header(mut row: TableRow<'_, '_>) {
         ),
         (
             "Error",
-            "Worst error over the clip against the joint's tolerance (the tick); red when over",
+            "Worst error over the clip against the joint's tolerance (the tick), coloured by \
+             error ÷ tolerance like the heatmap (green within, yellow near, red over). Solid: \
+             the share the joint's own tracks cause; hatched: the share it inherits from its \
+             ancestors (their tracks are the ones to tune)",
         ),
         (
             "Tol. mm",
             "Largest error allowed on this joint's markers, in millimetres; blue when set on \
-             the joint, white when it follows the file-wide value",
+             the joint, white when it follows the file-wide value, red when below the joint's \
+             floor (the tightest tolerance it can reach; hover a value to see it)",
         ),
         (
             "Marker cm",
@@ -178,12 +194,25 @@ pub fn show(
     if measured {
         row.col(|ui| {
             let mut tol_mm = limits.tolerance[j] / ctx.per_mm;
-            let r = value_cell(
-                ui,
-                &mut tol_mm,
-                own.tolerance_mm.is_some(),
-                &tolerance_label(&joint.name),
-            );
+            let floor = ctx.floors.and_then(|f| f.get(j)).copied();
+            let below = floor.is_some_and(|f| limits.tolerance[j] < f);
+            let r = ui
+                .scope(|ui| {
+                    if below {
+                        ui.visuals_mut().override_text_color = Some(BELOW_FLOOR);
+                    }
+                    value_cell(
+                        ui,
+                        &mut tol_mm,
+                        own.tolerance_mm.is_some(),
+                        &tolerance_label(&joint.name),
+                    )
+                })
+                .inner;
+            let r = match floor {
+                Some(f) => r.on_hover_text(floor_text(f / ctx.per_mm, below)),
+                None => r,
+            };
             if r.changed() {
                 push(ctx, j, JointEdit::ToleranceMm(tol_mm), "tolerance", out);
             }
@@ -304,7 +333,8 @@ fn name_cell(
     click
 }
 
-/// The worst error against tolerance, as a bar with a tick at the tolerance.
+/// The worst error against tolerance, as a bar with a tick at the tolerance: the share the
+/// joint's own tracks cause solid, the inherited share hatched.
 fn error_bar(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
     let (rect, resp) = ui.allocate_exact_size(vec2(44.0, 10.0), Sense::hover());
     let doc = ctx.doc;
@@ -319,7 +349,32 @@ fn error_bar(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
     let fill = (r / BAR_SPAN).clamp(0.0, 1.0);
     let mut bar = rect;
     bar.set_width((rect.width() * fill).max(1.0));
-    p.rect_filled(bar, 2.0, ratio_color(*r));
+    let color = ratio_color(*r);
+    let split = ctx.attr.map(|a| (a.own_max[j], a.inherited_max[j]));
+    match split {
+        Some((own, inherited)) if own + inherited > 0.0 => {
+            let own_w = bar.width() * own / (own + inherited);
+            let mut solid = bar;
+            solid.set_width(own_w);
+            p.rect_filled(solid, 2.0, color);
+            let hatched = egui::Rect::from_min_max(egui::pos2(solid.right(), bar.top()), bar.max);
+            p.rect_filled(hatched, 0.0, color.gamma_multiply(0.35));
+            let mut x = hatched.left() + 2.0;
+            while x < hatched.right() {
+                p.line_segment(
+                    [
+                        egui::pos2(x, hatched.bottom()),
+                        egui::pos2((x + 3.0).min(hatched.right()), hatched.top()),
+                    ],
+                    Stroke::new(1.0, color),
+                );
+                x += 3.0;
+            }
+        }
+        _ => {
+            p.rect_filled(bar, 2.0, color);
+        }
+    }
     let x = rect.left() + rect.width() / BAR_SPAN;
     p.line_segment(
         [
@@ -330,30 +385,41 @@ fn error_bar(ui: &mut egui::Ui, ctx: &RowContext<'_>, j: usize) {
     );
     if let Some(res) = doc.shown() {
         let unit = doc.resolved.unit;
-        resp.on_hover_text(format!(
+        let mut text = format!(
             "worst error {} of {} ({:.0}% of tolerance)",
             fmt_len(res.errors.joint_max[j], unit),
             fmt_len(doc.resolved.limits.tolerance[j], unit),
             r * 100.0
-        ));
+        );
+        if let Some((own, inherited)) = split {
+            text += &format!(
+                "\nits own tracks cause up to {} (solid); inherited from its ancestors up to {} \
+                 (hatched)",
+                fmt_len(own, unit),
+                fmt_len(inherited, unit)
+            );
+        }
+        resp.on_hover_text(text);
     }
 }
 
-/// Green well within tolerance, yellow near it, red over it.
-pub fn ratio_color(r: f32) -> Color32 {
-    if r > 1.0 {
-        Color32::from_rgb(235, 70, 60)
-    } else if r > 0.5 {
-        Color32::from_rgb(230, 190, 60)
+/// The hover text of a tolerance: the joint's floor (mm).
+fn floor_text(floor_mm: f32, below: bool) -> String {
+    if below {
+        format!(
+            "Below this joint's floor of {floor_mm:.4} mm (the tightest tolerance it can reach: \
+             its error with every key at the finest precision): it is held just above it"
+        )
     } else {
-        Color32::from_rgb(80, 200, 90)
+        format!("Floor {floor_mm:.4} mm: the tightest tolerance this joint can reach")
     }
 }
 
 fn value_cell(ui: &mut egui::Ui, value: &mut f32, overridden: bool, name: &str) -> egui::Response {
     let speed = (*value as f64 * 0.01).max(1e-4);
     ui.scope(|ui| {
-        if overridden {
+        // A colour set by the caller (below the floor) wins over the override colour.
+        if overridden && ui.visuals().override_text_color.is_none() {
             ui.visuals_mut().override_text_color = Some(OVERRIDE);
         }
         ui.add_sized(
