@@ -64,6 +64,21 @@ pub const GLTF: Exporter = Exporter {
     write: export_gltf,
 };
 
+/// Whether compressed glTF exports byte-compress their animation data with
+/// `EXT_meshopt_compression` (the File menu's "meshopt" toggle; a preference of the running
+/// app, read by the export worker).
+static GLTF_MESHOPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The menu's meshopt toggle.
+pub fn gltf_meshopt() -> bool {
+    GLTF_MESHOPT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Sets the menu's meshopt toggle.
+pub fn set_gltf_meshopt(on: bool) {
+    GLTF_MESHOPT.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Every clip in a `.skp` container.
 pub const SKP: Exporter = Exporter {
     what: "Export .skp",
@@ -99,7 +114,10 @@ fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String
         a,
         &input.settings,
         path,
-        &crate::export::GltfOptions::default(),
+        &crate::export::GltfOptions {
+            meshopt: gltf_meshopt().then_some(crate::export::meshopt::Fallback::None),
+            ..Default::default()
+        },
         false,
     )
     .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -76,6 +76,10 @@ pub enum Storage {
     Float,
     /// Normalized signed 16-bit (rotations only; every stored value within [-1, 1]).
     Short,
+    /// Normalized signed 16-bit holding what meshoptimizer's QUATERNION filter at this many
+    /// bits decodes to (LINEAR rotations of `--meshopt` exports only): the meshopt pass
+    /// stores them filtered, far smaller once byte-compressed.
+    Quat(u8),
 }
 
 /// Key times in ticks: a tick is `1 / TICKS` of a frame, so keys may sit between frames
@@ -165,11 +169,16 @@ impl Channel {
     pub fn short_output(&self, rate: f32) -> Vec<i16> {
         let tangent = |t: Vec4| (t * rate).to_array().map(to_short);
         match self.interp {
-            Interp::Linear => self
-                .values
-                .iter()
-                .flat_map(|&v| short_codes_unit(v))
-                .collect(),
+            Interp::Linear => match self.storage {
+                Storage::Quat(bits) => (0..self.values.len())
+                    .flat_map(|i| quat_filter_codes(self.values[i], self.quat_bits(i, bits)))
+                    .collect(),
+                _ => self
+                    .values
+                    .iter()
+                    .flat_map(|&v| short_codes_unit(v))
+                    .collect(),
+            },
             Interp::CubicSpline => self
                 .values
                 .iter()
@@ -180,9 +189,23 @@ impl Channel {
         }
     }
 
+    /// Bits of key `i` under `Storage::Quat(bits)`: the last key, which a player switching
+    /// clips holds on joints the next clip does not key, at the filter's full 16 bits.
+    fn quat_bits(&self, i: usize, bits: u8) -> u8 {
+        if i + 1 == self.values.len() { 16 } else { bits }
+    }
+
     /// This channel as a player reads it back: storage rounding applied.
     pub fn as_stored(&self, rate: f32) -> Channel {
         let mut c = self.clone();
+        if let Storage::Quat(bits) = self.storage {
+            c.values = (0..c.values.len())
+                .map(|i| {
+                    let codes = quat_filter_codes(c.values[i], self.quat_bits(i, bits));
+                    Vec4::from_array(codes.map(|c| f32::from(c) / 32767.0))
+                })
+                .collect();
+        }
         if self.storage == Storage::Short {
             c.values = c.values.iter().map(|&v| short_round_unit(v)).collect();
             c.tangents = c
@@ -380,6 +403,16 @@ pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
 /// A unit quaternion as a player reads it back from [`short_codes_unit`].
 pub fn short_round_unit(v: Vec4) -> Vec4 {
     Vec4::from_array(short_codes_unit(v).map(|c| f32::from(c) / 32767.0))
+}
+
+/// The normalized SHORT codes meshoptimizer's QUATERNION filter at `bits` (4..=16) decodes
+/// `v` to (the encoder then the decoder of the `meshopt` crate, as a player decodes it).
+pub fn quat_filter_codes(v: Vec4, bits: u8) -> [i16; 4] {
+    let q = v.normalize_or(Vec4::W);
+    let mut enc =
+        meshopt::encoding::encode_filter_quat(&[q.to_array()], i32::from(bits.clamp(4, 16)));
+    meshopt::encoding::decode_filter_quat(&mut enc);
+    enc[0]
 }
 
 /// A component as a normalized SHORT.

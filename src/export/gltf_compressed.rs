@@ -41,6 +41,9 @@ pub struct GltfOptions {
     /// Drop channels that hold the rest pose even where the source animated the property
     /// (smaller, but players that keep the previous clip's value on un-keyed bones show it).
     pub drop_rest_channels: bool,
+    /// Byte-compress the animation data with `EXT_meshopt_compression` (lossless), and how
+    /// the uncompressed fallback is handled (see [`super::meshopt`]).
+    pub meshopt: Option<super::meshopt::Fallback>,
 }
 
 /// One channel as written (for scripts: `--json`).
@@ -69,6 +72,10 @@ pub struct AnimationExport {
     /// each accessor once), as `animeval.py` counts them.
     pub original_bytes: usize,
     pub exported_bytes: usize,
+    /// Bytes the animation's accessors take in the file: `exported_bytes` unless
+    /// meshopt-compressed (then the compressed views pro-rated per accessor, as
+    /// `animeval.py` reports "stored" bytes).
+    pub stored_bytes: usize,
     pub channels: usize,
     pub cubic_channels: usize,
     pub short_rotations: usize,
@@ -127,15 +134,40 @@ impl GltfClip {
         }
         anchor_time_grid(&mut channels, compressed.frame_count);
         exact_end_keys(&mut channels, raw);
-        let (max_error, worst_ratio) = super::verify::fit_players(
-            &mut channels,
-            skeleton,
-            raw,
-            compressed.sample_rate,
-            compressed.frame_count,
-            settings,
-            options.player,
-        );
+        let fit = |channels: &mut Vec<Channel>, lazy: bool| {
+            super::verify::fit_players(
+                channels,
+                skeleton,
+                raw,
+                compressed.sample_rate,
+                compressed.frame_count,
+                settings,
+                options.player,
+                lazy,
+                options.meshopt.is_some(),
+            )
+        };
+        // Key layout by real size: the channels as the codec keyed them, or (where cheaper)
+        // at every frame on the shared grid; both verified, the smaller kept.
+        let mut dense = channels.clone();
+        let densified = super::layout::densify(&mut dense, compressed.frame_count);
+        // (Fitted below: the codec's keys with wide segments split first, then the others.)
+        let codec_keys = channels.clone();
+        let (mut max_error, mut worst_ratio) = fit(&mut channels, false);
+        // Each layout is also tried with nlerp splits only where measured over (sparse keys
+        // far apart often stay within tolerance under nlerp: SimpleSkin).
+        let mut tries = vec![(codec_keys, true)];
+        if densified {
+            tries.extend([(dense.clone(), true), (dense, false)]);
+        }
+        for (mut candidate, lazy) in tries {
+            let (e, r) = fit(&mut candidate, lazy);
+            if r <= worst_ratio.max(1.0) * (1.0 + 1e-4)
+                && super::layout::bytes(&candidate) < super::layout::bytes(&channels)
+            {
+                (channels, max_error, worst_ratio) = (candidate, e, r);
+            }
+        }
         Self {
             compressed,
             channels,
@@ -147,25 +179,7 @@ impl GltfClip {
 
     /// Bytes the channels' accessors will take (shared time accessors counted once).
     pub fn bytes(&self) -> usize {
-        let mut times = std::collections::HashSet::new();
-        let mut total = 0;
-        for c in &self.channels {
-            if times.insert(&c.ticks) {
-                total += 4 * c.ticks.len();
-            }
-            let per = match (c.storage, c.is_rotation()) {
-                (Storage::Short, _) => 8,
-                (Storage::Float, true) => 16,
-                (Storage::Float, false) => 12,
-            };
-            let n = if c.interp == Interp::CubicSpline {
-                3
-            } else {
-                1
-            };
-            total += per * n * c.ticks.len();
-        }
-        total
+        super::layout::bytes(&self.channels)
     }
 }
 
@@ -291,7 +305,16 @@ pub fn compressed_gltf(
             report.worst_ratio = 0.0;
             report.channel_list = Vec::new();
         }
+        report.stored_bytes = report.exported_bytes;
         reports.push(report);
+    }
+    if super::share::share_accessors(&mut doc) > 0 {
+        for (i, r) in reports.iter_mut().enumerate() {
+            if !r.kept_original {
+                r.exported_bytes = sampler_bytes(&doc, i);
+                r.stored_bytes = r.exported_bytes;
+            }
+        }
     }
     let compacted = compact::compact(&mut doc);
     Ok(CompressedGltf {
@@ -345,7 +368,10 @@ pub fn export_gltf(
         asset,
         clips,
         settings,
-        player,
+        &GltfOptions {
+            player,
+            ..GltfOptions::default()
+        },
         force,
     )
 }
@@ -360,11 +386,17 @@ fn export_doc(
     asset: &Asset,
     clips: &[GltfClip],
     settings: &crate::settings::Settings,
-    player: Player,
+    options: &GltfOptions,
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
     let format = GltfFormat::from_path(output)?;
-    let out = compressed_gltf(original, asset, clips, settings, player)?;
+    let mut out = compressed_gltf(original, asset, clips, settings, options.player)?;
+    if let Some(fallback) = options.meshopt {
+        out.doc = super::meshopt::compress_animation_data(&out.doc, fallback)?;
+        for (i, a) in out.animations.iter_mut().enumerate() {
+            a.stored_bytes = super::meshopt::stored_bytes(&out.doc, Some(i)).round() as usize;
+        }
+    }
     super::write_output(output, &out.doc.to_bytes(format)?, input, force)?;
     Ok(out)
 }
@@ -599,6 +631,7 @@ fn write_animation(
         channel_list: Vec::new(),
         original_bytes: 0,
         exported_bytes: 0,
+        stored_bytes: 0,
         channels: 0,
         cubic_channels: 0,
         short_rotations: 0,
@@ -624,7 +657,9 @@ fn write_animation(
         };
         let out = c.output(cc.sample_rate);
         let output = match c.storage {
-            Storage::Short => doc.push_i16_normalized(&c.short_output(cc.sample_rate), 4, "VEC4"),
+            Storage::Short | Storage::Quat(_) => {
+                doc.push_i16_normalized(&c.short_output(cc.sample_rate), 4, "VEC4")
+            }
             Storage::Float if c.is_rotation() => {
                 let v: Vec<f32> = out.iter().flat_map(|v| v.to_array()).collect();
                 doc.push_f32(&v, 4, "VEC4", false, None)
@@ -653,13 +688,14 @@ fn write_animation(
             keys: c.ticks.len(),
             storage: match c.storage {
                 Storage::Short => "short",
+                Storage::Quat(_) => "quat",
                 Storage::Float => "float",
             },
         });
         report.cubic_channels += usize::from(c.interp == Interp::CubicSpline);
         if c.is_rotation() {
             match c.storage {
-                Storage::Short => report.short_rotations += 1,
+                Storage::Short | Storage::Quat(_) => report.short_rotations += 1,
                 Storage::Float => report.float_rotations += 1,
             }
         }
@@ -787,7 +823,7 @@ pub fn compress_to_gltf(
         source,
         &clips,
         settings,
-        options.player,
+        options,
         force,
     )
 }
@@ -855,7 +891,7 @@ pub fn write_compressed_gltf(
         asset,
         &prepared,
         settings,
-        options.player,
+        options,
         force,
     )
 }

@@ -85,7 +85,8 @@ impl GltfDoc {
         Self::from_bytes(path, &bytes)
     }
 
-    /// Reads a `.glb` or `.gltf` (data-URI or external buffers, resolved beside `path`).
+    /// Reads a `.glb` or `.gltf` (data-URI or external buffers, resolved beside `path`);
+    /// meshopt-compressed buffer views are decoded (`EXT_meshopt_compression` dropped).
     pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self, ExportError> {
         let err = |m: String| ExportError::new(format!("{}: {m}", path.display()));
         let (json_bytes, bin) = if bytes.starts_with(GLB_MAGIC) {
@@ -102,31 +103,11 @@ impl GltfDoc {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let mut buffers = Vec::new();
-        let list = json
-            .get("buffers")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for (i, b) in list.iter().enumerate() {
-            let len = b.get("byteLength").and_then(Value::as_u64).unwrap_or(0) as usize;
-            let data = match b.get("uri").and_then(Value::as_str) {
-                None if i == 0 => bin
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| err("buffer 0 has no uri and there is no BIN chunk".into()))?,
-                None => return Err(err(format!("buffer {i} has no uri"))),
-                // The importer's URI policy: inside the asset's folder, regular files only.
-                Some(uri) => crate::import::read_buffer_uri(base, uri, len as u64)
-                    .map_err(|m| err(format!("buffer {i}: {m}")))?,
-            };
-            if data.len() < len {
-                return Err(err(format!(
-                    "buffer {i} has {} bytes but declares {len} (truncated?)",
-                    data.len()
-                )));
-            }
-            buffers.push(data[..len].to_vec());
-        }
+        let mut json = json;
+        // The importer's buffer rules (URI policy, meshopt fallback buffers), and meshopt
+        // views decoded: the export works on core glTF and re-encodes only if asked.
+        let mut buffers = crate::import::gltf_ext::load_buffers(&json, base, bin).map_err(err)?;
+        crate::import::gltf_ext::decode_meshopt(&mut json, &mut buffers).map_err(err)?;
         if buffers.is_empty() {
             buffers.push(Vec::new());
         }
@@ -284,6 +265,53 @@ impl GltfDoc {
         self.push_accessor(view, component::U32, false, values.len(), kind, None, None)
     }
 
+    /// Bytes of one element of accessor `ai` (0 for a type it does not know).
+    pub fn element_size(&self, ai: usize) -> usize {
+        let a = &self.array("accessors")[ai];
+        let comp = match a.get("componentType").and_then(Value::as_u64) {
+            Some(5120 | 5121) => 1,
+            Some(5122 | 5123) => 2,
+            Some(5125 | 5126) => 4,
+            _ => 0,
+        };
+        let n = match a.get("type").and_then(Value::as_str) {
+            Some("SCALAR") => 1,
+            Some("VEC2") => 2,
+            Some("VEC3") => 3,
+            Some("VEC4") => 4,
+            _ => 0,
+        };
+        comp * n
+    }
+
+    /// Accessor `ai`'s elements tightly packed, when its element size is a multiple of 4
+    /// (what meshopt can hold; every animation accessor skelpack writes) and it is not
+    /// sparse and lies inside its view.
+    pub fn element_bytes(&self, ai: usize) -> Option<Vec<u8>> {
+        let a = &self.array("accessors")[ai];
+        let elem = self.element_size(ai);
+        if elem == 0 || !elem.is_multiple_of(4) || a.get("sparse").is_some() {
+            return None;
+        }
+        let count = a.get("count")?.as_u64()? as usize;
+        let view = &self.array("bufferViews")[a.get("bufferView")?.as_u64()? as usize];
+        let data = self.buffers.get(view.get("buffer")?.as_u64()? as usize)?;
+        if count == 0 {
+            return None;
+        }
+        let stride = view
+            .get("byteStride")
+            .and_then(Value::as_u64)
+            .map_or(elem, |s| s as usize);
+        let start = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize
+            + a.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let mut out = Vec::with_capacity(count * elem);
+        for i in 0..count {
+            out.extend_from_slice(data.get(start + i * stride..start + i * stride + elem)?);
+        }
+        Some(out)
+    }
+
     /// Serializes as `.glb` or as `.gltf` with data-URI buffers. Unused buffers are dropped;
     /// a `.glb` holds every buffer in its BIN chunk (see [`super::buffers`]); any buffer
     /// that referred to an external file is embedded, so the result is self-contained
@@ -303,6 +331,10 @@ impl GltfDoc {
             )));
         }
         for (i, (b, data)) in buffers.iter_mut().zip(&merged.buffers).enumerate() {
+            // A meshopt fallback buffer without data keeps its declared length and no URI.
+            if data.is_empty() && crate::import::gltf_ext::is_fallback(b) {
+                continue;
+            }
             let obj = b
                 .as_object_mut()
                 .ok_or_else(|| ExportError::new(format!("buffer {i} is not an object")))?;

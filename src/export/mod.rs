@@ -15,6 +15,9 @@ pub mod compact;
 pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;
+pub mod layout;
+pub mod meshopt;
+pub mod share;
 pub mod verify;
 
 use std::path::Path;

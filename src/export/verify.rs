@@ -22,7 +22,10 @@ const MAX_ROUNDS: usize = 32;
 /// Fits `channels` (a clip's, at `rate` over `frames` frames) to `player`: nlerp-safe keys
 /// and SHORT storage where they hold. Each joint must stay within the larger of its
 /// tolerance and what the codec's own curves reach under the spec. Returns the largest error
-/// over all rules and the worst error / tolerance ratio.
+/// over all rules and the worst error / tolerance ratio. With `lazy`, rotation segments are
+/// split for nlerp only on chains measured over their limit (a channel keyed at every
+/// frame usually needs no split at all); otherwise every wide segment is split first.
+#[allow(clippy::too_many_arguments)]
 pub fn fit_players(
     channels: &mut [Channel],
     skeleton: &Skeleton,
@@ -31,6 +34,8 @@ pub fn fit_players(
     frames: usize,
     settings: &Resolved,
     player: Player,
+    lazy: bool,
+    quat: bool,
 ) -> (f32, f32) {
     let mut limits = settings.limits.clone();
     for t in limits.tolerance.iter_mut() {
@@ -47,7 +52,9 @@ pub fn fit_players(
     let rules = player.rules();
     let nlerp = rules.contains(&Rule::Nlerp);
     let mut chord = initial_chords(skeleton, &limits);
-    if nlerp {
+    // Chains split at their current chord already (the next fix halves it).
+    let mut split_yet = vec![!lazy; skeleton.len()];
+    if nlerp && !lazy {
         for c in channels.iter_mut() {
             c.split_for_nlerp(chord[c.joint]);
         }
@@ -85,7 +92,10 @@ pub fn fit_players(
                     if c.is_rotation() && skeleton.is_ancestor_or_self(c.joint, j) {
                         if !halved[c.joint] {
                             halved[c.joint] = true;
-                            chord[c.joint] *= 0.5;
+                            if split_yet[c.joint] {
+                                chord[c.joint] *= 0.5;
+                            }
+                            split_yet[c.joint] = true;
                         }
                         fixed |= c.split_for_nlerp(chord[c.joint]);
                     }
@@ -108,6 +118,11 @@ pub fn fit_players(
             channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
         );
     }
+    if quat {
+        reports = fit_quat_filter(
+            channels, skeleton, &reference, &rest, rate, frames, &limits, rules, &allowed, reports,
+        );
+    }
     let max = reports
         .iter()
         .map(|e| e.samples.max.max(e.midpoints.map_or(0.0, |m| m.max)))
@@ -121,6 +136,67 @@ pub fn fit_players(
         })
         .fold(0.0, f32::max);
     (max, ratio)
+}
+
+/// Bits meshoptimizer's QUATERNION filter starts at; chains over their limit get
+/// [`QUAT_STEP`] more, up to 16, then go back to SHORT.
+const QUAT_START: u8 = 11;
+const QUAT_STEP: u8 = 1;
+
+/// `--meshopt` exports: SHORT rotations become what the QUATERNION filter decodes to, at as
+/// few bits as keep every joint within its limit under every rule (chains over their limit
+/// get more bits, then plain SHORT). Returns the final reports.
+#[allow(clippy::too_many_arguments)]
+fn fit_quat_filter(
+    channels: &mut [Channel],
+    skeleton: &Skeleton,
+    reference: &Reference,
+    rest: &[Transform],
+    rate: f32,
+    frames: usize,
+    limits: &JointLimits,
+    rules: &[Rule],
+    allowed: &[f32],
+    before: Vec<ErrorReport>,
+) -> Vec<ErrorReport> {
+    let was: Vec<Storage> = channels.iter().map(|c| c.storage).collect();
+    for c in channels.iter_mut() {
+        if c.storage == Storage::Short && c.interp == super::channels::Interp::Linear {
+            c.storage = Storage::Quat(QUAT_START);
+        }
+    }
+    let over_before: Vec<bool> = (0..skeleton.len())
+        .map(|j| worst(&before, j) > allowed[j])
+        .collect();
+    for _ in 0..=(16 - QUAT_START) as usize + 2 {
+        let reports = measure_rules(
+            channels, skeleton, reference, rest, rate, frames, limits, rules,
+        );
+        let over: Vec<usize> = (0..skeleton.len())
+            .filter(|&j| limits.evaluated[j] && !over_before[j] && worst(&reports, j) > allowed[j])
+            .collect();
+        if over.is_empty() {
+            return reports;
+        }
+        for c in channels.iter_mut() {
+            if let Storage::Quat(b) = c.storage
+                && over
+                    .iter()
+                    .any(|&j| skeleton.is_ancestor_or_self(c.joint, j))
+            {
+                c.storage = if b >= 16 {
+                    Storage::Short
+                } else {
+                    Storage::Quat(b + QUAT_STEP)
+                };
+            }
+        }
+    }
+    // Did not settle: the SHORT layout that was verified.
+    for (c, s) in channels.iter_mut().zip(was) {
+        c.storage = s;
+    }
+    before
 }
 
 /// One error report per rule.

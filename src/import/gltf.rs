@@ -14,21 +14,17 @@ use gltf::animation::{Interpolation as GltfInterpolation, Property};
 use super::sampling::{Interpolation, Keyframes};
 use super::{
     ImportError, Imported, SkinnedMesh, check_dense_size, detect_sample_rate, dominant_rate,
-    gltf_check, uri,
+    gltf_check, gltf_ext, uri,
 };
 use crate::model::{Clip, Joint, JointTracks, Skeleton, Transform};
 
 pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let err = |m: String| ImportError::new(path, m);
-    let gltf = gltf::Gltf::from_slice_without_validation(bytes)
-        .map_err(|e| err(describe_gltf_error(&e)))?;
-    gltf_check::validate_json(gltf.document.as_json()).map_err(err)?;
     let base = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let doc = gltf.document;
-    let buffers = load_buffers(&doc, base, gltf.blob).map_err(err)?;
+    let (doc, buffers) = open(bytes, base).map_err(err)?;
     let parent = gltf_check::check(&doc, &buffers).map_err(err)?;
     let data_bytes = bytes.len() + buffers.iter().map(Vec::len).sum::<usize>();
 
@@ -126,6 +122,40 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
     )
     .map_err(err)?;
     Ok((skeleton, clips, meshes, None, warnings))
+}
+
+/// The document and its buffers, checked by the `gltf` crate's validation. A file using
+/// meshopt compression or mesh quantization is first decoded to core glTF
+/// ([`gltf_ext`]), so the crate's readers see float accessors and plain buffer views.
+fn open(bytes: &[u8], base: &Path) -> Result<(gltf::Document, Vec<Vec<u8>>), String> {
+    let gltf =
+        gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| describe_gltf_error(&e))?;
+    let used = &gltf.document.as_json().extensions_used;
+    let decode = used.iter().any(|e| {
+        gltf_ext::MESHOPT_EXTENSIONS.contains(&e.as_str()) || e == gltf_ext::MESH_QUANTIZATION
+    });
+    if !decode {
+        gltf_check::validate_json(gltf.document.as_json())?;
+        let doc = gltf.document;
+        let buffers = load_buffers(&doc, base, gltf.blob)?;
+        return Ok((doc, buffers));
+    }
+    let (json_bytes, bin) = if bytes.starts_with(b"glTF") {
+        let glb = gltf::Glb::from_slice(bytes).map_err(|e| describe_gltf_error(&e))?;
+        (glb.json.into_owned(), glb.bin.map(|b| b.into_owned()))
+    } else {
+        (bytes.to_vec(), None)
+    };
+    let mut json: serde_json::Value = serde_json::from_slice(&json_bytes)
+        .map_err(|e| format!("not a valid glTF JSON document ({e})"))?;
+    let mut buffers = gltf_ext::load_buffers(&json, base, bin.as_deref())?;
+    gltf_ext::decode_meshopt(&mut json, &mut buffers)?;
+    gltf_ext::dequantize(&mut json, &mut buffers)?;
+    let plain = serde_json::to_vec(&json).map_err(|e| format!("cannot re-read glTF JSON: {e}"))?;
+    let gltf =
+        gltf::Gltf::from_slice_without_validation(&plain).map_err(|e| describe_gltf_error(&e))?;
+    gltf_check::validate_json(gltf.document.as_json())?;
+    Ok((gltf.document, buffers))
 }
 
 /// Each buffer's bytes: the GLB's BIN chunk, or a URI under the [`super::uri`] policy.

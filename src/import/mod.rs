@@ -7,6 +7,7 @@ mod acl_sjson;
 mod bvh;
 mod gltf;
 mod gltf_check;
+pub mod gltf_ext;
 mod rate;
 mod sampling;
 pub mod uri;

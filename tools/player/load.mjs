@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ImageBitmapLoader, LoadingManager } from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+// EXT_meshopt_compression (skelpack compress --meshopt, gltfpack -cc): three's own decoder.
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 
 globalThis.self ??= globalThis;
 // FileLoader reports progress with a DOM ProgressEvent
@@ -35,6 +37,7 @@ export async function loadGltf(path) {
     return 'data:application/octet-stream;base64,' + readFileSync(file).toString('base64');
   });
   const loader = new GLTFLoader(manager);
+  loader.setMeshoptDecoder(MeshoptDecoder);
   const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   const gltf = await new Promise((ok, fail) =>
     loader.parse(ab, '', ok, (e) => fail(new Error(`${path}: ${e?.message ?? e}`))),

@@ -1,0 +1,433 @@
+//! `EXT_meshopt_compression` out: every animation accessor (sampler inputs and outputs) is
+//! byte-compressed with meshoptimizer's vertex codec (the `meshopt` crate; format version 0,
+//! the one the EXT extension defines and three.js' `MeshoptDecoder` reads). Lossless: a
+//! decoder gets back exactly the bytes the exporter verified.
+//!
+//! The fallback is handled as the extension specifies:
+//! * [`Fallback::None`]: the extension is *required*; each compressed view points into a
+//!   fallback buffer that has no data (`"fallback": true`), so the file is as small as it gets
+//!   and only meshopt-aware loaders open it.
+//! * [`Fallback::Kept`]: the extension is only *used*; the uncompressed bytes stay in
+//!   buffer 0 as well, so loaders without meshopt still play the file.
+
+use serde_json::{Value, json};
+
+use super::{ExportError, GltfDoc};
+use crate::import::gltf_ext::MESHOPT_EXTENSIONS;
+
+const EXTENSION: &str = MESHOPT_EXTENSIONS[0];
+
+/// What the uncompressed fallback holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallback {
+    /// Extension required, fallback buffer without data (smallest file).
+    None,
+    /// Extension used but not required, uncompressed data kept (plays anywhere).
+    Kept,
+}
+
+/// An accessor in a view to compress: index, its bytes, and its bytes as stored (filtered).
+type Member = (usize, Vec<u8>, Vec<u8>);
+
+/// A temporary view key marking views to compress; removed before the pass returns.
+const MARK: &str = "__skelpack_meshopt";
+
+/// `doc` with its animation data meshopt-compressed. Accessors whose element size is not a
+/// multiple of 4 bytes, sparse accessors and accessors without data stay as they are.
+pub fn compress_animation_data(doc: &GltfDoc, fallback: Fallback) -> Result<GltfDoc, ExportError> {
+    if doc
+        .array("extensionsUsed")
+        .iter()
+        .any(|e| e.as_str().is_some_and(|e| MESHOPT_EXTENSIONS.contains(&e)))
+    {
+        return Err(ExportError::new(
+            "the document already uses meshopt compression",
+        ));
+    }
+    let mut out = super::buffers::consolidate(doc, true);
+    if out.buffers.len() != 1 {
+        return Err(ExportError::new(
+            "meshopt: the document's buffers cannot be merged (an unknown extension may refer to them)",
+        ));
+    }
+    // 1. Animation accessors of one element size share one tightly packed view (marked):
+    //    the codec's per-view overhead (~40 bytes) is paid once, and similar data sits
+    //    together. Views nothing references any more are then dropped, buffer 0 repacked.
+    //    Rotations that are exactly what the QUATERNION filter decodes to are stored
+    //    filtered (in a view of their own).
+    let mut groups: std::collections::BTreeMap<(usize, bool), Vec<Member>> = Default::default();
+    for ai in animation_accessors(&out) {
+        if let Some(bytes) = out.element_bytes(ai) {
+            let filtered = quat_filtered(&out, ai, &bytes);
+            let key = (out.element_size(ai), filtered.is_some());
+            let stored = filtered.unwrap_or_else(|| bytes.clone());
+            groups.entry(key).or_default().push((ai, bytes, stored));
+        }
+    }
+    let mut filtered_views: Vec<Vec<u8>> = Vec::new();
+    for ((stride, quat), members) in groups {
+        let all: Vec<u8> = members.iter().flat_map(|m| m.1.iter().copied()).collect();
+        let view = out.push_view(&all, None);
+        let filtered = quat.then(|| {
+            filtered_views.push(members.iter().flat_map(|m| m.2.iter().copied()).collect());
+            filtered_views.len() - 1
+        });
+        out.json["bufferViews"][view][MARK] = json!({ "stride": stride, "filtered": filtered });
+        let mut at = 0;
+        for (ai, bytes, _) in members {
+            let acc = &mut out.json["accessors"][ai];
+            acc["bufferView"] = json!(view);
+            acc["byteOffset"] = json!(at);
+            at += bytes.len();
+        }
+    }
+    super::compact::compact(&mut out);
+    // 2. Buffer 0 rebuilt: marked views compressed into it (their uncompressed layout in the
+    //    fallback), every other view copied.
+    let old = std::mem::take(&mut out.buffers[0]);
+    let mut stored: Vec<u8> = Vec::with_capacity(old.len());
+    let mut fallback_len = 0usize;
+    let mut any = false;
+    for view in out.array_mut("bufferViews").iter_mut() {
+        let off = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let len = view.get("byteLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let bytes = old
+            .get(off..off + len)
+            .ok_or_else(|| ExportError::new("meshopt: a buffer view lies outside buffer 0"))?;
+        let mark = view.as_object_mut().and_then(|o| o.remove(MARK));
+        let filtered = mark
+            .as_ref()
+            .and_then(|m| m["filtered"].as_u64())
+            .map(|i| filtered_views[i as usize].as_slice());
+        let mark = mark.and_then(|m| m["stride"].as_u64());
+        let aligned = |b: &mut Vec<u8>| {
+            b.resize(b.len().next_multiple_of(4), 0);
+            b.len()
+        };
+        let Some(stride) = mark.map(|s| s as usize).filter(|_| len > 0) else {
+            let at = aligned(&mut stored);
+            stored.extend_from_slice(bytes);
+            view["byteOffset"] = json!(at);
+            continue;
+        };
+        let packed = encode_attributes(filtered.unwrap_or(bytes), stride)?;
+        if packed.len() >= len {
+            let at = aligned(&mut stored);
+            stored.extend_from_slice(bytes);
+            view["byteOffset"] = json!(at);
+            continue;
+        }
+        let (buffer, at) = match fallback {
+            Fallback::None => {
+                fallback_len = fallback_len.next_multiple_of(4);
+                let at = fallback_len;
+                fallback_len += len;
+                (1, at)
+            }
+            Fallback::Kept => {
+                let at = aligned(&mut stored);
+                stored.extend_from_slice(bytes);
+                (0, at)
+            }
+        };
+        let packed_at = aligned(&mut stored);
+        stored.extend_from_slice(&packed);
+        view["buffer"] = json!(buffer);
+        view["byteOffset"] = json!(at);
+        view["extensions"][EXTENSION] = json!({
+            "buffer": 0,
+            "byteOffset": packed_at,
+            "byteLength": packed.len(),
+            "byteStride": stride,
+            "count": len / stride,
+            "mode": "ATTRIBUTES",
+        });
+        if filtered.is_some() {
+            view["extensions"][EXTENSION]["filter"] = json!("QUATERNION");
+        }
+        any = true;
+    }
+    out.buffers[0] = stored;
+    if !any {
+        return Ok(out);
+    }
+    out.json["buffers"][0]["byteLength"] = json!(out.buffers[0].len());
+    if fallback == Fallback::None {
+        out.array_mut("buffers").push(json!({
+            "byteLength": fallback_len.max(1),
+            "extensions": { EXTENSION: { "fallback": true } },
+        }));
+        out.buffers.push(Vec::new());
+    }
+    add_name(&mut out, "extensionsUsed");
+    if fallback == Fallback::None {
+        add_name(&mut out, "extensionsRequired");
+    }
+    Ok(out)
+}
+
+/// A normalized SHORT VEC4 rotation output that meshoptimizer's QUATERNION filter
+/// reproduces exactly (each element at the fewest bits that do): the filtered elements.
+fn quat_filtered(doc: &GltfDoc, ai: usize, bytes: &[u8]) -> Option<Vec<u8>> {
+    let a = &doc.array("accessors")[ai];
+    let rotation_output = doc.array("animations").iter().any(|anim| {
+        let samplers = anim.get("samplers").and_then(Value::as_array);
+        anim.get("channels")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|ch| {
+                ch.pointer("/target/path").and_then(Value::as_str) == Some("rotation")
+                    && ch
+                        .get("sampler")
+                        .and_then(Value::as_u64)
+                        .and_then(|s| samplers?.get(s as usize))
+                        .and_then(|s| s.get("output"))
+                        .and_then(Value::as_u64)
+                        == Some(ai as u64)
+            })
+    });
+    if !rotation_output
+        || a.get("componentType").and_then(Value::as_u64) != Some(5122)
+        || a.get("normalized").and_then(Value::as_bool) != Some(true)
+        || a.get("type").and_then(Value::as_str) != Some("VEC4")
+    {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len());
+    for e in bytes.chunks_exact(8) {
+        let codes: [i16; 4] = std::array::from_fn(|k| i16::from_le_bytes([e[2 * k], e[2 * k + 1]]));
+        let q = codes.map(|c| f32::from(c) / 32767.0);
+        let enc = (4..=16).find_map(|bits| filter_preimage(q, codes, bits))?;
+        out.extend(enc.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    Some(out)
+}
+
+/// Filter input at `bits` that decodes to exactly `codes`: the encoder's own output for
+/// `q`, or one step off it in x, y or z (the decoded quaternion is rounded, so re-encoding
+/// it may land one step away).
+fn filter_preimage(q: [f32; 4], codes: [i16; 4], bits: i32) -> Option<[i16; 4]> {
+    let enc = meshopt::encoding::encode_filter_quat(&[q], bits)[0];
+    (0..27).find_map(|n| {
+        let d = [n % 3, n / 3 % 3, n / 9].map(|x| x as i16 - 1);
+        let e = [
+            enc[0].checked_add(d[0])?,
+            enc[1].checked_add(d[1])?,
+            enc[2].checked_add(d[2])?,
+            enc[3],
+        ];
+        let mut dec = [e];
+        meshopt::encoding::decode_filter_quat(&mut dec);
+        (dec[0] == codes).then_some(e)
+    })
+}
+
+fn add_name(doc: &mut GltfDoc, key: &str) {
+    let list = doc.array_mut(key);
+    if !list.iter().any(|e| e == EXTENSION) {
+        list.push(json!(EXTENSION));
+    }
+}
+
+/// Accessors the animation samplers reference, each once, in order.
+pub(super) fn animation_accessors(doc: &GltfDoc) -> Vec<usize> {
+    accessors_of(doc, None)
+}
+
+/// Accessors the samplers of animation `only` (or of all animations) reference.
+fn accessors_of(doc: &GltfDoc, only: Option<usize>) -> Vec<usize> {
+    let mut out: Vec<usize> = doc
+        .array("animations")
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| only.is_none_or(|o| o == *i))
+        .map(|(_, a)| a)
+        .flat_map(|a| {
+            a.get("samplers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+        })
+        .flat_map(|s| [s.get("input"), s.get("output")])
+        .filter_map(|v| v?.as_u64().map(|v| v as usize))
+        .filter(|&i| i < doc.array("accessors").len())
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// meshoptimizer's vertex codec, format version 0, on elements of `stride` bytes.
+fn encode_attributes(bytes: &[u8], stride: usize) -> Result<Vec<u8>, ExportError> {
+    if stride == 0
+        || stride > 256
+        || !stride.is_multiple_of(4)
+        || !bytes.len().is_multiple_of(stride)
+    {
+        return Err(ExportError::new(format!(
+            "meshopt: element size {stride} not encodable"
+        )));
+    }
+    let count = bytes.len() / stride;
+    // SAFETY: the bound is meshoptimizer's own for (count, stride); `bytes` holds count
+    // elements of `stride` bytes; stride is 4..=256 and a multiple of 4 (its assertions).
+    unsafe {
+        use meshopt::ffi;
+        let bound = ffi::meshopt_encodeVertexBufferBound(count, stride);
+        let mut out = vec![0u8; bound];
+        let n = ffi::meshopt_encodeVertexBufferLevel(
+            out.as_mut_ptr(),
+            out.len(),
+            bytes.as_ptr().cast(),
+            count,
+            stride,
+            2,
+            0,
+        );
+        if n == 0 {
+            return Err(ExportError::new("meshopt: the vertex encoder failed"));
+        }
+        out.truncate(n);
+        Ok(out)
+    }
+}
+
+/// Bytes the animation samplers' data occupies once stored, for animation `only` or all:
+/// for a compressed view its compressed length pro-rated over its elements (animeval's
+/// "stored" count), else count x element size; each accessor once.
+pub fn stored_bytes(doc: &GltfDoc, only: Option<usize>) -> f64 {
+    accessors_of(doc, only)
+        .into_iter()
+        .map(|ai| {
+            let a = &doc.array("accessors")[ai];
+            let count = a.get("count").and_then(Value::as_u64).unwrap_or(0) as f64;
+            let elem = doc.element_size(ai) as f64;
+            let ext = a
+                .get("bufferView")
+                .and_then(Value::as_u64)
+                .and_then(|v| doc.array("bufferViews").get(v as usize))
+                .and_then(|v| v.pointer(&format!("/extensions/{EXTENSION}")));
+            let field = |e: &Value, k: &str| e.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+            match ext {
+                Some(e) => {
+                    let total = field(e, "count") * field(e, "byteStride");
+                    field(e, "byteLength") * count * field(e, "byteStride") / total.max(1.0)
+                }
+                None => count * elem,
+            }
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc() -> GltfDoc {
+        let mut d = GltfDoc::new();
+        let times: Vec<f32> = (0..400).map(|i| i as f32 / 32.0).collect();
+        let t = d.push_f32(&times, 1, "SCALAR", true, None);
+        let values: Vec<f32> = (0..1200)
+            .map(|i| (i % 3) as f32 + (i / 30) as f32)
+            .collect();
+        let v = d.push_f32(&values, 3, "VEC3", false, None);
+        d.json["nodes"] = json!([{ "name": "a" }]);
+        d.json["animations"] = json!([{
+            "channels": [{ "sampler": 0, "target": { "node": 0, "path": "translation" } }],
+            "samplers": [{ "input": t, "output": v }],
+        }]);
+        d
+    }
+
+    fn decoded(d: &GltfDoc) -> GltfDoc {
+        let bytes = d.to_bytes(super::super::GltfFormat::Binary).unwrap();
+        GltfDoc::from_bytes(std::path::Path::new("x.glb"), &bytes).unwrap()
+    }
+
+    fn accessor_values(d: &GltfDoc, ai: usize) -> Vec<u8> {
+        d.element_bytes(ai).unwrap()
+    }
+
+    #[test]
+    fn required_mode_has_a_dataless_fallback_and_decodes_to_the_same_bytes() {
+        let d = doc();
+        let m = compress_animation_data(&d, Fallback::None).unwrap();
+        assert_eq!(m.json["extensionsRequired"], json!([EXTENSION]));
+        assert_eq!(
+            m.json["buffers"][1]["extensions"][EXTENSION]["fallback"],
+            true
+        );
+        let bytes = m.to_bytes(super::super::GltfFormat::Binary).unwrap();
+        assert!(bytes.len() < d.to_bytes(super::super::GltfFormat::Binary).unwrap().len());
+        let back = decoded(&m);
+        for ai in 0..2 {
+            assert_eq!(accessor_values(&back, ai), accessor_values(&d, ai));
+        }
+        assert!(stored_bytes(&m, None) < stored_bytes(&d, None));
+    }
+
+    #[test]
+    fn kept_mode_is_used_not_required_and_plays_without_the_extension() {
+        let d = doc();
+        let m = compress_animation_data(&d, Fallback::Kept).unwrap();
+        assert!(m.json.get("extensionsRequired").is_none());
+        assert_eq!(m.json["extensionsUsed"], json!([EXTENSION]));
+        // A loader that ignores the extension reads the views as they are.
+        let mut plain = m.clone();
+        for v in plain.array_mut("bufferViews") {
+            v.as_object_mut().unwrap().remove("extensions");
+        }
+        plain.json.as_object_mut().unwrap().remove("extensionsUsed");
+        for ai in 0..2 {
+            assert_eq!(accessor_values(&plain, ai), accessor_values(&d, ai));
+            assert_eq!(accessor_values(&decoded(&m), ai), accessor_values(&d, ai));
+        }
+    }
+
+    #[test]
+    fn filter_decoded_rotations_are_stored_filtered_and_decode_to_the_same_codes() {
+        let mut d = GltfDoc::new();
+        let times: Vec<f32> = (0..30).map(|i| i as f32 / 30.0).collect();
+        let t = d.push_f32(&times, 1, "SCALAR", true, None);
+        let codes: Vec<i16> = (0..30)
+            .flat_map(|i| {
+                let q =
+                    glam::Quat::from_rotation_y(i as f32 * 0.05) * glam::Quat::from_rotation_x(0.3);
+                let bits = if i == 29 { 16 } else { 11 };
+                super::super::channels::quat_filter_codes(glam::Vec4::from(q), bits)
+            })
+            .collect();
+        let r = d.push_i16_normalized(&codes, 4, "VEC4");
+        d.json["nodes"] = json!([{ "name": "a" }]);
+        d.json["animations"] = json!([{
+            "channels": [{ "sampler": 0, "target": { "node": 0, "path": "rotation" } }],
+            "samplers": [{ "input": t, "output": r }],
+        }]);
+        let m = compress_animation_data(&d, Fallback::None).unwrap();
+        let filtered = m
+            .array("bufferViews")
+            .iter()
+            .filter(|v| {
+                v.pointer(&format!("/extensions/{EXTENSION}/filter")) == Some(&json!("QUATERNION"))
+            })
+            .count();
+        assert_eq!(filtered, 1);
+        assert_eq!(decoded(&m).element_bytes(1), d.element_bytes(1));
+        // Plain SHORT codes that no filter input reproduces stay unfiltered.
+        let mut odd = codes.clone();
+        odd[0] = 12345;
+        odd[1] = 12345;
+        odd[2] = 12345;
+        odd[3] = 12345;
+        let mut d2 = d.clone();
+        d2.push_i16_normalized(&odd, 4, "VEC4");
+        d2.json["animations"][0]["samplers"][0]["output"] = json!(2);
+        let m2 = compress_animation_data(&d2, Fallback::None).unwrap();
+        assert!(m2.array("bufferViews").iter().all(|v| {
+            v.pointer(&format!("/extensions/{EXTENSION}/filter"))
+                .is_none()
+        }));
+        assert_eq!(decoded(&m2).element_bytes(1), d2.element_bytes(2));
+    }
+}
