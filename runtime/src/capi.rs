@@ -42,7 +42,7 @@ pub enum SkpStatus {
     SkpErrorBufferTooSmall = 6,
 }
 
-/// Bytes of [`SkpError::message`], including the terminating NUL.
+/// Bytes of `SkpError.message`, including the terminating NUL.
 pub const SKP_ERROR_MESSAGE_BYTES: usize = 256;
 
 /// Why `skp_open` failed: a code and a NUL-terminated message in English (truncated to
@@ -124,7 +124,7 @@ fn set_error(error: *mut SkpError, code: SkpStatus, message: &str) {
 
 /// Opens a container from `len` bytes at `data` (copied: the caller keeps ownership of
 /// them). On success stores a file in `*out` (free it with `skp_close`) and returns
-/// `SkpOk`; otherwise stores NULL, fills `*error` (if not NULL) with the code and a message
+/// `SKP_OK`; otherwise stores NULL, fills `*error` (if not NULL) with the code and a message
 /// naming the problem, and returns the code. Corrupt input never crashes.
 ///
 /// # Safety

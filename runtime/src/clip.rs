@@ -2,15 +2,20 @@
 //! once, and the animated tracks' keys decoded at load, each track's frames and values
 //! contiguous. Sampling writes that fixed pose and then evaluates only the animated tracks:
 //!
-//! * [`Clip::sample`] (random access): per track, a binary search in its key frames.
+//! * [`Clip::sample`] (random access): per track, the segment table gives the segment at
+//!   the start of the frame's 16-frame block; the search steps on from there.
 //! * [`CursorState`] (forward playback): per track, the current segment, stepped forward.
+//!
+//! Each segment's evaluation data is prepared at load (the slerp arc's angle and sine, the
+//! Catmull-Rom tangents), so sampling a track is a table look-up, a few steps and one
+//! evaluation.
 //!
 //! Neither allocates. The values are bit for bit those of skelpack's reference decoder.
 
 use glam::{Quat, Vec3, Vec4};
 
-use crate::curve::{Interpolation, Segment};
-use crate::payload::{PayloadRecord, TrackRecord};
+use crate::curve::{Interpolation, SlerpArc, eval_hermite, hermite_ends, segment_u};
+use crate::payload::{AnimatedRecord, PayloadRecord, TrackRecord};
 
 /// One joint's local transform: translation, rotation (unit quaternion x, y, z, w) and
 /// scale, applied scale first, then rotation, then translation (glTF / ACL convention).
@@ -22,15 +27,34 @@ pub struct JointPose {
     pub scale: [f32; 3],
 }
 
-/// An animated track: where its keys lie in the clip's key arrays.
+/// Frames per entry of a track's segment table (random access starts its search there).
+pub const TABLE_FRAMES: u32 = 16;
+
+/// How an animated track's segments are evaluated, with their data prepared at load.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// Vectors, linear: the key values (`lerp`).
+    Lerp,
+    /// Rotations, linear: one [`SlerpArc`] per segment (`arcs`).
+    Slerp,
+    /// Catmull-Rom: one set of Hermite ends per segment (`hermites`); rotations normalized.
+    Hermite { normalize: bool },
+}
+
+/// An animated track: where its keys, prepared segments and segment table lie.
 #[derive(Clone, Copy, Debug)]
 struct Track {
     joint: u32,
     /// 0 translation, 1 rotation, 2 scale.
     kind: u8,
-    interpolation: Interpolation,
-    first: u32,
+    shape: Shape,
+    /// First key in `key_frames`; `len` keys.
+    first_key: u32,
     len: u32,
+    /// First segment in `arcs` / `hermites` (first key in `lerp`).
+    first_segment: u32,
+    /// First entry in `table`.
+    first_entry: u32,
 }
 
 /// A clip ready to sample (see the module documentation).
@@ -43,7 +67,11 @@ pub struct Clip {
     fixed: Vec<JointPose>,
     tracks: Vec<Track>,
     key_frames: Vec<u32>,
-    key_values: Vec<Vec4>,
+    lerp: Vec<Vec4>,
+    arcs: Vec<SlerpArc>,
+    hermites: Vec<[Vec4; 4]>,
+    /// Per track, per [`TABLE_FRAMES`] frames: the segment holding the block's first frame.
+    table: Vec<u32>,
 }
 
 /// Writes one track's value into a pose the way the reference decoder does (rotations
@@ -60,19 +88,18 @@ fn put(pose: &mut JointPose, kind: u8, v: Vec4) {
 impl Clip {
     /// Lays out a validated payload; `rest` holds each joint's rest transform.
     pub fn new(p: &PayloadRecord, rest: &[JointPose]) -> Self {
-        let mut fixed = rest.to_vec();
-        let mut tracks = Vec::new();
-        let total: usize = p
-            .tracks
-            .iter()
-            .flatten()
-            .map(|t| match t {
-                TrackRecord::Animated(a) => a.frames.len(),
-                _ => 0,
-            })
-            .sum();
-        let mut key_frames = Vec::with_capacity(total);
-        let mut key_values = Vec::with_capacity(total);
+        let mut c = Self {
+            frame_count: p.frame_count,
+            sample_rate: p.sample_rate,
+            start_time: p.start_time,
+            fixed: rest.to_vec(),
+            tracks: Vec::new(),
+            key_frames: Vec::new(),
+            lerp: Vec::new(),
+            arcs: Vec::new(),
+            hermites: Vec::new(),
+            table: Vec::new(),
+        };
         for (j, joint) in p.tracks.iter().enumerate() {
             for (k, t) in joint.iter().enumerate() {
                 match t {
@@ -83,32 +110,74 @@ impl Clip {
                             1 => Vec4::from_array(r.rotation),
                             _ => Vec3::from_array(r.scale).extend(0.0),
                         };
-                        put(&mut fixed[j], k as u8, v);
+                        put(&mut c.fixed[j], k as u8, v);
                     }
-                    TrackRecord::Constant { value, .. } => put(&mut fixed[j], k as u8, *value),
-                    TrackRecord::Animated(a) => {
-                        tracks.push(Track {
-                            joint: j as u32,
-                            kind: k as u8,
-                            interpolation: a.interpolation,
-                            first: key_frames.len() as u32,
-                            len: a.frames.len() as u32,
-                        });
-                        key_frames.extend_from_slice(&a.frames);
-                        key_values.extend_from_slice(&a.values);
-                    }
+                    TrackRecord::Constant { value, .. } => put(&mut c.fixed[j], k as u8, *value),
+                    TrackRecord::Animated(a) => c.push_track(j, k, a),
                 }
             }
         }
-        Self {
-            frame_count: p.frame_count,
-            sample_rate: p.sample_rate,
-            start_time: p.start_time,
-            fixed,
-            tracks,
-            key_frames,
-            key_values,
+        c
+    }
+
+    /// Appends an animated track: keys, prepared segments, segment table.
+    fn push_track(&mut self, joint: usize, kind: usize, a: &AnimatedRecord) {
+        let rotation = kind == 1;
+        let shape = match a.interpolation {
+            Interpolation::Linear if rotation => Shape::Slerp,
+            Interpolation::Linear => Shape::Lerp,
+            Interpolation::CatmullRom => Shape::Hermite {
+                normalize: rotation,
+            },
+        };
+        let n = a.frames.len();
+        let first_segment = match shape {
+            Shape::Lerp => self.lerp.len(),
+            Shape::Slerp => self.arcs.len(),
+            Shape::Hermite { .. } => self.hermites.len(),
+        };
+        for s in 0..n - 1 {
+            match shape {
+                Shape::Lerp => {}
+                Shape::Slerp => self.arcs.push(SlerpArc::new(
+                    Quat::from_vec4(a.values[s]),
+                    Quat::from_vec4(a.values[s + 1]),
+                )),
+                Shape::Hermite { .. } => {
+                    let key = |i: usize| (a.frames[i] as f32, a.values[i]);
+                    let window = [
+                        key(s.saturating_sub(1)),
+                        key(s),
+                        key(s + 1),
+                        key((s + 2).min(n - 1)),
+                    ];
+                    self.hermites.push(hermite_ends(rotation, &window));
+                }
+            }
         }
+        let first_key = self.key_frames.len();
+        self.key_frames.extend_from_slice(&a.frames);
+        if shape == Shape::Lerp {
+            self.lerp.extend_from_slice(&a.values);
+        }
+        let first_entry = self.table.len();
+        let mut s = 0;
+        for block in 0..self.frame_count.div_ceil(TABLE_FRAMES) {
+            let f = block * TABLE_FRAMES;
+            while s + 2 < n && a.frames[s + 1] <= f {
+                s += 1;
+            }
+            self.table.push(s as u32);
+        }
+        self.tracks.push(Track {
+            joint: joint as u32,
+            kind: kind as u8,
+            shape,
+            first_key: first_key as u32,
+            len: n as u32,
+            first_segment: first_segment as u32,
+            first_entry: first_entry as u32,
+        });
     }
 
     /// Frames stored (samples at a uniform rate); frame `frame_count - 1` ends the clip.
@@ -147,7 +216,10 @@ impl Clip {
             + self.fixed.len() * std::mem::size_of::<JointPose>()
             + self.tracks.len() * std::mem::size_of::<Track>()
             + self.key_frames.len() * 4
-            + self.key_values.len() * 16
+            + self.lerp.len() * std::mem::size_of::<Vec4>()
+            + self.arcs.len() * std::mem::size_of::<SlerpArc>()
+            + self.hermites.len() * std::mem::size_of::<[Vec4; 4]>()
+            + self.table.len() * 4
     }
 
     /// `frame` clamped to the clip (NaN is taken as frame 0).
@@ -159,42 +231,58 @@ impl Clip {
         frame.clamp(0.0, (self.frame_count - 1) as f32)
     }
 
+    /// Track `t`'s key frames.
+    #[inline(always)]
+    fn frames(&self, t: &Track) -> &[u32] {
+        let first = t.first_key as usize;
+        &self.key_frames[first..first + t.len as usize]
+    }
+
+    /// The segment of `frames` holding `fi` (the last key at or before it, at most the
+    /// second-to-last key), searched forward from segment `s`.
+    #[inline(always)]
+    fn step(frames: &[u32], mut s: usize, fi: u32) -> usize {
+        while s + 2 < frames.len() && frames[s + 1] <= fi {
+            s += 1;
+        }
+        s
+    }
+
     /// Evaluates segment `s` of track `t` at frame `f`.
     #[inline(always)]
-    fn eval(&self, t: &Track, s: usize, f: f32) -> Vec4 {
-        let first = t.first as usize;
-        let n = t.len as usize;
-        let frames = &self.key_frames[first..first + n];
-        let values = &self.key_values[first..first + n];
-        let key = |i: usize| (frames[i] as f32, values[i]);
-        let window = [
-            key(s.saturating_sub(1)),
-            key(s),
-            key(s + 1),
-            key((s + 2).min(n - 1)),
-        ];
-        Segment::new(t.interpolation, t.kind == 1, &window).eval(f)
+    fn eval(&self, t: &Track, frames: &[u32], s: usize, f: f32) -> Vec4 {
+        let f0 = frames[s] as f32;
+        let dt = frames[s + 1] as f32 - f0;
+        let u = segment_u(f0, dt, f);
+        match t.shape {
+            Shape::Lerp => {
+                let k = t.first_segment as usize + s;
+                self.lerp[k].lerp(self.lerp[k + 1], u)
+            }
+            Shape::Slerp => Vec4::from(self.arcs[t.first_segment as usize + s].at(u)),
+            Shape::Hermite { normalize } => {
+                eval_hermite(&self.hermites[t.first_segment as usize + s], normalize, u)
+            }
+        }
     }
 
     /// Random access: every joint's local transform at a fractional frame (clamped to the
-    /// clip). Fills `out[..min(out.len(), joint_count)]`.
+    /// clip; NaN reads as frame 0). Fills `out[..min(out.len(), joint_count)]`.
     pub fn sample(&self, frame: f32, out: &mut [JointPose]) {
         let f = self.clamp(frame);
         let n = out.len().min(self.fixed.len());
         out[..n].copy_from_slice(&self.fixed[..n]);
         // Keys sit on integer frames: `key <= f` is `key <= floor(f)`.
         let fi = f as u32;
+        let block = (fi / TABLE_FRAMES) as usize;
         for t in &self.tracks {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
-            let first = t.first as usize;
-            let frames = &self.key_frames[first..first + t.len as usize];
-            let s = frames
-                .partition_point(|&k| k <= fi)
-                .saturating_sub(1)
-                .min(frames.len() - 2);
-            put(pose, t.kind, self.eval(t, s, f));
+            let frames = self.frames(t);
+            let start = self.table[t.first_entry as usize + block] as usize;
+            let s = Self::step(frames, start, fi);
+            put(pose, t.kind, self.eval(t, frames, s, f));
         }
     }
 
@@ -223,14 +311,10 @@ impl Clip {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
-            let first = t.first as usize;
-            let frames = &self.key_frames[first..first + t.len as usize];
-            let mut s = *seg as usize;
-            while s + 2 < frames.len() && frames[s + 1] <= fi {
-                s += 1;
-            }
+            let frames = self.frames(t);
+            let s = Self::step(frames, *seg as usize, fi);
             *seg = s as u32;
-            put(pose, t.kind, self.eval(t, s, f));
+            put(pose, t.kind, self.eval(t, frames, s, f));
         }
     }
 }

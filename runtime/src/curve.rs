@@ -66,30 +66,43 @@ impl Segment {
     /// The value at `frame`, clamped to the segment.
     #[inline]
     pub fn eval(&self, frame: f32) -> Vec4 {
-        let u = if self.dt > 0.0 {
-            ((frame - self.f0) / self.dt).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
+        let u = segment_u(self.f0, self.dt, frame);
         match self.shape {
             Shape::Slerp(arc) => Vec4::from(arc.at(u)),
             Shape::Lerp(p0, p1) => p0.lerp(p1, u),
-            Shape::Hermite([p0, m0, p1, m1], normalize) => {
-                let v = hermite(p0, m0, p1, m1, u);
-                if normalize {
-                    v.normalize_or(Vec4::W)
-                } else {
-                    v
-                }
-            }
+            Shape::Hermite(ends, normalize) => eval_hermite(&ends, normalize, u),
         }
+    }
+}
+
+/// The fraction `u` of a segment starting at frame `f0` and `dt` frames long, clamped to
+/// `[0, 1]` (0 for an empty segment).
+#[inline(always)]
+pub fn segment_u(f0: f32, dt: f32, frame: f32) -> f32 {
+    if dt > 0.0 {
+        ((frame - f0) / dt).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
+}
+
+/// A Catmull-Rom segment from its ends ([`hermite_ends`]) at fraction `u`; rotations
+/// (`normalize`) normalized.
+#[inline(always)]
+pub fn eval_hermite(ends: &[Vec4; 4], normalize: bool, u: f32) -> Vec4 {
+    let [p0, m0, p1, m1] = *ends;
+    let v = hermite(p0, m0, p1, m1, u);
+    if normalize {
+        v.normalize_or(Vec4::W)
+    } else {
+        v
     }
 }
 
 /// Catmull-Rom ends of the segment `k[1]..k[2]`: `[p0, m0 * dt, p1, m1 * dt]`, rotations
 /// aligned to the hemisphere of their predecessor.
 #[inline]
-fn hermite_ends(is_rotation: bool, k: &[(f32, Vec4); 4]) -> [Vec4; 4] {
+pub fn hermite_ends(is_rotation: bool, k: &[(f32, Vec4); 4]) -> [Vec4; 4] {
     let (f0, p0) = k[1];
     let (f1, p1) = k[2];
     let dt = f1 - f0;
