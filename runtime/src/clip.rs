@@ -3,7 +3,8 @@
 //! contiguous. Sampling writes that fixed pose and then evaluates only the animated tracks:
 //!
 //! * [`Clip::sample`] (random access): per track, the segment table gives the segment at
-//!   the start of the frame's 16-frame block; the search steps on from there.
+//!   the start of the frame's block of [`TABLE_FRAMES`] frames; a branch-free count of the
+//!   keys after it in the block finds the frame's segment.
 //! * [`CursorState`] (forward playback): per track, the current segment, stepped forward.
 //!
 //! Each segment's evaluation data is prepared at load (the slerp arc's angle and sine, the
@@ -28,7 +29,7 @@ pub struct JointPose {
 }
 
 /// Frames per entry of a track's segment table (random access starts its search there).
-pub const TABLE_FRAMES: u32 = 16;
+pub const TABLE_FRAMES: u32 = 4;
 
 /// How an animated track's segments are evaluated, with their data prepared at load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
