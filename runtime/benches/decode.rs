@@ -34,6 +34,13 @@ fn bench(c: &mut Criterion) {
         let skp = Skp::open(bytes.as_slice()).unwrap();
         let clip = skp.clip(0);
         let n = skp.joint_count();
+        eprintln!(
+            "{name} '{}': .skp {} bytes, clip in memory {} bytes ({} animated tracks)",
+            raw.name,
+            bytes.len(),
+            clip.memory_bytes(),
+            clip.animated_tracks()
+        );
         let frames = clip.frame_count() as f32;
         let mut raw_pose = vec![Transform::IDENTITY; n];
         let mut pose = vec![JointPose::default(); n];

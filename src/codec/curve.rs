@@ -170,6 +170,7 @@ impl From<rt::Interpolation> for Interpolation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Quat;
 
     #[test]
     fn catmull_rom_passes_through_keys_and_is_exact_on_lines() {
