@@ -7,9 +7,10 @@
 //!   keys after it in the block finds the frame's segment.
 //! * [`CursorState`] (forward playback): per track, the current segment, stepped forward.
 //!
-//! Each segment's evaluation data is prepared at load (the slerp arc's angle and sine, the
-//! Catmull-Rom tangents), so sampling a track is a table look-up, a few steps and one
-//! evaluation.
+//! A linear rotation's slerp arcs (angle and sine) are prepared at load; Catmull-Rom and
+//! linear vector tracks keep their key values (a Catmull-Rom segment's tangents cost two
+//! divisions, an arc an `acos` and a `sin`). Sampling a track is a table look-up, a few
+//! steps and one evaluation.
 //!
 //! Neither allocates. The values are bit for bit those of skelpack's reference decoder.
 
@@ -34,12 +35,13 @@ pub const TABLE_FRAMES: u32 = 4;
 /// How an animated track's segments are evaluated, with their data prepared at load.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shape {
-    /// Vectors, linear: the key values (`lerp`).
+    /// Vectors, linear: the key values (`values`).
     Lerp,
     /// Rotations, linear: one [`SlerpArc`] per segment (`arcs`).
     Slerp,
-    /// Catmull-Rom: one set of Hermite ends per segment (`hermites`); rotations normalized.
-    Hermite { normalize: bool },
+    /// Catmull-Rom: the key values (`values`), Hermite ends from the segment's window of
+    /// four keys; rotations normalized.
+    Hermite { rotation: bool },
 }
 
 /// An animated track: where its keys, prepared segments and segment table lie.
@@ -52,7 +54,7 @@ struct Track {
     /// First key in `key_frames`; `len` keys.
     first_key: u32,
     len: u32,
-    /// First segment in `arcs` / `hermites` (first key in `lerp`).
+    /// First segment in `arcs` (first key in `values`).
     first_segment: u32,
     /// First entry in `table`.
     first_entry: u32,
@@ -68,9 +70,8 @@ pub struct Clip {
     fixed: Vec<JointPose>,
     tracks: Vec<Track>,
     key_frames: Vec<u32>,
-    lerp: Vec<Vec4>,
+    values: Vec<Vec4>,
     arcs: Vec<SlerpArc>,
-    hermites: Vec<[Vec4; 4]>,
     /// Per track, per [`TABLE_FRAMES`] frames: the segment holding the block's first frame.
     table: Vec<u32>,
 }
@@ -96,9 +97,8 @@ impl Clip {
             fixed: rest.to_vec(),
             tracks: Vec::new(),
             key_frames: Vec::new(),
-            lerp: Vec::new(),
+            values: Vec::new(),
             arcs: Vec::new(),
-            hermites: Vec::new(),
             table: Vec::new(),
         };
         for (j, joint) in p.tracks.iter().enumerate() {
@@ -127,40 +127,24 @@ impl Clip {
         let shape = match a.interpolation {
             Interpolation::Linear if rotation => Shape::Slerp,
             Interpolation::Linear => Shape::Lerp,
-            Interpolation::CatmullRom => Shape::Hermite {
-                normalize: rotation,
-            },
+            Interpolation::CatmullRom => Shape::Hermite { rotation },
         };
         let n = a.frames.len();
-        let first_segment = match shape {
-            Shape::Lerp => self.lerp.len(),
-            Shape::Slerp => self.arcs.len(),
-            Shape::Hermite { .. } => self.hermites.len(),
+        let first_segment = if shape == Shape::Slerp {
+            let first = self.arcs.len();
+            self.arcs.extend(
+                a.values
+                    .windows(2)
+                    .map(|w| SlerpArc::new(Quat::from_vec4(w[0]), Quat::from_vec4(w[1]))),
+            );
+            first
+        } else {
+            let first = self.values.len();
+            self.values.extend_from_slice(&a.values);
+            first
         };
-        for s in 0..n - 1 {
-            match shape {
-                Shape::Lerp => {}
-                Shape::Slerp => self.arcs.push(SlerpArc::new(
-                    Quat::from_vec4(a.values[s]),
-                    Quat::from_vec4(a.values[s + 1]),
-                )),
-                Shape::Hermite { .. } => {
-                    let key = |i: usize| (a.frames[i] as f32, a.values[i]);
-                    let window = [
-                        key(s.saturating_sub(1)),
-                        key(s),
-                        key(s + 1),
-                        key((s + 2).min(n - 1)),
-                    ];
-                    self.hermites.push(hermite_ends(rotation, &window));
-                }
-            }
-        }
         let first_key = self.key_frames.len();
         self.key_frames.extend_from_slice(&a.frames);
-        if shape == Shape::Lerp {
-            self.lerp.extend_from_slice(&a.values);
-        }
         let first_entry = self.table.len();
         let mut s = 0;
         for block in 0..self.frame_count.div_ceil(TABLE_FRAMES) {
@@ -217,9 +201,8 @@ impl Clip {
             + self.fixed.len() * std::mem::size_of::<JointPose>()
             + self.tracks.len() * std::mem::size_of::<Track>()
             + self.key_frames.len() * 4
-            + self.lerp.len() * std::mem::size_of::<Vec4>()
+            + self.values.len() * std::mem::size_of::<Vec4>()
             + self.arcs.len() * std::mem::size_of::<SlerpArc>()
-            + self.hermites.len() * std::mem::size_of::<[Vec4; 4]>()
             + self.table.len() * 4
     }
 
@@ -258,11 +241,21 @@ impl Clip {
         match t.shape {
             Shape::Lerp => {
                 let k = t.first_segment as usize + s;
-                self.lerp[k].lerp(self.lerp[k + 1], u)
+                self.values[k].lerp(self.values[k + 1], u)
             }
             Shape::Slerp => Vec4::from(self.arcs[t.first_segment as usize + s].at(u)),
-            Shape::Hermite { normalize } => {
-                eval_hermite(&self.hermites[t.first_segment as usize + s], normalize, u)
+            Shape::Hermite { rotation } => {
+                let first = t.first_segment as usize;
+                let values = &self.values[first..first + frames.len()];
+                let last = frames.len() - 1;
+                let key = |i: usize| (frames[i] as f32, values[i]);
+                let window = [
+                    key(s.saturating_sub(1)),
+                    key(s),
+                    key(s + 1),
+                    key((s + 2).min(last)),
+                ];
+                eval_hermite(&hermite_ends(rotation, &window), rotation, u)
             }
         }
     }
