@@ -13,6 +13,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(full.is_err(), "the runtime refused what the reader accepted");
         return;
     };
+    assert!(full.is_ok(), "the reader refused what the runtime accepted");
     let mut out = vec![JointPose::default(); skp.joint_count()];
     for c in 0..skp.clip_count() {
         let clip = skp.clip(c);

@@ -3,8 +3,8 @@
 //! contiguous. Sampling writes that fixed pose and then evaluates only the animated tracks:
 //!
 //! * [`Clip::sample`] (random access): per track, the segment table gives the segment at
-//!   the start of the frame's block of [`TABLE_FRAMES`] frames; a branch-free count of the
-//!   keys after it in the block finds the frame's segment.
+//!   the start of the frame's block of [`TABLE_FRAMES`] frames; the search steps on from
+//!   there over the block's remaining keys (at most `TABLE_FRAMES - 1`).
 //! * [`CursorState`] (forward playback): per track, the current segment, stepped forward.
 //!
 //! A linear rotation's slerp arcs (angle and sine) are prepared at load; Catmull-Rom and
