@@ -1,5 +1,6 @@
-//! The runtime decoder agrees exactly with the reference decoder, by random access and by
-//! the forward cursor, at every frame and midpoint, including after seeking backwards.
+//! The runtime decoder (skelpack-runtime, reading the container's bytes) agrees exactly
+//! with the reference decoder, by random access and by the forward cursor, at every frame
+//! and midpoint, including after seeking backwards.
 
 mod common;
 

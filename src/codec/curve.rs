@@ -7,10 +7,11 @@
 //!   interpolated component-wise after aligning every key to its predecessor's hemisphere,
 //!   then normalized — exactly glTF CUBICSPLINE with those tangents.
 
-use glam::{Quat, Vec4};
+use glam::Vec4;
 use serde::Serialize;
 
-use crate::model::SlerpArc;
+use skelpack_runtime::curve as rt;
+pub use skelpack_runtime::curve::{align_hemispheres, hermite};
 
 /// How values between keys are produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
@@ -115,7 +116,8 @@ impl Curve {
 
 /// Evaluates a segment from a window of four keys `(frame, value)`: the key before the
 /// segment, its two ends, and the key after (repeat an end key where there is none, which
-/// makes the Catmull-Rom tangent one-sided). The one function every decoder uses.
+/// makes the Catmull-Rom tangent one-sided). The one function every decoder uses; it lives
+/// in the runtime crate (`skelpack_runtime::curve`).
 #[inline]
 pub fn eval_window(
     interpolation: Interpolation,
@@ -123,112 +125,44 @@ pub fn eval_window(
     k: &[(f32, Vec4); 4],
     frame: f32,
 ) -> Vec4 {
-    Segment::new(interpolation, is_rotation, k).eval(frame)
+    rt::eval_window(interpolation.into(), is_rotation, k, frame)
 }
 
 /// One segment prepared from its window of four keys (see [`eval_window`]), for evaluation
 /// at many frames: the slerp arc or the Hermite tangents are computed once.
 #[derive(Clone, Copy, Debug)]
-pub struct Segment {
-    f0: f32,
-    dt: f32,
-    shape: Shape,
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Shape {
-    Slerp(SlerpArc),
-    Lerp(Vec4, Vec4),
-    /// End values and end tangents scaled by the segment length; normalized for rotations.
-    Hermite([Vec4; 4], bool),
-}
+pub struct Segment(rt::Segment);
 
 impl Segment {
     /// Prepares the segment between `k[1]` and `k[2]`.
     #[inline]
     pub fn new(interpolation: Interpolation, is_rotation: bool, k: &[(f32, Vec4); 4]) -> Self {
-        let (f0, p0) = k[1];
-        let (f1, p1) = k[2];
-        let dt = f1 - f0;
-        let shape = match interpolation {
-            Interpolation::Linear if is_rotation => {
-                Shape::Slerp(SlerpArc::new(Quat::from_vec4(p0), Quat::from_vec4(p1)))
-            }
-            Interpolation::Linear => Shape::Lerp(p0, p1),
-            Interpolation::CatmullRom => Shape::Hermite(hermite_ends(is_rotation, k), is_rotation),
-        };
-        Self { f0, dt, shape }
+        Self(rt::Segment::new(interpolation.into(), is_rotation, k))
     }
 
     /// The value at `frame`, clamped to the segment.
     #[inline]
     pub fn eval(&self, frame: f32) -> Vec4 {
-        let u = if self.dt > 0.0 {
-            ((frame - self.f0) / self.dt).clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        match self.shape {
-            Shape::Slerp(arc) => Vec4::from(arc.at(u)),
-            Shape::Lerp(p0, p1) => p0.lerp(p1, u),
-            Shape::Hermite([p0, m0, p1, m1], normalize) => {
-                let v = hermite(p0, m0, p1, m1, u);
-                if normalize {
-                    v.normalize_or(Vec4::W)
-                } else {
-                    v
-                }
-            }
+        self.0.eval(frame)
+    }
+}
+
+impl From<Interpolation> for rt::Interpolation {
+    #[inline]
+    fn from(i: Interpolation) -> Self {
+        match i {
+            Interpolation::Linear => Self::Linear,
+            Interpolation::CatmullRom => Self::CatmullRom,
         }
     }
 }
 
-/// Catmull-Rom ends of the segment `k[1]..k[2]`: `[p0, m0 * dt, p1, m1 * dt]`, rotations
-/// aligned to the hemisphere of their predecessor.
-#[inline]
-fn hermite_ends(is_rotation: bool, k: &[(f32, Vec4); 4]) -> [Vec4; 4] {
-    let (f0, p0) = k[1];
-    let (f1, p1) = k[2];
-    let dt = f1 - f0;
-    let align = |prev: Vec4, x: Vec4| {
-        if is_rotation && prev.dot(x) < 0.0 {
-            -x
-        } else {
-            x
-        }
-    };
-    let p1 = align(p0, p1);
-    let (fa, a) = (k[0].0, align(p0, k[0].1));
-    let (fb, b) = (k[3].0, align(p1, k[3].1));
-    // Tangents (per frame): central where a neighbour exists, one-sided otherwise.
-    let m0 = if fa < f0 {
-        (p1 - a) / (f1 - fa)
-    } else {
-        (p1 - p0) / dt
-    };
-    let m1 = if fb > f1 {
-        (b - p0) / (fb - f0)
-    } else {
-        (p1 - p0) / dt
-    };
-    [p0, m0 * dt, p1, m1 * dt]
-}
-
-/// Cubic Hermite basis (glTF CUBICSPLINE).
-#[inline]
-pub fn hermite(p0: Vec4, m0: Vec4, p1: Vec4, m1: Vec4, u: f32) -> Vec4 {
-    let (u2, u3) = (u * u, u * u * u);
-    p0 * (2.0 * u3 - 3.0 * u2 + 1.0)
-        + m0 * (u3 - 2.0 * u2 + u)
-        + p1 * (-2.0 * u3 + 3.0 * u2)
-        + m1 * (u3 - u2)
-}
-
-/// Flips quaternions so each lies in the hemisphere of its predecessor.
-pub fn align_hemispheres(values: &mut [Vec4]) {
-    for i in 1..values.len() {
-        if values[i].dot(values[i - 1]) < 0.0 {
-            values[i] = -values[i];
+impl From<rt::Interpolation> for Interpolation {
+    #[inline]
+    fn from(i: rt::Interpolation) -> Self {
+        match i {
+            rt::Interpolation::Linear => Self::Linear,
+            rt::Interpolation::CatmullRom => Self::CatmullRom,
         }
     }
 }
@@ -236,6 +170,7 @@ pub fn align_hemispheres(values: &mut [Vec4]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::Quat;
 
     #[test]
     fn catmull_rom_passes_through_keys_and_is_exact_on_lines() {

@@ -15,8 +15,7 @@
 use glam::{Quat, Vec4};
 use serde::Serialize;
 
-const S3_MAX: f32 = std::f32::consts::FRAC_1_SQRT_2;
-const S3_BITS: u32 = 15;
+use skelpack_runtime::quant::{KeyFormat, KeyRange, S3_BITS, S3_MAX};
 
 /// How one animated track's key values are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -116,14 +115,6 @@ fn to_unit(v: f32, min: f32, extent: f32, bits: u8) -> u32 {
     (((v - min) / extent).clamp(0.0, 1.0) * max).round() as u32
 }
 
-fn from_unit(q: u32, min: f32, extent: f32, bits: u8) -> f32 {
-    if extent <= 0.0 {
-        return min;
-    }
-    let max = ((1u64 << bits) - 1) as f32;
-    min + (q as f32 / max) * extent
-}
-
 /// Encodes a rotation in smallest-three 48-bit form: (index, three 15-bit codes).
 pub fn encode_s3(q: Quat) -> (u8, Codes) {
     encode_s3_bits(q, S3_BITS as u8)
@@ -155,31 +146,7 @@ pub fn decode_s3(idx: u8, codes: Codes) -> Quat {
     decode_s3_bits(idx, codes, S3_BITS as u8)
 }
 
-/// Decodes smallest-three with `bits` per component.
-pub fn decode_s3_bits(idx: u8, codes: Codes, bits: u8) -> Quat {
-    let mut kept = [0.0f32; 3];
-    for k in 0..3 {
-        kept[k] = from_unit(codes[k], -S3_MAX, 2.0 * S3_MAX, bits);
-    }
-    rebuild(idx, kept)
-}
-
-/// Rebuilds a unit quaternion from three components and the (positive) dropped one.
-fn rebuild(dropped: u8, kept: [f32; 3]) -> Quat {
-    let sum = kept[0] * kept[0] + kept[1] * kept[1] + kept[2] * kept[2];
-    let d = (1.0 - sum).max(0.0).sqrt();
-    let mut a = [0.0f32; 4];
-    let mut k = 0;
-    for (i, slot) in a.iter_mut().enumerate() {
-        if i == dropped as usize {
-            *slot = d;
-        } else {
-            *slot = kept[k];
-            k += 1;
-        }
-    }
-    Quat::from_array(a).normalize()
-}
+pub use skelpack_runtime::quant::decode_s3_bits;
 
 /// `x, y, z` of `reference⁻¹ q` with `w` made positive.
 pub fn relative_xyz(q: Quat, reference: Quat) -> [f32; 3] {
@@ -225,28 +192,53 @@ pub fn encode(format: Format, range: &Range, v: Vec4) -> Codes {
 
 /// Decodes one value.
 pub fn decode(format: Format, range: &Range, codes: Codes) -> Vec4 {
-    match format {
-        Format::SmallestThree48 => {
-            let idx = (codes[0] >> 16) as u8 & 3;
-            Vec4::from(decode_s3(idx, [codes[0] & 0xFFFF, codes[1], codes[2]]))
+    skelpack_runtime::quant::decode(format.into(), &(*range).into(), codes)
+}
+
+impl From<Format> for KeyFormat {
+    #[inline]
+    fn from(f: Format) -> Self {
+        match f {
+            Format::SmallestThree48 => Self::SmallestThree48,
+            Format::SmallestThreeWide { bits } => Self::SmallestThreeWide { bits },
+            Format::RangedRotation { bits } => Self::RangedRotation { bits },
+            Format::RangedVector { bits } => Self::RangedVector { bits },
         }
-        Format::SmallestThreeWide { bits } => {
-            let idx = (codes[0] >> 24) as u8 & 3;
-            Vec4::from(decode_s3_bits(
-                idx,
-                [codes[0] & 0xFF_FFFF, codes[1], codes[2]],
-                bits,
-            ))
+    }
+}
+
+impl From<KeyFormat> for Format {
+    #[inline]
+    fn from(f: KeyFormat) -> Self {
+        match f {
+            KeyFormat::SmallestThree48 => Self::SmallestThree48,
+            KeyFormat::SmallestThreeWide { bits } => Self::SmallestThreeWide { bits },
+            KeyFormat::RangedRotation { bits } => Self::RangedRotation { bits },
+            KeyFormat::RangedVector { bits } => Self::RangedVector { bits },
         }
-        Format::RangedRotation { bits } => {
-            let xyz =
-                std::array::from_fn(|c| from_unit(codes[c], range.min[c], range.extent[c], bits));
-            Vec4::from((range.reference * rebuild(3, xyz)).normalize())
+    }
+}
+
+impl From<Range> for KeyRange {
+    #[inline]
+    fn from(r: Range) -> Self {
+        Self {
+            min: r.min,
+            extent: r.extent,
+            reference: r.reference,
+            reference_code: r.reference_code,
         }
-        Format::RangedVector { bits } => {
-            let v: [f32; 3] =
-                std::array::from_fn(|c| from_unit(codes[c], range.min[c], range.extent[c], bits));
-            Vec4::new(v[0], v[1], v[2], 0.0)
+    }
+}
+
+impl From<KeyRange> for Range {
+    #[inline]
+    fn from(r: KeyRange) -> Self {
+        Self {
+            min: r.min,
+            extent: r.extent,
+            reference: r.reference,
+            reference_code: r.reference_code,
         }
     }
 }

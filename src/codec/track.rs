@@ -116,10 +116,7 @@ pub fn constant_bits(is_rotation: bool, quantized: bool) -> u32 {
     }
 }
 
-/// Bits of the key-count field: enough for `frame_count`.
-pub fn count_bits(frame_count: usize) -> u32 {
-    32 - (frame_count as u32).leading_zeros()
-}
+pub use skelpack_runtime::payload::count_bits;
 
 /// Metadata bits of an animated track after its class (see docs/FORMAT.md): descriptor 13,
 /// range (3 minimums + 1 extent per varying component, f32 each; none for S3), key count,

@@ -85,49 +85,7 @@ pub fn slerp_shortest(a: Quat, b: Quat, u: f32) -> Quat {
     SlerpArc::new(a, b).at(u)
 }
 
-/// The shorter arc between two rotations, prepared for [`slerp_shortest`] at many `u`: the
-/// angle and its sine are computed once.
-#[derive(Clone, Copy, Debug)]
-pub struct SlerpArc {
-    a: Quat,
-    b: Quat,
-    theta: f32,
-    sin_theta: f32,
-}
-
-impl SlerpArc {
-    /// The arc from `a` to `b` or `-b`, whichever is closer.
-    #[inline]
-    pub fn new(a: Quat, b: Quat) -> Self {
-        let mut d = a.dot(b);
-        let b = if d < 0.0 {
-            d = -d;
-            -b
-        } else {
-            b
-        };
-        let d = d.min(1.0);
-        let theta = d.acos();
-        Self {
-            a,
-            b,
-            theta,
-            sin_theta: theta.sin(),
-        }
-    }
-
-    /// The rotation at fraction `u` of the arc.
-    #[inline]
-    pub fn at(&self, u: f32) -> Quat {
-        let (theta, s) = (self.theta, self.sin_theta);
-        let (w0, w1) = if s < 1e-6 {
-            (1.0 - u, u)
-        } else {
-            (((1.0 - u) * theta).sin() / s, (u * theta).sin() / s)
-        };
-        (self.a * w0 + self.b * w1).normalize()
-    }
-}
+pub use skelpack_runtime::curve::SlerpArc;
 
 /// Angle between two rotations in radians, precise for tiny angles (uses the chord, not
 /// `acos` of the dot product, which f32 cannot resolve below ~1e-3 rad).

@@ -1,0 +1,31 @@
+//! skelpack's runtime: reads a `.skp` container and samples poses, for engines to embed.
+//!
+//! ```no_run
+//! use skelpack_runtime::{JointPose, Skp};
+//! let skp = Skp::open(std::fs::read("walk.skp").unwrap()).unwrap();
+//! let clip = skp.clip(0);
+//! let mut pose = vec![JointPose::default(); skp.joint_count()];
+//! clip.sample(12.5, &mut pose); // random access, at frame 12.5
+//! let mut cursor = skelpack_runtime::Cursor::new(clip);
+//! cursor.sample(13.0, &mut pose); // forward playback
+//! ```
+//!
+//! The file is validated on open (every corrupt input gives an [`Error`], never a panic);
+//! each clip's keys are decoded once into a layout made for sampling, which then allocates
+//! nothing. A C API ([`capi`], `include/skelpack.h`) wraps the same types. docs/RUNTIME.md
+//! documents embedding, memory and speed.
+
+pub mod bits;
+pub mod capi;
+pub mod clip;
+pub mod curve;
+mod error;
+pub mod payload;
+pub mod predict;
+pub mod quant;
+pub mod read;
+mod skp;
+
+pub use clip::{Clip, Cursor, CursorState, JointPose};
+pub use error::Error;
+pub use skp::Skp;

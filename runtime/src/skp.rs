@@ -1,0 +1,123 @@
+//! An open `.skp`: the validated file (borrowed or owned bytes), its skeleton and its clips
+//! laid out for sampling.
+
+use crate::clip::{Clip, JointPose};
+use crate::error::Error;
+use crate::payload;
+use crate::read::{self, ClipRecord, FileLayout, JointRecord, name_of};
+
+/// An open container. `B` is the file's bytes: `&[u8]` to borrow them, `Vec<u8>` (or any
+/// `AsRef<[u8]>`) to own them. Names are read from those bytes; each clip's keys are
+/// decoded once, at open.
+#[derive(Clone, Debug)]
+pub struct Skp<B: AsRef<[u8]>> {
+    bytes: B,
+    layout: FileLayout,
+    rest: Vec<JointPose>,
+    clips: Vec<Clip>,
+}
+
+impl<B: AsRef<[u8]>> Skp<B> {
+    /// Validates the bytes and lays out every clip; a clear [`Error`] on any corrupt input.
+    pub fn open(bytes: B) -> Result<Self, Error> {
+        let b = bytes.as_ref();
+        let layout = read::parse(b)?;
+        let rest: Vec<JointPose> = layout.joints.iter().map(rest_pose).collect();
+        let clips = layout
+            .clips
+            .iter()
+            .map(|c| {
+                let p = payload::parse(&b[c.payload.clone()], name_of(b, &c.name), rest.len())?;
+                Ok(Clip::new(&p, &rest))
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        Ok(Self {
+            bytes,
+            layout,
+            rest,
+            clips,
+        })
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.bytes.as_ref()
+    }
+
+    /// Number of joints (every pose holds this many).
+    pub fn joint_count(&self) -> usize {
+        self.layout.joints.len()
+    }
+
+    /// Joint `j`'s name.
+    pub fn joint_name(&self, j: usize) -> &str {
+        name_of(self.bytes(), &self.layout.joints[j].name)
+    }
+
+    /// Joint `j`'s parent; joints come parents first, so the parent's index is smaller.
+    pub fn joint_parent(&self, j: usize) -> Option<usize> {
+        self.layout.joints[j].parent
+    }
+
+    /// Joint `j`'s rest (bind-time local) transform.
+    pub fn joint_rest(&self, j: usize) -> JointPose {
+        self.rest[j]
+    }
+
+    /// Whether joint `j` deforms a mesh (is a skin joint).
+    pub fn joint_deforms(&self, j: usize) -> bool {
+        self.layout.joints[j].deforming
+    }
+
+    /// Index of the joint named `name`.
+    pub fn find_joint(&self, name: &str) -> Option<usize> {
+        (0..self.joint_count()).find(|&j| self.joint_name(j) == name)
+    }
+
+    /// Number of clips.
+    pub fn clip_count(&self) -> usize {
+        self.clips.len()
+    }
+
+    /// Clip `c`'s name.
+    pub fn clip_name(&self, c: usize) -> &str {
+        name_of(self.bytes(), &self.layout.clips[c].name)
+    }
+
+    /// Clip `c`, ready to sample.
+    pub fn clip(&self, c: usize) -> &Clip {
+        &self.clips[c]
+    }
+
+    /// Index of the clip named `name`.
+    pub fn find_clip(&self, name: &str) -> Option<usize> {
+        (0..self.clip_count()).find(|&c| self.clip_name(c) == name)
+    }
+
+    /// Clip directory entries (names and payload byte ranges).
+    pub fn clip_records(&self) -> &[ClipRecord] {
+        &self.layout.clips
+    }
+
+    /// Joint records as stored.
+    pub fn joint_records(&self) -> &[JointRecord] {
+        &self.layout.joints
+    }
+
+    /// Bytes held in memory beyond the file's own: skeleton and every clip's layout.
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Self>()
+            + self.layout.joints.len() * std::mem::size_of::<JointRecord>()
+            + self.layout.clips.len() * std::mem::size_of::<ClipRecord>()
+            + self.rest.len() * std::mem::size_of::<JointPose>()
+            + self.clips.iter().map(Clip::memory_bytes).sum::<usize>()
+    }
+}
+
+fn rest_pose(j: &JointRecord) -> JointPose {
+    JointPose {
+        translation: j.translation.to_array(),
+        rotation: j.rotation.to_array(),
+        scale: j.scale.to_array(),
+    }
+}

@@ -1,0 +1,113 @@
+/*
+ * Decodes a .skp through the C API and writes what it decoded, for the Rust test to
+ * compare bit for bit with the Rust decoder:
+ *
+ *   decode FILE.skp OUT.bin
+ *
+ * OUT.bin: joint count, clip count (u32); per joint: parent (i32), deforming (u8), rest (10
+ * f32); per clip: frame count (u32), sample rate (f32); then, for every frame 0, 0.5, 1, ...
+ * up to frame_count - 0.5, the pose by random access (joint count x 10 f32), then the same
+ * frames by a forward cursor, then every 7th of them backwards by the cursor.
+ * On a file the library refuses: prints "skp_open: CODE: MESSAGE" and exits with 3.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skelpack.h"
+
+static void put(FILE *f, const void *p, size_t n) {
+    if (fwrite(p, 1, n, f) != n) {
+        perror("write");
+        exit(1);
+    }
+}
+
+static void check(SkpStatus s, const char *what) {
+    if (s != SKP_OK) {
+        fprintf(stderr, "%s: status %d\n", what, (int)s);
+        exit(1);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: decode FILE.skp OUT.bin\n");
+        return 1;
+    }
+    FILE *in = fopen(argv[1], "rb");
+    if (!in) {
+        perror(argv[1]);
+        return 1;
+    }
+    fseek(in, 0, SEEK_END);
+    long len = ftell(in);
+    fseek(in, 0, SEEK_SET);
+    unsigned char *data = malloc(len > 0 ? (size_t)len : 1);
+    if (!data || fread(data, 1, (size_t)len, in) != (size_t)len) {
+        fprintf(stderr, "cannot read %s\n", argv[1]);
+        return 1;
+    }
+    fclose(in);
+
+    SkpFile *file = NULL;
+    SkpError error;
+    SkpStatus s = skp_open(data, (size_t)len, &file, &error);
+    free(data); /* skp_open copied the bytes */
+    if (s != SKP_OK) {
+        printf("skp_open: %d: %s\n", (int)error.code, error.message);
+        return file == NULL && error.code == s ? 3 : 1;
+    }
+
+    FILE *out = fopen(argv[2], "wb");
+    if (!out) {
+        perror(argv[2]);
+        return 1;
+    }
+    uint32_t joints = skp_joint_count(file), clips = skp_clip_count(file);
+    put(out, &joints, 4);
+    put(out, &clips, 4);
+    for (uint32_t j = 0; j < joints; j++) {
+        SkpJointInfo info;
+        check(skp_joint_info(file, j, &info), "skp_joint_info");
+        if (strlen(info.name) > 65535) return 1;
+        put(out, &info.parent, 4);
+        put(out, &info.deforming, 1);
+        put(out, &info.rest, sizeof(SkpTransform));
+    }
+    SkpTransform *pose = malloc(sizeof(SkpTransform) * joints);
+    if (joints > 0 && skp_sample(file, 0, 0.0f, pose, joints - 1) != SKP_ERROR_BUFFER_TOO_SMALL) {
+        fprintf(stderr, "a short buffer was not refused\n");
+        return 1;
+    }
+    for (uint32_t c = 0; c < clips; c++) {
+        SkpClipInfo info;
+        check(skp_clip_info(file, c, &info), "skp_clip_info");
+        put(out, &info.frame_count, 4);
+        put(out, &info.sample_rate, 4);
+        uint32_t steps = info.frame_count * 2;
+        for (uint32_t i = 0; i < steps; i++) {
+            check(skp_sample(file, c, 0.5f * (float)i, pose, joints), "skp_sample");
+            put(out, pose, sizeof(SkpTransform) * joints);
+        }
+        SkpCursor *cursor = NULL;
+        check(skp_cursor_create(file, c, &cursor), "skp_cursor_create");
+        for (uint32_t i = 0; i < steps; i++) {
+            check(skp_cursor_sample(cursor, 0.5f * (float)i, pose, joints), "skp_cursor_sample");
+            put(out, pose, sizeof(SkpTransform) * joints);
+        }
+        for (uint32_t i = steps; i-- > 0;) {
+            if ((steps - 1 - i) % 7 != 0) continue;
+            check(skp_cursor_sample(cursor, 0.5f * (float)i, pose, joints), "skp_cursor_sample");
+            put(out, pose, sizeof(SkpTransform) * joints);
+        }
+        skp_cursor_destroy(cursor);
+    }
+    if (skp_clip_info(file, clips, &(SkpClipInfo){0}) != SKP_ERROR_OUT_OF_RANGE) {
+        fprintf(stderr, "an out-of-range clip was not refused\n");
+        return 1;
+    }
+    free(pose);
+    skp_close(file);
+    return fclose(out) == 0 ? 0 : 1;
+}

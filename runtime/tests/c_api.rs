@@ -1,0 +1,160 @@
+//! The C API from C: `tests/c/decode.c`, compiled with the system C compiler against the
+//! library's cdylib, decodes `.skp` files of the shared assets (compressed here with the
+//! skelpack library) by random access and by a cursor, and must produce bit for bit what
+//! the Rust API decodes; corrupt files give the Rust reader's error code and message.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use skelpack_runtime::{Cursor, Error, JointPose, Skp};
+
+/// The directory holding this build's `libskelpack_runtime.so` (the test binary's `deps/`,
+/// where cargo builds the library for this test; the copy one level up can be stale).
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    for dir in [deps, deps.parent().unwrap()] {
+        if dir.join("libskelpack_runtime.so").exists() {
+            return dir.to_path_buf();
+        }
+    }
+    panic!("libskelpack_runtime.so not found near {}", deps.display());
+}
+
+/// Compiles the C program once per test run.
+fn c_program() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skp_decode_c");
+    let lib = library_dir();
+    let status = Command::new("cc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-O1"])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(root.join("tests/c/decode.c"))
+        .arg("-L")
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lskelpack_runtime")
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("the system C compiler `cc` runs (install build-essential)");
+    assert!(status.success(), "cc failed to build tests/c/decode.c");
+    out
+}
+
+fn put_pose(out: &mut Vec<u8>, pose: &[JointPose]) {
+    for p in pose {
+        for x in p.translation.iter().chain(&p.rotation).chain(&p.scale) {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+}
+
+/// What decode.c writes, computed with the Rust API.
+fn expected(bytes: &[u8]) -> Vec<u8> {
+    let skp = Skp::open(bytes).unwrap();
+    let n = skp.joint_count();
+    let mut out = Vec::new();
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&(skp.clip_count() as u32).to_le_bytes());
+    for j in 0..n {
+        let parent = skp.joint_parent(j).map_or(-1, |p| p as i32);
+        out.extend_from_slice(&parent.to_le_bytes());
+        out.push(skp.joint_deforms(j) as u8);
+        put_pose(&mut out, &[skp.joint_rest(j)]);
+    }
+    let mut pose = vec![JointPose::default(); n];
+    for c in 0..skp.clip_count() {
+        let clip = skp.clip(c);
+        out.extend_from_slice(&clip.frame_count().to_le_bytes());
+        out.extend_from_slice(&clip.sample_rate().to_le_bytes());
+        let steps = clip.frame_count() * 2;
+        for i in 0..steps {
+            clip.sample(0.5 * i as f32, &mut pose);
+            put_pose(&mut out, &pose);
+        }
+        let mut cursor = Cursor::new(clip);
+        for i in 0..steps {
+            cursor.sample(0.5 * i as f32, &mut pose);
+            put_pose(&mut out, &pose);
+        }
+        for i in (0..steps).rev().step_by(7) {
+            cursor.sample(0.5 * i as f32, &mut pose);
+            put_pose(&mut out, &pose);
+        }
+    }
+    out
+}
+
+fn run(program: &Path, skp: &Path, out: &Path) -> std::process::Output {
+    // The library comes from the program's rpath (this build's `deps/`), not from a stale
+    // copy elsewhere on cargo's library path.
+    Command::new(program)
+        .env_remove("LD_LIBRARY_PATH")
+        .arg(skp)
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn c_program_decodes_the_shared_assets_bit_for_bit_and_refuses_corrupt_files() {
+    let program = c_program();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skp_c_api");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut first = None;
+    for name in common::ASSETS {
+        let (_, bytes) = common::skp(name, None);
+        let file = dir.join(name.replace('/', "_") + ".skp");
+        let out = dir.join(name.replace('/', "_") + ".bin");
+        std::fs::write(&file, &bytes).unwrap();
+        let r = run(&program, &file, &out);
+        assert!(
+            r.status.success(),
+            "{name}: {}{}",
+            String::from_utf8_lossy(&r.stdout),
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let got = std::fs::read(&out).unwrap();
+        let want = expected(&bytes);
+        assert_eq!(got.len(), want.len(), "{name}: output length");
+        if let Some(at) = got.iter().zip(&want).position(|(a, b)| a != b) {
+            panic!("{name}: C and Rust differ at byte {at}");
+        }
+        first.get_or_insert(bytes);
+    }
+    // Corrupt files: the C caller gets the Rust reader's code and message.
+    let good = first.unwrap();
+    let mut bad_magic = good.clone();
+    bad_magic[0] = b'X';
+    let mut version = good.clone();
+    version[4] = 9;
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x10;
+    let truncated = good[..good.len() - 9].to_vec();
+    for (what, bytes, code) in [
+        ("bad magic", bad_magic, 2),
+        ("version", version, 3),
+        ("flipped byte", flipped, 4),
+        ("truncated", truncated, 4),
+        ("empty", Vec::new(), 2),
+    ] {
+        let e = Skp::open(bytes.as_slice()).unwrap_err();
+        let want_code = match e {
+            Error::BadMagic => 2,
+            Error::Version(_) => 3,
+            Error::Corrupt(_) => 4,
+        };
+        assert_eq!(want_code, code, "{what}: {e}");
+        let file = dir.join("corrupt.skp");
+        std::fs::write(&file, &bytes).unwrap();
+        let r = run(&program, &file, &dir.join("corrupt.bin"));
+        assert_eq!(r.status.code(), Some(3), "{what}");
+        let text = String::from_utf8_lossy(&r.stdout);
+        assert_eq!(text.trim_end(), format!("skp_open: {code}: {e}"), "{what}");
+    }
+}
