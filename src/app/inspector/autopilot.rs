@@ -42,13 +42,14 @@ pub(super) struct Autopilot {
 impl App {
     pub(super) fn autopilot(&mut self, ctx: &egui::Context) {
         let ready = self
+            .session
             .doc
             .as_ref()
             .is_some_and(|d| d.result.is_some() || d.failure.is_some())
-            || self.doc.is_none();
-        let frame_ms = self.frame_ms;
-        let build = self.viewport.last_build.as_secs_f64() * 1e3;
-        let Some(ap) = &mut self.autopilot else {
+            || self.session.doc.is_none();
+        let frame_ms = self.measure.frame_ms;
+        let build = self.view.viewport.last_build.as_secs_f64() * 1e3;
+        let Some(ap) = &mut self.measure.autopilot else {
             return;
         };
         if *ap.done.lock().expect("autopilot lock") {
@@ -65,18 +66,18 @@ impl App {
         ctx.request_repaint();
         ap.ready_frames += 1;
         if ap.ready_frames == 1 {
-            if let Some(doc) = &self.doc
+            if let Some(doc) = &self.session.doc
                 && let Some(f) = &doc.failure
             {
                 ap.outcome.lock().expect("autopilot lock").error = Some(f.clone());
             }
-            if let Some(b) = &self.banner {
+            if let Some(b) = &self.chrome.banner {
                 ap.outcome.lock().expect("autopilot lock").error =
                     Some(format!("{}: {}", b.title, b.message));
             }
             if ap.measure > 0 {
-                self.playback.playing = true;
-                self.playback.looping = true;
+                self.view.playback.playing = true;
+                self.view.playback.looping = true;
             }
         }
         // Skip the first frames after the result lands (layout settles, pipelines warm up).
@@ -94,7 +95,7 @@ impl App {
             return;
         }
         ap.requested = true;
-        self.playback.playing = false;
+        self.view.playback.playing = false;
         {
             let mut o = ap.outcome.lock().expect("autopilot lock");
             o.frame_times_ms = std::mem::take(&mut ap.measured);
@@ -122,7 +123,7 @@ impl App {
     /// The `--measure-edits` step: records the edit in flight once its result is shown,
     /// then makes the next one (halving the focused joint's tolerance, or undoing that).
     fn autopilot_edit(&mut self) {
-        let (Some(ap), Some(doc)) = (&mut self.autopilot, &self.doc) else {
+        let (Some(ap), Some(doc)) = (&mut self.measure.autopilot, &self.session.doc) else {
             return;
         };
         if let Some(rev) = ap.edit_in_flight {
@@ -130,7 +131,7 @@ impl App {
                 return;
             };
             let mut o = ap.outcome.lock().expect("autopilot lock");
-            if let Some(l) = self.last_latency {
+            if let Some(l) = self.measure.last_latency {
                 let ms = l.as_secs_f64() * 1e3;
                 if ap.undo_in_flight {
                     o.undo_latency_ms.push(ms);
@@ -142,7 +143,7 @@ impl App {
             ap.edit_in_flight = None;
             return;
         }
-        let Some(j) = self.selected else {
+        let Some(j) = self.view.selected else {
             ap.edits = 0;
             return;
         };
