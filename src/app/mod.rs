@@ -73,6 +73,9 @@ pub fn run_auto(mut opts: StartOptions) -> Result<AutoOutcome, String> {
     let s2 = slot.clone();
     let vsync = opts.measure_frames.unwrap_or(0) == 0;
     let mut native = native_options(false, vsync);
+    if let Some(size) = opts.window {
+        native.viewport = native.viewport.with_inner_size(size);
+    }
     native.persistence_path = Some(fresh.clone());
     let ran = eframe::run_native(
         "skelpack",

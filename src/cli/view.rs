@@ -34,6 +34,26 @@ pub struct Args {
     /// Draw markers and error vectors on the selected joint only.
     #[arg(long)]
     pub markers_on_selection: bool,
+    /// Open the clip dashboard (the screenshot waits for every clip's result).
+    #[arg(long)]
+    pub dashboard: bool,
+    /// The window's size in points, `WIDTHxHEIGHT` (default 1600x960).
+    #[arg(long, value_parser = parse_size)]
+    pub window: Option<[f32; 2]>,
+}
+
+fn parse_size(s: &str) -> Result<[f32; 2], String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}': expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|v| (320.0..=8192.0).contains(v))
+            .ok_or_else(|| format!("'{s}': each side must be 320 to 8192"))
+    };
+    Ok([p(w)?, p(h)?])
 }
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
@@ -47,6 +67,8 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         measure_edits: a.measure_edits,
         markers_on_selection: a.markers_on_selection,
         ignore_storage: true,
+        dashboard: a.dashboard,
+        window: a.window,
     };
     let outcome = run_auto(opts).map_err(anyhow::Error::msg)?;
     if !outcome.frame_times_ms.is_empty() {

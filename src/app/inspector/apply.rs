@@ -22,6 +22,9 @@ pub(super) enum Confirm {
 
 impl App {
     pub(super) fn apply(&mut self, action: Action, ctx: Option<&egui::Context>) {
+        if self.apply_dashboard(&action) {
+            return;
+        }
         match action {
             Action::Open(_) | Action::OpenDialog | Action::OpenDefault
                 if self.unsaved_would_be_lost() =>
@@ -183,6 +186,11 @@ impl App {
             Action::DismissBanner => self.chrome.banner = None,
             Action::ShowAbout => self.chrome.show_about = true,
             Action::ShowShortcuts => self.chrome.show_shortcuts = true,
+            // Handled by `apply_dashboard`.
+            Action::ToggleDashboard
+            | Action::FitBudget { .. }
+            | Action::CancelFit
+            | Action::ApplyFit => {}
         }
     }
 

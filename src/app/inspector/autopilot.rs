@@ -47,6 +47,12 @@ impl App {
             .as_ref()
             .is_some_and(|d| d.result.is_some() || d.failure.is_some())
             || self.session.doc.is_none();
+        // With the dashboard open, every clip's row is in first.
+        let ready = ready
+            && (!self.work.clips.open || {
+                let rows = self.dashboard_rows();
+                rows.iter().all(|r| r.result.is_some())
+            });
         let frame_ms = self.measure.frame_ms;
         let build = self.view.viewport.last_build.as_secs_f64() * 1e3;
         let Some(ap) = &mut self.measure.autopilot else {

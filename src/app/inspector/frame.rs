@@ -50,6 +50,9 @@ impl App {
             if i.consume_key(Modifiers::NONE, Key::End) {
                 out.push(Action::Seek(f32::MAX));
             }
+            if i.consume_key(Modifiers::NONE, Key::C) {
+                out.push(Action::ToggleDashboard);
+            }
             if i.consume_key(Modifiers::NONE, Key::F) {
                 out.push(Action::FrameCamera);
             }
@@ -103,6 +106,7 @@ impl eframe::App for App {
             self.accept(r);
         }
         self.poll_export();
+        self.poll_dashboard(&ctx);
         if self.work.export_job.is_some() {
             ctx.request_repaint_after(Duration::from_millis(100));
         }
@@ -247,6 +251,13 @@ impl eframe::App for App {
                 ui.checkbox(&mut self.view.options.mesh, "Mesh");
                 ui.separator();
                 if ui
+                    .selectable_label(self.work.clips.open, "Clips")
+                    .on_hover_text("Every clip of the file: size, error, pass / fail, budgets (C)")
+                    .clicked()
+                {
+                    out.push(Action::ToggleDashboard);
+                }
+                if ui
                     .button("Frame")
                     .on_hover_text("Frame the character (F)")
                     .clicked()
@@ -279,6 +290,7 @@ impl eframe::App for App {
         self.confirm_dialog(&ctx);
         self.below_floor_dialog(&ctx);
         self.path_prompt_dialog(&ctx);
+        self.dashboard_window(&ctx, &mut out);
 
         if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
             let painter = ctx.layer_painter(egui::LayerId::new(

@@ -22,6 +22,8 @@ use crate::settings::Settings;
 mod apply;
 mod autopilot;
 mod chrome;
+mod clip_work;
+mod dashboard;
 mod export_jobs;
 mod frame;
 mod measure;
@@ -67,6 +69,10 @@ pub struct StartOptions {
     pub ignore_storage: bool,
     /// Draw markers and error vectors on the selected joints only.
     pub markers_on_selection: bool,
+    /// Open the clip dashboard.
+    pub dashboard: bool,
+    /// The window's inner size in points (None: 1600 x 960).
+    pub window: Option<[f32; 2]>,
 }
 
 /// The application: state grouped by concern, each group in its own module.
@@ -101,6 +107,11 @@ impl App {
         let mut jobs = Jobs::default();
         let ctx = cc.egui_ctx.clone();
         jobs.set_waker(Arc::new(move || ctx.request_repaint()));
+        let mut clips = clip_work::ClipWork::default();
+        let ctx = cc.egui_ctx.clone();
+        clips
+            .jobs
+            .set_waker(Arc::new(move || ctx.request_repaint()));
         let (recent, view) = match (cc.storage, opts.ignore_storage) {
             (Some(s), false) => (
                 eframe::get_value(s, RECENT_KEY).unwrap_or_default(),
@@ -120,6 +131,7 @@ impl App {
             chrome: Chrome::default(),
             work: Work {
                 jobs,
+                clips,
                 ..Default::default()
             },
             measure: Measure {
@@ -165,6 +177,7 @@ impl App {
                 None => app.set_banner(format!("No joint named '{name}'"), String::new()),
             }
         }
+        app.work.clips.open = opts.dashboard;
         if let Some(f) = opts.frame {
             app.view.playback.frame = f.clamp(0.0, app.frame_count().saturating_sub(1) as f32);
         }
@@ -234,6 +247,7 @@ impl App {
 
     fn install(&mut self, source: Source, asset: crate::import::Asset, settings: Settings) {
         self.work.jobs.cancel();
+        self.work.clips.reset();
         if let Some(old) = &self.session.doc {
             self.work.results.forget_document(old.id);
         }

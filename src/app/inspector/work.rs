@@ -4,6 +4,7 @@ use std::time::Instant;
 
 use super::super::jobs::Jobs;
 use super::super::result_cache::ResultCache;
+use super::clip_work::ClipWork;
 use super::export_jobs::ExportJob;
 
 /// Jobs, the result cache and the running export.
@@ -16,4 +17,6 @@ pub(super) struct Work {
     pub(super) export_job: Option<ExportJob>,
     /// When the last settings edit lands, recompression starts at this instant.
     pub(super) debounce_until: Option<Instant>,
+    /// The clip dashboard's jobs, results and size search.
+    pub(super) clips: ClipWork,
 }

@@ -6,6 +6,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("Home / End", "First / last frame"),
     ("F", "Frame the character"),
     ("O", "Side by side / overlay"),
+    ("C", "Clip dashboard"),
     ("Ctrl+O", "Open..."),
     ("Ctrl+S", "Save settings"),
     ("Ctrl+Z", "Undo"),

@@ -3,6 +3,7 @@
 pub mod banner;
 pub mod component_scale;
 pub mod curves;
+pub mod dashboard;
 pub mod errors;
 pub mod floor;
 pub mod help;

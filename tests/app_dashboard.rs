@@ -1,0 +1,195 @@
+#![cfg(feature = "gui")]
+//! The clip dashboard, headless on the software adapter: every clip of RobotExpressive with
+//! pass / fail, a per-clip preset edit through the UI (undoable, saved in `[clips.NAME]`),
+//! clicking a row opens the clip, and "fit in N KiB" on the default character lands at or
+//! below N with the result shown and applied.
+
+use std::path::PathBuf;
+use std::sync::Once;
+use std::time::Duration;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use skelpack::app::panels::dashboard;
+use skelpack::app::{Action, App, StartOptions};
+use skelpack::settings::Preset;
+
+fn pin_backend() {
+    static ONCE: Once = Once::new();
+    // SAFETY: set once, before any harness (and its wgpu instance) exists.
+    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
+}
+
+fn robot() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb")
+}
+
+/// The app on `file` (None: the default character) with the dashboard open and every
+/// clip's result in.
+fn dashboard(file: Option<PathBuf>) -> Harness<'static, App> {
+    pin_backend();
+    let mut h = Harness::builder()
+        .with_size([1600.0, 960.0])
+        .with_max_steps(30)
+        .wgpu()
+        .build_eframe(move |cc| {
+            App::with_options(
+                cc,
+                StartOptions {
+                    file,
+                    ignore_storage: true,
+                    ..Default::default()
+                },
+            )
+        });
+    h.run_steps(2);
+    h.get_by_label("Clips").click();
+    h.run_steps(2);
+    assert!(h.state().dashboard_open());
+    all_clips(&mut h);
+    h
+}
+
+fn all_clips(h: &mut Harness<'static, App>) {
+    assert!(
+        h.state_mut().wait_for_clips(Duration::from_secs(300)),
+        "every clip compressed"
+    );
+    h.run_steps(3);
+}
+
+#[test]
+fn every_clip_of_robot_expressive_is_listed_with_pass_or_fail() {
+    let mut h = dashboard(Some(robot()));
+    let names: Vec<String> = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .clips
+        .iter()
+        .map(|c| c.name.clone())
+        .collect();
+    assert!(names.len() > 10, "{names:?}");
+    let results = h.state_mut().clip_results();
+    assert!(
+        results.iter().all(Option::is_some),
+        "every row has a result"
+    );
+    for n in &names {
+        assert!(h.query_all_by_label(n).count() >= 1, "row for '{n}'");
+    }
+    let pass = h.query_all_by_label(dashboard::PASS).count();
+    let fail = h.query_all_by_label(dashboard::FAIL).count();
+    assert_eq!(pass + fail, names.len());
+    let failing = results.iter().flatten().filter(|r| !r.contract_met).count();
+    assert_eq!(fail, failing, "FAIL exactly where the contract is not met");
+    // Clicking a row opens that clip, with its result at once (kept from the dashboard).
+    let last = names[3].clone();
+    h.query_all_by_label(&last).last().unwrap().click();
+    h.step();
+    h.step();
+    let doc = h.state().document().unwrap();
+    assert_eq!(doc.clip_name(), last);
+    assert!(
+        doc.result.is_some(),
+        "the dashboard's result is shown at once"
+    );
+    assert!(!h.state().is_compressing());
+}
+
+#[test]
+fn a_per_clip_preset_edit_is_undoable_and_saved_in_the_clip_section() {
+    let mut h = dashboard(None);
+    let first = h.state().document().unwrap().asset.clips[0].name.clone();
+    let before = h.state_mut().clip_results()[0]
+        .as_ref()
+        .unwrap()
+        .sizes
+        .compressed_bytes;
+    h.get_by_label(&dashboard::preset_label(&first)).click();
+    h.run();
+    h.get_by_label(Preset::Ozz.name()).click();
+    h.run_steps(2);
+    let doc = h.state().document().unwrap();
+    assert_eq!(doc.settings.clips[&first].preset, Some(Preset::Ozz));
+    all_clips(&mut h);
+    let after = h.state_mut().clip_results()[0]
+        .as_ref()
+        .unwrap()
+        .sizes
+        .compressed_bytes;
+    assert!(after < before, "ozz is looser: {after} < {before}");
+    // Saved as [clips.NAME] in the sidecar.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.skelpack.toml");
+    h.state_mut()
+        .perform(Action::SaveSettings(Some(path.clone())));
+    h.run_steps(2);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(&format!("[clips.{first}]")) && text.contains("preset = \"ozz\""),
+        "{text}"
+    );
+    // Undo brings the file's preset back, and the earlier size.
+    h.state_mut().perform(Action::Undo);
+    h.run_steps(2);
+    assert!(h.state().document().unwrap().settings.clips.is_empty());
+    all_clips(&mut h);
+    assert_eq!(
+        h.state_mut().clip_results()[0]
+            .as_ref()
+            .unwrap()
+            .sizes
+            .compressed_bytes,
+        before
+    );
+}
+
+#[test]
+fn fit_in_kib_lands_at_or_below_the_budget_and_applies() {
+    let mut h = dashboard(None);
+    let total: usize = h
+        .state_mut()
+        .clip_results()
+        .iter()
+        .flatten()
+        .map(|r| r.sizes.compressed_bytes)
+        .sum();
+    let budget = 16 * 1024; // the dashboard's default budget
+    assert!(total > budget, "the default settings do not fit: {total}");
+    h.get_by_label("whole file").click();
+    h.run();
+    h.get_by_label(dashboard::FIT).click();
+    h.run_steps(2);
+    assert!(h.state_mut().wait_for_fit(Duration::from_secs(300)));
+    h.run_steps(2);
+    let o = h.state().fit_outcome().expect("outcome").clone();
+    assert_eq!(o.clip, None);
+    let fit = o.fit.expect("search ran");
+    let best = fit.best.clone().expect("fits");
+    assert!(
+        best.bytes as usize <= budget && best.contract_met,
+        "{best:?}"
+    );
+    assert!(best.scale > 1.0);
+    h.get_by_label_contains("fits in");
+    h.get_by_label(dashboard::APPLY_FIT).click();
+    h.run_steps(2);
+    assert!(h.state().document().unwrap().is_dirty());
+    all_clips(&mut h);
+    // The applied settings compress to what the search measured, every joint in tolerance.
+    let results = h.state_mut().clip_results();
+    let applied: usize = results
+        .iter()
+        .flatten()
+        .map(|r| r.sizes.compressed_bytes)
+        .sum();
+    assert_eq!(applied as u64, best.bytes);
+    assert!(
+        results
+            .iter()
+            .flatten()
+            .all(|r| r.contract_met && r.errors.samples.violations == 0)
+    );
+}
