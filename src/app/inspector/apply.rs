@@ -9,7 +9,7 @@ use super::super::actions::Action;
 use super::super::panels;
 use super::super::panels::path_prompt::{Outcome, PathPrompt, Purpose};
 use super::super::panels::unsaved::Choice;
-use super::super::state::Source;
+use super::super::state::{AbShow, Source};
 use super::{App, DEBOUNCE, NO_DIALOG};
 use crate::settings::Settings;
 
@@ -170,6 +170,18 @@ impl App {
                     f.clamp(0.0, self.frame_count().saturating_sub(1) as f32);
             }
             Action::FrameCamera => self.view.viewport.request_frame(),
+            Action::FlipAb => {
+                let o = &mut self.view.options;
+                o.ab = Some(o.ab.map_or(AbShow::Compressed, AbShow::flipped));
+                self.view
+                    .viewport
+                    .request_frame_if(o.ab == Some(AbShow::Compressed));
+            }
+            Action::ExitAb => {
+                if self.view.options.ab.take().is_some() {
+                    self.view.viewport.request_frame();
+                }
+            }
             Action::CancelCompression => {
                 self.work.jobs.cancel();
                 if let Some(doc) = &mut self.session.doc {

@@ -15,6 +15,7 @@ impl App {
     fn keyboard(&mut self, ctx: &egui::Context) {
         let typing = ctx.egui_wants_keyboard_input();
         let mut out = Vec::new();
+        let mut in_place = false;
         ctx.input_mut(|i| {
             let cmd = Modifiers::COMMAND;
             if i.consume_key(cmd, Key::O) {
@@ -50,6 +51,15 @@ impl App {
             if i.consume_key(Modifiers::NONE, Key::End) {
                 out.push(Action::Seek(f32::MAX));
             }
+            if i.consume_key(Modifiers::NONE, Key::B) {
+                out.push(Action::FlipAb);
+            }
+            if i.consume_key(Modifiers::NONE, Key::Escape) {
+                out.push(Action::ExitAb);
+            }
+            if i.consume_key(Modifiers::NONE, Key::I) {
+                in_place = true;
+            }
             if i.consume_key(Modifiers::NONE, Key::C) {
                 out.push(Action::ToggleDashboard);
             }
@@ -64,6 +74,9 @@ impl App {
             }
         });
         self.pending.extend(out);
+        if in_place {
+            self.view.options.in_place = !self.view.options.in_place;
+        }
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {
@@ -249,6 +262,18 @@ impl eframe::App for App {
                 )
                 .on_hover_text("Error vectors are drawn this many times longer");
                 ui.checkbox(&mut self.view.options.mesh, "Mesh");
+                ui.checkbox(&mut self.view.options.in_place, "In place")
+                    .on_hover_text("Follow the root horizontally: a walk stays in view (I)");
+                let ab = self.view.options.ab.is_some();
+                if ui
+                    .selectable_label(ab, "A/B")
+                    .on_hover_text(
+                        "One copy in one place; B flips original / compressed, Esc leaves",
+                    )
+                    .clicked()
+                {
+                    out.push(if ab { Action::ExitAb } else { Action::FlipAb });
+                }
                 ui.separator();
                 if ui
                     .selectable_label(self.work.clips.open, "Clips")

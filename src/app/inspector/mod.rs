@@ -426,6 +426,16 @@ impl App {
         self.view.error_geoms.heatmap.as_ref()
     }
 
+    /// The copies' labels drawn in the viewport last frame (text, rectangle).
+    pub fn viewport_labels(&self) -> &[(String, egui::Rect)] {
+        &self.view.viewport.labels
+    }
+
+    /// The joint under the pointer in the viewport last frame.
+    pub fn hovered_joint(&self) -> Option<usize> {
+        self.view.viewport.hovered
+    }
+
     /// Whether rotations are plotted as Euler angles.
     pub fn set_euler(&mut self, on: bool) {
         self.view.tuning.curves.euler = on;
