@@ -193,3 +193,163 @@ fn fit_in_kib_lands_at_or_below_the_budget_and_applies() {
             .all(|r| r.contract_met && r.errors.samples.violations == 0)
     );
 }
+
+/// The app on `file` at `size`, with the open clip's result in (no dashboard).
+fn viewer(file: Option<PathBuf>, size: [f32; 2]) -> Harness<'static, App> {
+    pin_backend();
+    let mut h = Harness::builder()
+        .with_size(size)
+        .with_max_steps(30)
+        .wgpu()
+        .build_eframe(move |cc| {
+            App::with_options(
+                cc,
+                StartOptions {
+                    file,
+                    ignore_storage: true,
+                    ..Default::default()
+                },
+            )
+        });
+    h.run_steps(2);
+    assert!(h.state_mut().wait_for_result(Duration::from_secs(300)));
+    h.run();
+    h
+}
+
+fn labels(h: &Harness<'static, App>) -> Vec<String> {
+    h.state()
+        .viewport_labels()
+        .iter()
+        .map(|(t, _)| t.clone())
+        .collect()
+}
+
+#[test]
+fn a_b_flip_shows_one_copy_in_one_place() {
+    let mut h = viewer(None, [1600.0, 960.0]);
+    assert_eq!(labels(&h), ["Original", "Compressed"]);
+    let hips = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .find("Hips")
+        .unwrap();
+    let before = h.state().joint_screen_position(hips).unwrap();
+    h.key_press(egui::Key::B);
+    h.run();
+    assert_eq!(labels(&h).len(), 1);
+    assert!(
+        labels(&h)[0].starts_with("B · Compressed"),
+        "{:?}",
+        labels(&h)
+    );
+    h.key_press(egui::Key::B);
+    h.run();
+    assert!(
+        labels(&h)[0].starts_with("A · Original"),
+        "{:?}",
+        labels(&h)
+    );
+    // Flipping keeps the camera: the copy shown stands where the other one stood.
+    let a = h.state().joint_screen_position(hips).unwrap();
+    h.key_press(egui::Key::B);
+    h.run();
+    let b = h.state().joint_screen_position(hips).unwrap();
+    assert!(a.distance(b) < 3.0, "{a:?} vs {b:?}");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert_eq!(labels(&h), ["Original", "Compressed"]);
+    let after = h.state().joint_screen_position(hips).unwrap();
+    assert!(before.distance(after) < 3.0, "framing restored");
+}
+
+#[test]
+fn in_place_follows_a_walk_and_can_be_turned_off() {
+    let cmu = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/CMU_131_01.bvh");
+    let mut h = viewer(Some(cmu), [1600.0, 960.0]);
+    let root = 0;
+    let last = h.state().document().unwrap().frame_count() as f32 - 1.0;
+    let at = |h: &mut Harness<'static, App>, frame: f32| {
+        h.state_mut().perform(Action::Seek(frame));
+        h.run();
+        h.state().joint_screen_position(root).unwrap()
+    };
+    assert!(h.state().view_options().in_place, "on by default");
+    let (p0, p1) = (at(&mut h, 0.0), at(&mut h, last));
+    assert!(
+        p0.distance(p1) < 40.0,
+        "in place: the hips stay put ({p0:?}, {p1:?})"
+    );
+    let rect = h.state().viewport_rect().unwrap();
+    // Not tiny: the character fills a good part of the view's height.
+    let head = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .find("Head")
+        .unwrap();
+    let foot = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .find("LeftToe")
+        .unwrap();
+    let tall = (h.state().joint_screen_position(head).unwrap().y
+        - h.state().joint_screen_position(foot).unwrap().y)
+        .abs();
+    assert!(tall > 0.25 * rect.height(), "{tall} of {}", rect.height());
+    h.get_by_label("In place").click();
+    h.run();
+    assert!(!h.state().view_options().in_place);
+    let (q0, q1) = (at(&mut h, 0.0), at(&mut h, last));
+    assert!(
+        q0.distance(q1) > 100.0,
+        "the walk travels: {q0:?} -> {q1:?}"
+    );
+}
+
+#[test]
+fn hovering_a_joint_names_it() {
+    let mut h = viewer(None, [1600.0, 960.0]);
+    let head = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .find("Head")
+        .unwrap();
+    let p = h.state().joint_screen_position(head).unwrap();
+    h.hover_at(p);
+    h.run();
+    assert_eq!(h.state().hovered_joint(), Some(head));
+}
+
+/// At 1280x720 and 1600x960, the copies' labels are inside the viewport and do not overlap,
+/// also for a quadruped seen at an angle (Fox).
+#[test]
+fn copy_labels_never_overlap_in_small_windows() {
+    let fox = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/Fox.glb");
+    for size in [[1280.0, 720.0], [1600.0, 960.0]] {
+        for file in [None, Some(fox.clone())] {
+            let h = viewer(file.clone(), size);
+            let l = h.state().viewport_labels().to_vec();
+            assert_eq!(l.len(), 2, "{size:?} {file:?}: {l:?}");
+            let view = h.state().viewport_rect().unwrap();
+            assert!(!l[0].1.intersects(l[1].1), "{size:?} {file:?}: {l:?}");
+            for (_, r) in &l {
+                assert!(
+                    view.contains_rect(*r),
+                    "{size:?} {file:?}: {r:?} outside {view:?}"
+                );
+            }
+        }
+    }
+}
