@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod compressor;
+pub mod cpu_time;
 pub mod default_asset;
 pub mod exporter;
 pub mod history;
@@ -20,7 +21,7 @@ pub mod viewport;
 use std::path::PathBuf;
 
 pub use actions::Action;
-pub use inspector::{App, AutoOutcome, DEBOUNCE, StartOptions};
+pub use inspector::{App, AutoOutcome, DEBOUNCE, IdleFigures, StartOptions};
 pub use state::{Layout, ViewOptions};
 
 /// Window options shared by `run` and `view`.

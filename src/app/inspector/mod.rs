@@ -37,8 +37,8 @@ use self::session::Session;
 use self::view_state::ViewState;
 use self::work::Work;
 
-pub use self::autopilot::AutoOutcome;
 use self::autopilot::Autopilot;
+pub use self::autopilot::{AutoOutcome, IdleFigures};
 
 const RECENT_KEY: &str = "skelpack.recent";
 const VIEW_KEY: &str = "skelpack.view";
@@ -69,6 +69,9 @@ pub struct StartOptions {
     pub ignore_storage: bool,
     /// Draw markers and error vectors on the selected joints only.
     pub markers_on_selection: bool,
+    /// Once the result is shown, sit idle this many seconds and log the frames painted and
+    /// the CPU used meanwhile.
+    pub measure_idle: Option<f32>,
     /// Open the clip dashboard.
     pub dashboard: bool,
     /// The window's inner size in points (None: 1600 x 960).
@@ -184,6 +187,7 @@ impl App {
         if opts.screenshot.is_some()
             || opts.measure_frames.is_some()
             || opts.measure_edits.is_some()
+            || opts.measure_idle.is_some()
         {
             app.measure.autopilot = Some(Autopilot {
                 screenshot: opts.screenshot.clone(),
@@ -197,6 +201,11 @@ impl App {
                 undo_in_flight: false,
                 outcome: Arc::new(Mutex::new(AutoOutcome::default())),
                 done: Arc::new(Mutex::new(false)),
+                last_cpu: None,
+                cpu: Vec::new(),
+                idle: Duration::from_secs_f32(opts.measure_idle.unwrap_or(0.0).clamp(0.0, 3600.0)),
+                idle_start: None,
+                idle_frames: 0,
             });
         }
         app
