@@ -200,9 +200,12 @@ impl eframe::App for App {
                     ui.add_space(2.0);
                 });
             let frame = self.view.playback.frame;
+            // A third of the window's height (at most 340 points): the joint table and the
+            // viewport keep room on a 720-point-high window.
+            let tuning_height = (ctx.content_rect().height() * 0.33).clamp(160.0, 340.0);
             egui::Panel::bottom("tuning")
                 .resizable(true)
-                .default_size(340.0)
+                .default_size(tuning_height)
                 .min_size(160.0)
                 .show(ui, |ui| {
                     (self.view.curve_geom, self.view.error_geoms) = panels::tuning::show(

@@ -71,6 +71,10 @@ pub fn show(
 ) {
     let a = &doc.asset;
     let unit = doc.resolved.unit;
+    // First, above the fold at any window size: where the clip hurts most.
+    if let Some(r) = doc.shown() {
+        go_to_worst(ui, &a.skeleton.joints, &r.errors, out);
+    }
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("Asset");
         egui::Grid::new("asset").num_columns(2).show(ui, |ui| {
@@ -149,7 +153,7 @@ pub fn show(
                         .color(WARNING),
                 );
             }
-            result(ui, doc, r, out);
+            result(ui, doc, r);
         } else if progress.is_none() && doc.failure.is_none() && doc.has_clip() {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -167,7 +171,7 @@ pub fn show(
     });
 }
 
-fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Action>) {
+fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed) {
     let unit = doc.resolved.unit;
     if !r.contract_met {
         let f = &r.clip.report.failures;
@@ -184,7 +188,6 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
         );
     }
     let e = &r.errors;
-    let names = &doc.asset.skeleton.joints;
     egui::Grid::new("result").num_columns(2).show(ui, |ui| {
         kv(ui, "Raw size", fmt_bytes(r.sizes.raw_bytes));
         kv(ui, "Compressed size", fmt_bytes(r.sizes.compressed_bytes));
@@ -239,20 +242,6 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
             format!("{:.1} ms", r.elapsed.as_secs_f64() * 1e3),
         );
     });
-    let worst = e.samples.worst_joint;
-    if worst < names.len()
-        && e.samples.max > 0.0
-        && ui
-            .button(format!(
-                "Go to worst: {} @ frame {}",
-                names[worst].name, e.samples.worst_frame
-            ))
-            .on_hover_text("Select the joint with the largest error and go to its frame")
-            .clicked()
-    {
-        out.push(Action::Select(Some(worst)));
-        out.push(Action::Seek(e.samples.worst_frame));
-    }
     egui::CollapsingHeader::new("Bytes by section")
         .default_open(true)
         .show(ui, |ui| {
@@ -270,6 +259,29 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
                 }
             });
         });
+}
+
+/// The button that selects the joint with the largest error and goes to its frame.
+fn go_to_worst(
+    ui: &mut egui::Ui,
+    names: &[crate::model::Joint],
+    e: &crate::metric::ErrorReport,
+    out: &mut Vec<Action>,
+) {
+    let worst = e.samples.worst_joint;
+    if worst < names.len()
+        && e.samples.max > 0.0
+        && ui
+            .button(format!(
+                "Go to worst: {} @ frame {}",
+                names[worst].name, e.samples.worst_frame
+            ))
+            .on_hover_text("Select the joint with the largest error and go to its frame")
+            .clicked()
+    {
+        out.push(Action::Select(Some(worst)));
+        out.push(Action::Seek(e.samples.worst_frame));
+    }
 }
 
 /// The focused joint: its limits, worst error, keys and bytes (edited in the tree).
