@@ -353,3 +353,33 @@ fn copy_labels_never_overlap_in_small_windows() {
         }
     }
 }
+
+/// At 1280x720, "Go to worst" is at the top of the stats and the joint table shows a
+/// useful number of rows (their tolerance fields on screen).
+#[test]
+fn a_1280x720_window_keeps_the_table_and_go_to_worst_in_view() {
+    let h = viewer(Some(robot()), [1280.0, 720.0]);
+    let worst = h.get_by_label_contains("Go to worst").rect();
+    assert!(worst.bottom() < 720.0 * 0.25, "{worst:?}");
+    let names: Vec<String> = h
+        .state()
+        .document()
+        .unwrap()
+        .asset
+        .skeleton
+        .joints
+        .iter()
+        .map(|j| j.name.clone())
+        .collect();
+    let shown = names
+        .iter()
+        .filter(|n| {
+            h.query_by_label(&skelpack::app::panels::joints::tolerance_label(n))
+                .is_some_and(|node| {
+                    let r = node.rect();
+                    r.top() >= 0.0 && r.bottom() <= 720.0
+                })
+        })
+        .count();
+    assert!(shown >= 8, "{shown} joint rows on screen");
+}
