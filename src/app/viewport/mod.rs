@@ -361,35 +361,35 @@ impl Viewport {
                     .then_some(highlight.selected.as_slice()),
             );
         }
-        if view.mesh {
-            if let Some(data) = &self.mesh_for(doc) {
-                let mut pal = Vec::with_capacity(data.palette_len() * 2);
-                data.palette(&poses.raw, &mut pal);
-                data.palette(compressed, &mut pal);
-                let alpha = 0.45;
-                sf.mesh = Some(MeshFrame {
-                    data: data.clone(),
-                    palette: pal,
-                    instances: if view.layout == Layout::SideBySide && view.ab.is_none() {
-                        2
-                    } else {
-                        1
-                    },
-                    offset: [[0.0; 4], offset.extend(0.0).to_array()],
-                    // Each copy tinted like its skeleton, so they never read as one.
-                    tint: [
-                        tint(
-                            if view.ab == Some(AbShow::Compressed) {
-                                palette::COMPRESSED
-                            } else {
-                                palette::ORIGINAL
-                            },
-                            alpha,
-                        ),
-                        tint(palette::COMPRESSED, alpha),
-                    ],
-                });
-            }
+        if view.mesh
+            && let Some(data) = &self.mesh_for(doc)
+        {
+            let mut pal = Vec::with_capacity(data.palette_len() * 2);
+            data.palette(&poses.raw, &mut pal);
+            data.palette(compressed, &mut pal);
+            let alpha = 0.45;
+            sf.mesh = Some(MeshFrame {
+                data: data.clone(),
+                palette: pal,
+                instances: if view.layout == Layout::SideBySide && view.ab.is_none() {
+                    2
+                } else {
+                    1
+                },
+                offset: [[0.0; 4], offset.extend(0.0).to_array()],
+                // Each copy tinted like its skeleton, so they never read as one.
+                tint: [
+                    tint(
+                        if view.ab == Some(AbShow::Compressed) {
+                            palette::COMPRESSED
+                        } else {
+                            palette::ORIGINAL
+                        },
+                        alpha,
+                    ),
+                    tint(palette::COMPRESSED, alpha),
+                ],
+            });
         }
         // Picking targets and labels.
         let size = glam::Vec2::new(rect.width(), rect.height());
@@ -403,7 +403,7 @@ impl Viewport {
             if !joint.deforming {
                 continue;
             }
-            for (pose, off) in [(&poses.raw, Vec3::ZERO), (&compressed.to_vec(), offset)] {
+            for (pose, off) in [(poses.raw.as_slice(), Vec3::ZERO), (compressed, offset)] {
                 if let Some(p) = to_screen(Vec3::from(pose[j].translation) + off) {
                     self.picks.push((j, p));
                 }
