@@ -73,7 +73,8 @@ impl App {
         let ready = ready
             && (!self.work.clips.open || {
                 let rows = self.dashboard_rows();
-                rows.iter().all(|r| r.result.is_some())
+                rows.iter()
+                    .all(|r| r.result.is_some() || r.failure.is_some())
             });
         let frame_ms = self.measure.frame_ms;
         let build = self.view.viewport.last_build.as_secs_f64() * 1e3;

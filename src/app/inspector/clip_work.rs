@@ -32,6 +32,8 @@ pub(super) struct ClipWork {
     started: Option<(JobKey, Resolved)>,
     /// Per clip: the settings a result was computed for, and the result.
     results: HashMap<usize, (Resolved, Arc<Compressed>)>,
+    /// Per clip: settings whose compression failed, and why (not retried until they change).
+    failed: HashMap<usize, (Resolved, String)>,
     /// Each clip's resolved settings, for (document, settings revision).
     resolved: Vec<Resolved>,
     /// Each clip's tolerance for joints without overrides (mm), for the same key.
@@ -47,6 +49,7 @@ impl ClipWork {
         self.jobs.cancel();
         self.started = None;
         self.results.clear();
+        self.failed.clear();
         self.resolved.clear();
         self.resolved_for = None;
         self.cancel_fit();
@@ -113,6 +116,18 @@ impl ClipWork {
             .map(|(_, c)| c.clone())
     }
 
+    /// Why `clip` could not be compressed at its current settings, if it could not.
+    pub(super) fn failure(&mut self, doc: &Document, clip: usize) -> Option<String> {
+        if clip == doc.clip {
+            return doc.failure.clone();
+        }
+        let resolved = self.resolved(doc).get(clip)?.clone();
+        self.failed
+            .get(&clip)
+            .filter(|(r, _)| *r == resolved)
+            .map(|(_, e)| e.clone())
+    }
+
     /// Progress of `clip`'s job, if it runs.
     pub(super) fn progress(&self, clip: usize) -> Option<f32> {
         self.jobs
@@ -128,7 +143,9 @@ impl ClipWork {
             return;
         }
         let n = doc.asset.clips.len();
-        let next = (0..n).find(|&c| c != doc.clip && self.result(doc, c).is_none());
+        let next = (0..n).find(|&c| {
+            c != doc.clip && self.result(doc, c).is_none() && self.failure(doc, c).is_none()
+        });
         let Some(clip) = next else { return };
         let key = JobKey {
             document: doc.id,
@@ -150,10 +167,19 @@ impl ClipWork {
             if key.document != document {
                 continue;
             }
-            if let Ok(c) = r.outcome {
-                let c = Arc::new(c);
-                self.results.insert(key.clip, (resolved.clone(), c.clone()));
-                kept.push((key.clip, resolved, c));
+            match r.outcome {
+                Ok(c) => {
+                    let c = Arc::new(c);
+                    self.results.insert(key.clip, (resolved.clone(), c.clone()));
+                    kept.push((key.clip, resolved, c));
+                }
+                Err(e) => {
+                    let why = match e {
+                        super::super::compressor::Failure::Cancelled => "cancelled".to_owned(),
+                        super::super::compressor::Failure::Error(e) => e,
+                    };
+                    self.failed.insert(key.clip, (resolved, why));
+                }
             }
         }
         kept

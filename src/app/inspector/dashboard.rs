@@ -62,6 +62,7 @@ impl App {
                     clips.progress(i)
                 },
                 tolerance_mm: base[i],
+                failure: clips.failure(doc, i),
             })
             .collect()
     }

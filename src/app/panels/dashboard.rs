@@ -50,6 +50,8 @@ pub struct ClipRow {
     pub progress: Option<f32>,
     /// The tolerance a joint without overrides gets in this clip (mm).
     pub tolerance_mm: f32,
+    /// Why the clip could not be compressed at its current settings.
+    pub failure: Option<String>,
 }
 
 impl ClipRow {
@@ -276,6 +278,9 @@ fn clip_row(ui: &mut egui::Ui, d: &Dashboard<'_>, row: &ClipRow, out: &mut Vec<A
     match (row.passes(), row.progress) {
         (Some(true), _) => ui.colored_label(egui::Color32::from_rgb(80, 190, 100), PASS),
         (Some(false), _) => ui.colored_label(ui.visuals().error_fg_color, FAIL),
+        (None, _) if row.failure.is_some() => ui
+            .colored_label(ui.visuals().error_fg_color, "error")
+            .on_hover_text(row.failure.clone().unwrap_or_default()),
         (None, Some(p)) => ui.weak(format!("{:.0}%", p * 100.0)),
         (None, None) => ui.weak("queued"),
     };
