@@ -45,6 +45,21 @@ pub enum Action {
     CancelCompression,
     Recompress,
     DismissBanner,
+    /// A/B flip: show one copy in one place; again shows the other one.
+    FlipAb,
+    /// Leave the A/B flip (both copies again).
+    ExitAb,
+    /// Open or close the clip dashboard.
+    ToggleDashboard,
+    /// Search the tolerance scale that fits `bytes` of payload, for one clip (None: every
+    /// clip of the file together).
+    FitBudget {
+        clip: Option<usize>,
+        bytes: u64,
+    },
+    CancelFit,
+    /// Write the last fit's scale into the settings (undoable).
+    ApplyFit,
     ShowAbout,
     ShowShortcuts,
 }

@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod compressor;
+pub mod cpu_time;
 pub mod default_asset;
 pub mod exporter;
 pub mod history;
@@ -20,7 +21,7 @@ pub mod viewport;
 use std::path::PathBuf;
 
 pub use actions::Action;
-pub use inspector::{App, AutoOutcome, DEBOUNCE, StartOptions};
+pub use inspector::{App, AutoOutcome, DEBOUNCE, IdleFigures, StartOptions};
 pub use state::{Layout, ViewOptions};
 
 /// Window options shared by `run` and `view`.
@@ -73,6 +74,9 @@ pub fn run_auto(mut opts: StartOptions) -> Result<AutoOutcome, String> {
     let s2 = slot.clone();
     let vsync = opts.measure_frames.unwrap_or(0) == 0;
     let mut native = native_options(false, vsync);
+    if let Some(size) = opts.window {
+        native.viewport = native.viewport.with_inner_size(size);
+    }
     native.persistence_path = Some(fresh.clone());
     let ran = eframe::run_native(
         "skelpack",

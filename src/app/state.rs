@@ -325,6 +325,27 @@ pub struct ViewOptions {
     pub grid: bool,
     /// Error vectors are drawn this many times longer than they are.
     pub error_scale: f32,
+    /// Follow the root horizontally (a walk is framed on the character, not on its path).
+    pub in_place: bool,
+    /// A/B flip: one copy, in one place; a key flips which (not persisted).
+    #[serde(skip)]
+    pub ab: Option<AbShow>,
+}
+
+/// Which copy the A/B flip shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AbShow {
+    Original,
+    Compressed,
+}
+
+impl AbShow {
+    pub fn flipped(self) -> Self {
+        match self {
+            Self::Original => Self::Compressed,
+            Self::Compressed => Self::Original,
+        }
+    }
 }
 
 impl Default for ViewOptions {
@@ -337,6 +358,8 @@ impl Default for ViewOptions {
             mesh: true,
             grid: true,
             error_scale: 100.0,
+            in_place: true,
+            ab: None,
         }
     }
 }

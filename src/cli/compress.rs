@@ -1,5 +1,5 @@
 //! `skelpack compress INPUT [-o OUT.skp|.glb|.gltf] [settings flags] [--player portable|gltf]
-//! [--drop-rest-channels] [--json] [--force]`: compress every clip of one file, print the
+//! [--drop-rest-channels] [--fit-kb N] [--json] [--force]`: compress every clip of one file, print the
 //! report, write the result atomically.
 
 use std::path::{Path, PathBuf};
@@ -46,6 +46,11 @@ pub struct Args {
     /// the extension is optional, so any loader plays it.
     #[arg(long, num_args = 0..=1, default_missing_value = "required", value_parser = ["required", "fallback"])]
     pub meshopt: Option<String>,
+    /// Fit the file's clips in this many KiB of animation payload: every tolerance is
+    /// scaled by one factor (per-joint ratios kept), searched for the tightest that fits.
+    /// `.skp` output only.
+    #[arg(long, value_name = "KIB")]
+    pub fit_kb: Option<f64>,
     #[command(flatten)]
     pub tuning: TuningArgs,
 }
@@ -57,6 +62,9 @@ struct Output<'a> {
     output_bytes: u64,
     settings_file: Option<String>,
     clips: Vec<&'a ClipReport>,
+    /// Where `--fit-kb` landed (scale on every tolerance, bytes, error; every probe).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fit: Option<&'a codec::size_budget::Fit>,
 }
 
 /// Compresses every clip of `asset` with `settings` in parallel.
@@ -139,6 +147,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
+    if (ext == "glb" || ext == "gltf") && args.fit_kb.is_some() {
+        bail!("--fit-kb writes a .skp (use -o OUT.skp)");
+    }
     if ext == "glb" || ext == "gltf" {
         return write_gltf(&args, &asset, &settings, &output);
     }
@@ -148,7 +159,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             output.display()
         );
     }
-    let clips = compress_all(&asset, &settings)?;
+    let (clips, fit) = match args.fit_kb {
+        Some(kib) => {
+            let (fit, clips) = fit_in(&asset, &settings, kib)?;
+            (clips, Some(fit))
+        }
+        None => (compress_all(&asset, &settings)?, None),
+    };
     let output_bytes = crate::container::write(&output, &asset.skeleton, &clips)
         .with_context(|| format!("{}: cannot write", output.display()))?;
     let ok = clips.iter().all(|c| c.report.contract_met);
@@ -159,10 +176,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             output_bytes,
             settings_file: settings_file.map(|p| p.display().to_string()),
             clips: clips.iter().map(|c| &c.report).collect(),
+            fit: fit.as_ref(),
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         println!("{}", table::header());
+        // Tolerances as compressed: scaled when fitted to a size.
+        let scale = fit
+            .as_ref()
+            .and_then(|f| f.reached())
+            .map_or(1.0, |p| p.scale);
         for c in &clips {
             let resolved = settings.resolve(&asset, &c.name);
             let first = asset.skeleton.deforming_joints().next().unwrap_or(0);
@@ -172,7 +195,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     &c.name,
                     &c.report,
                     resolved.unit,
-                    resolved.limits.tolerance[first]
+                    resolved.limits.tolerance[first] * scale
                 )
             );
             for f in &c.report.failures {
@@ -185,9 +208,61 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 );
             }
         }
+        if let Some(fit) = &fit {
+            println!("{}", fit_line(fit, settings.unit_for(&asset)));
+        }
         println!("wrote {} ({} bytes)", output.display(), output_bytes);
     }
-    Ok(if ok { 0 } else { 1 })
+    let fits = fit.as_ref().is_none_or(|f| f.best.is_some());
+    Ok(if ok && fits { 0 } else { 1 })
+}
+
+/// Compresses every clip with its tolerances scaled to fit `kib` KiB of payload together.
+fn fit_in(
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+    kib: f64,
+) -> anyhow::Result<(codec::size_budget::Fit, Vec<CompressedClip>)> {
+    if !(kib.is_finite() && kib > 0.0) {
+        bail!("--fit-kb must be a positive number of KiB, not {kib}");
+    }
+    let budget = (kib * 1024.0).min(u64::MAX as f64) as u64;
+    let clips: Vec<_> = asset
+        .clips
+        .iter()
+        .map(|c| (c, settings.resolve(asset, &c.name)))
+        .collect();
+    Ok(codec::size_budget::fit_clips(
+        &asset.skeleton,
+        &clips,
+        budget,
+        &Control::new(),
+    )?)
+}
+
+/// One line on where the search landed.
+fn fit_line(fit: &codec::size_budget::Fit, unit: crate::model::LengthUnit) -> String {
+    let Some(p) = fit.reached() else {
+        return "fit: no clip to fit".into();
+    };
+    format!(
+        "fit in {:.1} KiB: {} at tolerances x{:.3} ({} B, max error {}, {} compressions){}",
+        fit.budget_bytes as f64 / 1024.0,
+        if fit.best.is_some() {
+            "fits"
+        } else {
+            "DOES NOT FIT"
+        },
+        p.scale,
+        p.bytes,
+        format_mm(table::mm(p.max_error, unit)),
+        fit.probes.len(),
+        if fit.best.is_some() {
+            ""
+        } else {
+            " (the smallest size reached)"
+        }
+    )
 }
 
 /// Writes a compressed glTF (the input file with its animations replaced), verified as a

@@ -34,6 +34,30 @@ pub struct Args {
     /// Draw markers and error vectors on the selected joint only.
     #[arg(long)]
     pub markers_on_selection: bool,
+    /// Sit idle this many seconds (nothing changes, no playback) and print how many frames
+    /// the window painted and the CPU it used meanwhile.
+    #[arg(long, value_name = "SECONDS")]
+    pub measure_idle: Option<f32>,
+    /// Open the clip dashboard (the screenshot waits for every clip's result).
+    #[arg(long)]
+    pub dashboard: bool,
+    /// The window's size in points, `WIDTHxHEIGHT` (default 1600x960).
+    #[arg(long, value_parser = parse_size)]
+    pub window: Option<[f32; 2]>,
+}
+
+fn parse_size(s: &str) -> Result<[f32; 2], String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("'{s}': expected WIDTHxHEIGHT, e.g. 1280x720"))?;
+    let p = |v: &str| {
+        v.trim()
+            .parse::<f32>()
+            .ok()
+            .filter(|v| (320.0..=8192.0).contains(v))
+            .ok_or_else(|| format!("'{s}': each side must be 320 to 8192"))
+    };
+    Ok([p(w)?, p(h)?])
 }
 
 pub fn run(a: Args) -> anyhow::Result<i32> {
@@ -47,6 +71,9 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         measure_edits: a.measure_edits,
         markers_on_selection: a.markers_on_selection,
         ignore_storage: true,
+        dashboard: a.dashboard,
+        measure_idle: a.measure_idle,
+        window: a.window,
     };
     let outcome = run_auto(opts).map_err(anyhow::Error::msg)?;
     if !outcome.frame_times_ms.is_empty() {
@@ -60,6 +87,22 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
             s.2,
             1000.0 / s.0,
             b.0
+        );
+        if !outcome.frame_cpu_ms.is_empty() {
+            let c = stats(&outcome.frame_cpu_ms);
+            println!(
+                "frame CPU ms (process, all threads): mean {:.1}  median {:.1}  p95 {:.1}",
+                c.0, c.1, c.2
+            );
+        }
+    }
+    if let Some(i) = &outcome.idle {
+        println!(
+            "idle: {} frames painted in {:.1} s; CPU {:.0} ms ({:.1} ms per second)",
+            i.frames,
+            i.seconds,
+            i.cpu_ms,
+            i.cpu_ms / i.seconds.max(1e-9)
         );
     }
     if !outcome.edit_latency_ms.is_empty() {

@@ -15,6 +15,7 @@ pub mod predict;
 pub mod quantize;
 mod refine;
 pub mod report;
+pub mod size_budget;
 pub mod track;
 mod verify;
 

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 mod edit;
 mod parse;
+mod scale;
 pub use edit::{EditScope, JointEdit};
 pub use parse::MAX_SETTINGS_BYTES;
 

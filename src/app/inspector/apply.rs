@@ -9,7 +9,7 @@ use super::super::actions::Action;
 use super::super::panels;
 use super::super::panels::path_prompt::{Outcome, PathPrompt, Purpose};
 use super::super::panels::unsaved::Choice;
-use super::super::state::Source;
+use super::super::state::{AbShow, Source};
 use super::{App, DEBOUNCE, NO_DIALOG};
 use crate::settings::Settings;
 
@@ -22,11 +22,14 @@ pub(super) enum Confirm {
 
 impl App {
     pub(super) fn apply(&mut self, action: Action, ctx: Option<&egui::Context>) {
+        if self.apply_dashboard(&action) {
+            return;
+        }
         match action {
             Action::Open(_) | Action::OpenDialog | Action::OpenDefault
                 if self.unsaved_would_be_lost() =>
             {
-                self.confirm = Some(Confirm::Run(action));
+                self.chrome.confirm = Some(Confirm::Run(action));
             }
             Action::Open(p) => {
                 self.open_path(&p);
@@ -42,8 +45,8 @@ impl App {
                     Some(p) => {
                         self.open_path(&p);
                     }
-                    None if self.path_prompt.is_none() => {
-                        self.status =
+                    None if self.chrome.path_prompt.is_none() => {
+                        self.chrome.status =
                             "Open: no file chosen (drop a file on the window, or pass a path)"
                                 .into()
                     }
@@ -52,15 +55,19 @@ impl App {
             }
             Action::PromptPath(purpose) => {
                 let start = self.prompt_start(purpose);
-                self.path_prompt = Some(PathPrompt::new(purpose, &start, None));
+                self.chrome.path_prompt = Some(PathPrompt::new(purpose, &start, None));
             }
             Action::OpenDefault => self.open_default(),
-            Action::ClearRecent => self.recent.clear(),
+            Action::ClearRecent => self.session.recent.clear(),
             Action::ExportGltf(p) => self.export(p, &super::super::exporter::GLTF),
             Action::ExportSkp(p) => self.export(p, &super::super::exporter::SKP),
             Action::SaveSettings(p) => self.save_settings(p),
             Action::SaveSettingsAs => {
-                let name = self.doc.as_ref().map_or(String::new(), |d| d.title());
+                let name = self
+                    .session
+                    .doc
+                    .as_ref()
+                    .map_or(String::new(), |d| d.title());
                 let start = self.prompt_start(Purpose::SaveSettings);
                 let picked = self.ask_path(Purpose::SaveSettings, start, || {
                     rfd::FileDialog::new()
@@ -70,32 +77,36 @@ impl App {
                 });
                 match picked {
                     Some(p) => self.save_settings(Some(p)),
-                    None if self.path_prompt.is_none() => {
-                        self.status = "Save Settings As: no file chosen".into()
+                    None if self.chrome.path_prompt.is_none() => {
+                        self.chrome.status = "Save Settings As: no file chosen".into()
                     }
                     None => {}
                 }
             }
-            Action::Quit if self.unsaved_would_be_lost() => self.confirm = Some(Confirm::Close),
+            Action::Quit if self.unsaved_would_be_lost() => {
+                self.chrome.confirm = Some(Confirm::Close)
+            }
             Action::Quit => {
-                self.closing = true;
+                self.chrome.closing = true;
                 if let Some(c) = ctx {
                     c.send_viewport_cmd(egui::ViewportCommand::Close);
                 }
             }
             Action::Undo | Action::Redo => {
-                let Some(doc) = &mut self.doc else { return };
+                let Some(doc) = &mut self.session.doc else {
+                    return;
+                };
                 let label = if matches!(action, Action::Undo) {
-                    self.history.undo(&mut doc.settings)
+                    self.session.history.undo(&mut doc.settings)
                 } else {
-                    self.history.redo(&mut doc.settings)
+                    self.session.history.redo(&mut doc.settings)
                 };
                 if let Some(l) = label {
                     doc.settings_rev += 1;
                     doc.refresh();
-                    self.last_edit = None;
+                    self.session.last_edit = None;
                     self.settings_changed();
-                    self.status = format!(
+                    self.chrome.status = format!(
                         "{} {l}",
                         if matches!(action, Action::Undo) {
                             "Undid"
@@ -106,33 +117,35 @@ impl App {
                 }
             }
             Action::EditSettings(label, settings) => {
-                let Some(doc) = &self.doc else { return };
+                let Some(doc) = &self.session.doc else { return };
                 let below = doc.below_floor(&settings);
                 if !below.is_empty() {
-                    self.below_floor =
+                    self.chrome.below_floor =
                         Some((below, Action::EditSettingsBelowFloor(label, settings)));
                     return;
                 }
                 self.apply(Action::EditSettingsBelowFloor(label, settings), ctx);
             }
             Action::EditSettingsBelowFloor(label, settings) => {
-                let Some(doc) = &mut self.doc else { return };
+                let Some(doc) = &mut self.session.doc else {
+                    return;
+                };
                 if *settings == doc.settings {
                     return;
                 }
                 // Consecutive drags of one value make one undo step.
-                let coalesce = self
-                    .last_edit
-                    .as_ref()
-                    .is_some_and(|(l, t)| *l == label && t.elapsed() < Duration::from_millis(800));
+                let coalesce =
+                    self.session.last_edit.as_ref().is_some_and(|(l, t)| {
+                        *l == label && t.elapsed() < Duration::from_millis(800)
+                    });
                 let before = std::mem::replace(&mut doc.settings, *settings);
                 if !coalesce {
-                    self.history.record(label.clone(), before);
+                    self.session.history.record(label.clone(), before);
                 }
-                self.last_edit = Some((label.clone(), Instant::now()));
+                self.session.last_edit = Some((label.clone(), Instant::now()));
                 doc.settings_rev += 1;
                 doc.refresh();
-                self.status = format!("Changed {label}; recompressing");
+                self.chrome.status = format!("Changed {label}; recompressing");
                 self.settings_changed();
             }
             Action::SetLayout(l) => self.set_layout(l),
@@ -141,7 +154,7 @@ impl App {
             Action::SetClip(c) => self.set_clip(c),
             Action::TogglePlay => {
                 let n = self.frame_count();
-                let p = &mut self.playback;
+                let p = &mut self.view.playback;
                 if !p.playing && !p.looping && p.frame >= (n.saturating_sub(1)) as f32 {
                     p.frame = 0.0;
                 }
@@ -149,51 +162,69 @@ impl App {
             }
             Action::Step(d) => {
                 let n = self.frame_count();
-                self.playback.step(d, n);
+                self.view.playback.step(d, n);
             }
             Action::Seek(f) => {
-                self.playback.playing = false;
-                self.playback.frame = f.clamp(0.0, self.frame_count().saturating_sub(1) as f32);
+                self.view.playback.playing = false;
+                self.view.playback.frame =
+                    f.clamp(0.0, self.frame_count().saturating_sub(1) as f32);
             }
-            Action::FrameCamera => self.viewport.request_frame(),
+            Action::FrameCamera => self.view.viewport.request_frame(),
+            Action::FlipAb => {
+                let o = &mut self.view.options;
+                o.ab = Some(o.ab.map_or(AbShow::Compressed, AbShow::flipped));
+                self.view
+                    .viewport
+                    .request_frame_if(o.ab == Some(AbShow::Compressed));
+            }
+            Action::ExitAb => {
+                if self.view.options.ab.take().is_some() {
+                    self.view.viewport.request_frame();
+                }
+            }
             Action::CancelCompression => {
-                self.jobs.cancel();
-                if let Some(doc) = &mut self.doc {
+                self.work.jobs.cancel();
+                if let Some(doc) = &mut self.session.doc {
                     doc.failure = Some("Compression cancelled.".into());
                 }
             }
             Action::Recompress => {
-                if let Some(doc) = &mut self.doc {
+                if let Some(doc) = &mut self.session.doc {
                     doc.settings_rev += 1;
                     doc.refresh();
                 }
                 self.ensure_job();
             }
-            Action::DismissBanner => self.banner = None,
-            Action::ShowAbout => self.show_about = true,
-            Action::ShowShortcuts => self.show_shortcuts = true,
+            Action::DismissBanner => self.chrome.banner = None,
+            Action::ShowAbout => self.chrome.show_about = true,
+            Action::ShowShortcuts => self.chrome.show_shortcuts = true,
+            // Handled by `apply_dashboard`.
+            Action::ToggleDashboard
+            | Action::FitBudget { .. }
+            | Action::CancelFit
+            | Action::ApplyFit => {}
         }
     }
 
     /// After a settings edit, undo or redo: the running job is stale, so it stops now, and
     /// the next one starts once edits have paused for [`DEBOUNCE`] (timed by its worker).
     fn settings_changed(&mut self) {
-        self.jobs.cancel();
+        self.work.jobs.cancel();
         let now = Instant::now();
-        self.debounce_until = Some(now + DEBOUNCE);
-        self.edited_at = Some(now);
+        self.work.debounce_until = Some(now + DEBOUNCE);
+        self.measure.edited_at = Some(now);
         // Settings seen before (undo, redo, A/B): their result shows on the next paint.
         if self.show_cached() {
             return;
         }
         // Otherwise the job starts now and waits out the debounce itself.
-        if let Some(doc) = &self.doc
+        if let Some(doc) = &self.session.doc
             && doc.has_clip()
             && doc.result.is_none()
             && doc.failure.is_none()
         {
             let (key, asset, settings) = (doc.key(), doc.asset.clone(), doc.resolved.clone());
-            self.jobs.start_after(key, asset, settings, DEBOUNCE);
+            self.work.jobs.start_after(key, asset, settings, DEBOUNCE);
         }
     }
 
@@ -210,15 +241,15 @@ impl App {
         if picked.is_none() && asked.elapsed() < NO_DIALOG {
             let reason = "No file dialog could open here (no desktop portal or zenity): type a \
                           path instead.";
-            self.status = reason.into();
-            self.path_prompt = Some(PathPrompt::new(purpose, &start, Some(reason.into())));
+            self.chrome.status = reason.into();
+            self.chrome.path_prompt = Some(PathPrompt::new(purpose, &start, Some(reason.into())));
         }
         picked
     }
 
     /// Where a prompt for `purpose` starts: next to the open file (exports named after it).
     pub(super) fn prompt_start(&self, purpose: Purpose) -> PathBuf {
-        let source = self.doc.as_ref().and_then(|d| match &d.source {
+        let source = self.session.doc.as_ref().and_then(|d| match &d.source {
             Source::File(p) => Some(p.clone()),
             Source::Default => None,
         });
@@ -229,7 +260,11 @@ impl App {
             .map(|p| p.to_path_buf())
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
-        let name = self.doc.as_ref().map_or("character".into(), |d| d.title());
+        let name = self
+            .session
+            .doc
+            .as_ref()
+            .map_or("character".into(), |d| d.title());
         let stem = name.strip_suffix(".acl.sjson").unwrap_or(
             std::path::Path::new(&name)
                 .file_stem()
@@ -252,18 +287,18 @@ impl App {
 
     /// The in-app path prompt, while open: a chosen path runs the action it was for.
     pub(super) fn path_prompt_dialog(&mut self, ctx: &egui::Context) {
-        let Some(prompt) = &mut self.path_prompt else {
+        let Some(prompt) = &mut self.chrome.path_prompt else {
             return;
         };
         let purpose = prompt.purpose;
         match panels::path_prompt::show(ctx, prompt) {
             None => {}
             Some(Outcome::Cancelled) => {
-                self.path_prompt = None;
-                self.status = format!("{}: cancelled", purpose.title());
+                self.chrome.path_prompt = None;
+                self.chrome.status = format!("{}: cancelled", purpose.title());
             }
             Some(Outcome::Chosen(p)) => {
-                self.path_prompt = None;
+                self.chrome.path_prompt = None;
                 self.pending.push(match purpose {
                     Purpose::Open => Action::Open(p),
                     Purpose::ExportGltf => Action::ExportGltf(Some(p)),
@@ -276,10 +311,11 @@ impl App {
 
     /// Asks before an edit that sets tolerances below joints' floors.
     pub(super) fn below_floor_dialog(&mut self, ctx: &egui::Context) {
-        let Some((joints, edit)) = &self.below_floor else {
+        let Some((joints, edit)) = &self.chrome.below_floor else {
             return;
         };
         let unit = self
+            .session
             .doc
             .as_ref()
             .map_or(crate::model::LengthUnit::Metre, |d| d.resolved.unit);
@@ -287,11 +323,11 @@ impl App {
             None => {}
             Some(apply) => {
                 let edit = edit.clone();
-                self.below_floor = None;
+                self.chrome.below_floor = None;
                 if apply {
                     self.apply(edit, Some(ctx));
                 } else {
-                    self.status = "Kept the previous tolerance".into();
+                    self.chrome.status = "Kept the previous tolerance".into();
                 }
             }
         }
@@ -299,15 +335,19 @@ impl App {
 
     /// True when the document has unsaved settings and no decision was made about them.
     pub(super) fn unsaved_would_be_lost(&self) -> bool {
-        !self.closing && self.doc.as_ref().is_some_and(|d| d.is_dirty())
+        !self.chrome.closing && self.session.doc.as_ref().is_some_and(|d| d.is_dirty())
     }
 
     /// Asks whether to save unsaved settings before closing or opening another file.
     pub(super) fn confirm_dialog(&mut self, ctx: &egui::Context) {
-        let Some(confirm) = self.confirm.clone() else {
+        let Some(confirm) = self.chrome.confirm.clone() else {
             return;
         };
-        let title = self.doc.as_ref().map_or(String::new(), |d| d.title());
+        let title = self
+            .session
+            .doc
+            .as_ref()
+            .map_or(String::new(), |d| d.title());
         let what = match confirm {
             Confirm::Close => "closing",
             Confirm::Run(_) => "opening another file",
@@ -315,34 +355,36 @@ impl App {
         let save = match panels::unsaved::show(ctx, &title, what) {
             None => return,
             Some(Choice::Cancel) => {
-                self.confirm = None;
+                self.chrome.confirm = None;
                 return;
             }
             Some(choice) => choice == Choice::Save,
         };
-        self.confirm = None;
+        self.chrome.confirm = None;
         if save {
             self.save_settings(None);
-            if self.doc.as_ref().is_some_and(|d| d.is_dirty()) {
+            if self.session.doc.as_ref().is_some_and(|d| d.is_dirty()) {
                 return; // not saved (no file chosen, or an error banner): stay
             }
         }
         match confirm {
             Confirm::Close => {
-                self.closing = true;
+                self.chrome.closing = true;
                 ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             }
             Confirm::Run(action) => {
                 // The user decided: the held action may now replace the document.
-                self.closing = true;
+                self.chrome.closing = true;
                 self.apply(action, Some(ctx));
-                self.closing = false;
+                self.chrome.closing = false;
             }
         }
     }
 
     fn save_settings(&mut self, path: Option<PathBuf>) {
-        let Some(doc) = &mut self.doc else { return };
+        let Some(doc) = &mut self.session.doc else {
+            return;
+        };
         let path = path.or_else(|| match &doc.source {
             Source::File(p) => Some(Settings::sidecar_path(p)),
             Source::Default => rfd::FileDialog::new()
@@ -350,7 +392,7 @@ impl App {
                 .save_file(),
         });
         let Some(path) = path else {
-            self.status = "Save Settings: no file chosen".into();
+            self.chrome.status = "Save Settings: no file chosen".into();
             return;
         };
         match doc.settings.save(&path) {
@@ -364,7 +406,7 @@ impl App {
                         .values()
                         .map(|c| c.joints.len())
                         .sum::<usize>();
-                self.status = format!(
+                self.chrome.status = format!(
                     "Saved settings to {} ({}, {overrides} joint override(s))",
                     path.display(),
                     panels::fmt_bytes(bytes)

@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use super::super::cpu_time::process_cpu;
 
 use super::super::actions::Action;
 use super::super::panels;
@@ -15,12 +17,24 @@ pub struct AutoOutcome {
     pub error: Option<String>,
     pub screenshot: Option<PathBuf>,
     pub frame_times_ms: Vec<f64>,
+    /// Per measured frame: the process's CPU time (all threads) since the previous frame.
+    pub frame_cpu_ms: Vec<f64>,
+    /// `--measure-idle`: frames painted and CPU used while nothing changed.
+    pub idle: Option<IdleFigures>,
     pub build_times_ms: Vec<f64>,
     /// Per measured edit: from the edit to its result shown, and the compression alone.
     pub edit_latency_ms: Vec<f64>,
     pub edit_compress_ms: Vec<f64>,
     /// Per measured undo: from the undo to its (kept) result shown.
     pub undo_latency_ms: Vec<f64>,
+}
+
+/// What an idle window cost.
+#[derive(Clone, Debug, Default)]
+pub struct IdleFigures {
+    pub seconds: f64,
+    pub frames: usize,
+    pub cpu_ms: f64,
 }
 
 pub(super) struct Autopilot {
@@ -37,17 +51,32 @@ pub(super) struct Autopilot {
     pub(super) undo_in_flight: bool,
     pub(super) outcome: Arc<Mutex<AutoOutcome>>,
     pub(super) done: Arc<Mutex<bool>>,
+    /// CPU time at the previous measured frame, and per-frame CPU so far.
+    pub(super) last_cpu: Option<Duration>,
+    pub(super) cpu: Vec<f64>,
+    /// `--measure-idle`: how long to sit idle, and when / at what CPU the idle time began
+    /// and how many frames were painted since.
+    pub(super) idle: Duration,
+    pub(super) idle_start: Option<(Instant, Duration)>,
+    pub(super) idle_frames: usize,
 }
 
 impl App {
     pub(super) fn autopilot(&mut self, ctx: &egui::Context) {
         let ready =
-            self.doc.as_ref().is_some_and(|d| {
+            self.session.doc.as_ref().is_some_and(|d| {
                 d.result.as_ref().is_some_and(|r| !r.refining) || d.failure.is_some()
-            }) || self.doc.is_none();
-        let frame_ms = self.frame_ms;
-        let build = self.viewport.last_build.as_secs_f64() * 1e3;
-        let Some(ap) = &mut self.autopilot else {
+            }) || self.session.doc.is_none();
+        // With the dashboard open, every clip's row is in first.
+        let ready = ready
+            && (!self.work.clips.open || {
+                let rows = self.dashboard_rows();
+                rows.iter()
+                    .all(|r| r.result.is_some() || r.failure.is_some())
+            });
+        let frame_ms = self.measure.frame_ms;
+        let build = self.view.viewport.last_build.as_secs_f64() * 1e3;
+        let Some(ap) = &mut self.measure.autopilot else {
             return;
         };
         if *ap.done.lock().expect("autopilot lock") {
@@ -61,21 +90,39 @@ impl App {
             ctx.request_repaint_after(Duration::from_millis(250));
             return;
         }
+        if ap.idle_start.is_some() {
+            ap.idle_frames += 1;
+            let (t0, c0) = ap.idle_start.expect("checked");
+            let left = ap.idle.saturating_sub(t0.elapsed());
+            if !left.is_zero() {
+                // Wakes once at the end; any other frame is the app's own doing.
+                ctx.request_repaint_after(left);
+                return;
+            }
+            let cpu = process_cpu().unwrap_or_default().saturating_sub(c0);
+            ap.outcome.lock().expect("autopilot lock").idle = Some(IdleFigures {
+                seconds: t0.elapsed().as_secs_f64(),
+                frames: ap.idle_frames - 1,
+                cpu_ms: cpu.as_secs_f64() * 1e3,
+            });
+            ap.idle = Duration::ZERO;
+            ap.idle_start = None;
+        }
         ctx.request_repaint();
         ap.ready_frames += 1;
         if ap.ready_frames == 1 {
-            if let Some(doc) = &self.doc
+            if let Some(doc) = &self.session.doc
                 && let Some(f) = &doc.failure
             {
                 ap.outcome.lock().expect("autopilot lock").error = Some(f.clone());
             }
-            if let Some(b) = &self.banner {
+            if let Some(b) = &self.chrome.banner {
                 ap.outcome.lock().expect("autopilot lock").error =
                     Some(format!("{}: {}", b.title, b.message));
             }
             if ap.measure > 0 {
-                self.playback.playing = true;
-                self.playback.looping = true;
+                self.view.playback.playing = true;
+                self.view.playback.looping = true;
             }
         }
         // Skip the first frames after the result lands (layout settles, pipelines warm up).
@@ -85,19 +132,32 @@ impl App {
             return;
         }
         if ap.ready_frames > warm && ap.measured.len() < ap.measure {
-            ap.measured.push(frame_ms);
-            ap.builds.push(build);
+            let cpu = process_cpu();
+            if let (Some(now), Some(before)) = (cpu, ap.last_cpu) {
+                ap.measured.push(frame_ms);
+                ap.builds.push(build);
+                ap.cpu.push(now.saturating_sub(before).as_secs_f64() * 1e3);
+            }
+            ap.last_cpu = cpu;
+            return;
+        }
+        if ap.ready_frames > warm && !ap.idle.is_zero() {
+            self.view.playback.playing = false;
+            ap.idle_start = Some((Instant::now(), process_cpu().unwrap_or_default()));
+            ap.idle_frames = 0;
+            ctx.request_repaint_after(ap.idle);
             return;
         }
         if ap.ready_frames <= warm || ap.requested {
             return;
         }
         ap.requested = true;
-        self.playback.playing = false;
+        self.view.playback.playing = false;
         {
             let mut o = ap.outcome.lock().expect("autopilot lock");
             o.frame_times_ms = std::mem::take(&mut ap.measured);
             o.build_times_ms = std::mem::take(&mut ap.builds);
+            o.frame_cpu_ms = std::mem::take(&mut ap.cpu);
         }
         let done = ap.done.clone();
         let outcome = ap.outcome.clone();
@@ -121,7 +181,7 @@ impl App {
     /// The `--measure-edits` step: records the edit in flight once its result is shown,
     /// then makes the next one (halving the focused joint's tolerance, or undoing that).
     fn autopilot_edit(&mut self) {
-        let (Some(ap), Some(doc)) = (&mut self.autopilot, &self.doc) else {
+        let (Some(ap), Some(doc)) = (&mut self.measure.autopilot, &self.session.doc) else {
             return;
         };
         if let Some(rev) = ap.edit_in_flight {
@@ -133,7 +193,7 @@ impl App {
                 return;
             };
             let mut o = ap.outcome.lock().expect("autopilot lock");
-            if let Some(l) = self.last_latency {
+            if let Some(l) = self.measure.last_latency {
                 let ms = l.as_secs_f64() * 1e3;
                 if ap.undo_in_flight {
                     o.undo_latency_ms.push(ms);
@@ -145,7 +205,7 @@ impl App {
             ap.edit_in_flight = None;
             return;
         }
-        let Some(j) = self.selected else {
+        let Some(j) = self.view.selected else {
             ap.edits = 0;
             return;
         };

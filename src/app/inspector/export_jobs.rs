@@ -18,12 +18,12 @@ impl App {
     /// Exports the document with `exporter` to `path` (None: ask with a dialog).
     pub(super) fn export(&mut self, path: Option<PathBuf>, exporter: &Exporter) {
         let (what, ext) = (exporter.what, exporter.ext);
-        let Some(doc) = &self.doc else {
-            self.status = format!("{what}: open a file first");
+        let Some(doc) = &self.session.doc else {
+            self.chrome.status = format!("{what}: open a file first");
             return;
         };
-        if self.export_job.is_some() {
-            self.status = format!("{what}: another export is still running");
+        if self.work.export_job.is_some() {
+            self.chrome.status = format!("{what}: another export is still running");
             return;
         }
         let input = ExportInput::from_document(doc);
@@ -59,8 +59,8 @@ impl App {
             }
         };
         let Some(path) = path else {
-            if self.path_prompt.is_none() {
-                self.status = format!("{what}: no file chosen");
+            if self.chrome.path_prompt.is_none() {
+                self.chrome.status = format!("{what}: no file chosen");
             }
             return;
         };
@@ -70,8 +70,8 @@ impl App {
         std::thread::spawn(move || {
             let _ = tx.send(write(&input, &target));
         });
-        self.status = format!("{what}: writing {}…", path.display());
-        self.export_job = Some(ExportJob {
+        self.chrome.status = format!("{what}: writing {}…", path.display());
+        self.work.export_job = Some(ExportJob {
             what: what.to_owned(),
             path,
             result: rx,
@@ -80,12 +80,14 @@ impl App {
 
     /// True while an export is running on its worker.
     pub fn export_running(&self) -> bool {
-        self.export_job.is_some()
+        self.work.export_job.is_some()
     }
 
     /// Takes a finished export's result into the status bar (or an error banner).
     pub(super) fn poll_export(&mut self) {
-        let Some(job) = &self.export_job else { return };
+        let Some(job) = &self.work.export_job else {
+            return;
+        };
         let outcome = match job.result.try_recv() {
             Ok(r) => r,
             Err(std::sync::mpsc::TryRecvError::Empty) => return,
@@ -93,10 +95,10 @@ impl App {
                 Err("the export worker stopped unexpectedly".into())
             }
         };
-        let job = self.export_job.take().expect("checked above");
+        let job = self.work.export_job.take().expect("checked above");
         match outcome {
             Ok(s) => {
-                self.status = format!(
+                self.chrome.status = format!(
                     "{}: wrote {} ({}, {:.1}:1, max error {:.4} mm)",
                     job.what,
                     job.path.display(),

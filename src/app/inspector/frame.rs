@@ -15,6 +15,7 @@ impl App {
     fn keyboard(&mut self, ctx: &egui::Context) {
         let typing = ctx.egui_wants_keyboard_input();
         let mut out = Vec::new();
+        let mut in_place = false;
         ctx.input_mut(|i| {
             let cmd = Modifiers::COMMAND;
             if i.consume_key(cmd, Key::O) {
@@ -56,10 +57,10 @@ impl App {
                 ),
             ] {
                 if keys.iter().any(|&(m, k)| i.consume_key(m, k))
-                    && let (Some(doc), Some(j)) = (&self.doc, self.selected)
+                    && let (Some(doc), Some(j)) = (&self.session.doc, self.view.selected)
                     && let Some(f) = panels::dope_sheet::adjacent_key(
                         &panels::dope_sheet::key_frames(doc, j),
-                        self.playback.frame,
+                        self.view.playback.frame,
                         forward,
                     )
                 {
@@ -78,21 +79,36 @@ impl App {
             if i.consume_key(Modifiers::NONE, Key::End) {
                 out.push(Action::Seek(f32::MAX));
             }
+            if i.consume_key(Modifiers::NONE, Key::B) {
+                out.push(Action::FlipAb);
+            }
+            if i.consume_key(Modifiers::NONE, Key::Escape) {
+                out.push(Action::ExitAb);
+            }
+            if i.consume_key(Modifiers::NONE, Key::I) {
+                in_place = true;
+            }
+            if i.consume_key(Modifiers::NONE, Key::C) {
+                out.push(Action::ToggleDashboard);
+            }
             if i.consume_key(Modifiers::NONE, Key::F) {
                 out.push(Action::FrameCamera);
             }
             if i.consume_key(Modifiers::NONE, Key::O) {
-                out.push(Action::SetLayout(match self.view.layout {
+                out.push(Action::SetLayout(match self.view.options.layout {
                     Layout::SideBySide => Layout::Overlay,
                     Layout::Overlay => Layout::SideBySide,
                 }));
             }
         });
         self.pending.extend(out);
+        if in_place {
+            self.view.options.in_place = !self.view.options.in_place;
+        }
     }
 
     fn update_title(&mut self, ctx: &egui::Context) {
-        let t = match &self.doc {
+        let t = match &self.session.doc {
             Some(d) => format!(
                 "skelpack — {}{}{}",
                 d.title(),
@@ -105,9 +121,9 @@ impl App {
             ),
             None => "skelpack".into(),
         };
-        if t != self.title {
+        if t != self.chrome.title {
             ctx.send_viewport_cmd(egui::ViewportCommand::Title(t.clone()));
-            self.title = t;
+            self.chrome.title = t;
         }
     }
 }
@@ -117,27 +133,29 @@ impl eframe::App for App {
         let ctx = ui.ctx().clone();
         let now = Instant::now();
         let dt = self
+            .measure
             .last_frame
             .map_or(0.0, |t| now.duration_since(t).as_secs_f64());
-        self.last_frame = Some(now);
-        self.frame_ms = dt * 1e3;
+        self.measure.last_frame = Some(now);
+        self.measure.frame_ms = dt * 1e3;
 
         if ctx.input(|i| i.viewport().close_requested()) && self.unsaved_would_be_lost() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.confirm = Some(Confirm::Close);
+            self.chrome.confirm = Some(Confirm::Close);
         }
-        for r in self.jobs.poll() {
+        for r in self.work.jobs.poll() {
             self.accept(r);
         }
         self.poll_export();
-        if self.export_job.is_some() {
+        self.poll_dashboard(&ctx);
+        if self.work.export_job.is_some() {
             ctx.request_repaint_after(Duration::from_millis(100));
         }
         self.ensure_job();
-        if let Some(t) = self.debounce_until {
+        if let Some(t) = self.work.debounce_until {
             ctx.request_repaint_after(t.saturating_duration_since(Instant::now()));
         }
-        if self.jobs.running().is_some() {
+        if self.work.jobs.running().is_some() {
             // Progress 4 times a second; on a software renderer a frame costs a core.
             ctx.request_repaint_after(Duration::from_millis(250));
         }
@@ -156,66 +174,76 @@ impl eframe::App for App {
         self.keyboard(&ctx);
 
         // Playback.
-        if self.playback.playing {
+        if self.view.playback.playing {
             let (rate, n) = self
+                .session
                 .doc
                 .as_ref()
                 .map_or((30.0, 1), |d| (d.sample_rate(), d.frame_count()));
-            self.playback.tick(now, rate, n);
+            self.view.playback.tick(now, rate, n);
             ctx.request_repaint();
         } else {
-            self.playback.clock = None;
+            self.view.playback.clock = None;
         }
 
         let mut out = std::mem::take(&mut self.pending);
         egui::Panel::top("menu").show(ui, |ui| {
             let ms = panels::menu::MenuState {
-                recent: &self.recent,
-                has_document: self.doc.is_some(),
-                undo: self.history.undo_label(),
-                redo: self.history.redo_label(),
+                recent: &self.session.recent,
+                has_document: self.session.doc.is_some(),
+                undo: self.session.history.undo_label(),
+                redo: self.session.history.redo_label(),
             };
-            let before = self.view.layout;
-            panels::menu::show(ui, &ms, &mut self.view, &mut out);
-            if self.view.layout != before {
-                self.viewport.request_frame();
+            let before = self.view.options.layout;
+            panels::menu::show(ui, &ms, &mut self.view.options, &mut out);
+            if self.view.options.layout != before {
+                self.view.viewport.request_frame();
             }
         });
-        if let Some(b) = &self.banner {
+        if let Some(b) = &self.chrome.banner {
             egui::Panel::top("banner").show(ui, |ui| panels::banner::show_banner(ui, b, &mut out));
         }
         egui::Panel::bottom("status").show(ui, |ui| {
             let right = format!(
                 "{} · MSAA {}× · frame {:.1} ms (scene {:.2} ms)",
-                self.adapter,
-                self.viewport.samples,
-                self.frame_ms,
-                self.viewport.last_build.as_secs_f64() * 1e3
+                self.measure.adapter,
+                self.view.viewport.samples,
+                self.measure.frame_ms,
+                self.view.viewport.last_build.as_secs_f64() * 1e3
             );
-            panels::banner::show_status(ui, &self.status, &right);
+            panels::banner::show_status(ui, &self.chrome.status, &right);
         });
-        if let Some(doc) = &self.doc {
-            let attr = self.attribution.get(doc);
+        if let Some(doc) = &self.session.doc {
+            let attr = self.view.attribution.get(doc);
             egui::Panel::bottom("timeline")
                 .resizable(false)
                 .show(ui, |ui| {
                     ui.add_space(4.0);
-                    panels::timeline::show(ui, doc, &mut self.playback, self.selected, &mut out);
+                    panels::timeline::show(
+                        ui,
+                        doc,
+                        &mut self.view.playback,
+                        self.view.selected,
+                        &mut out,
+                    );
                     ui.add_space(2.0);
                 });
-            let frame = self.playback.frame;
+            let frame = self.view.playback.frame;
+            // A third of the window's height (at most 340 points): the joint table and the
+            // viewport keep room on a 720-point-high window.
+            let tuning_height = (ctx.content_rect().height() * 0.33).clamp(160.0, 340.0);
             egui::Panel::bottom("tuning")
                 .resizable(true)
-                .default_size(340.0)
+                .default_size(tuning_height)
                 .min_size(160.0)
                 .show(ui, |ui| {
-                    (self.curve_geom, self.error_geoms) = panels::tuning::show(
+                    (self.view.curve_geom, self.view.error_geoms) = panels::tuning::show(
                         ui,
                         doc,
                         attr.as_deref(),
-                        self.selected,
+                        self.view.selected,
                         frame,
-                        &mut self.tuning,
+                        &mut self.view.tuning,
                         &mut out,
                     );
                 });
@@ -226,19 +254,20 @@ impl eframe::App for App {
                 .default_size(joints_width)
                 .show(ui, |ui| {
                     let sel = Selection {
-                        focus: self.selected,
-                        set: &self.selection,
+                        focus: self.view.selected,
+                        set: &self.view.selection,
                     };
                     panels::joints::show(
                         ui,
                         doc,
                         sel,
-                        &mut self.joints_view,
+                        &mut self.view.joints_view,
                         attr.as_deref(),
                         &mut out,
                     );
                 });
             let progress = self
+                .work
                 .jobs
                 .running()
                 .filter(|(k, _)| *k == doc.key())
@@ -247,33 +276,52 @@ impl eframe::App for App {
                 .resizable(true)
                 .default_size(290.0)
                 .show(ui, |ui| {
-                    panels::stats::show(ui, doc, progress, self.selected, &mut out)
+                    panels::stats::show(ui, doc, progress, self.view.selected, &mut out)
                 });
         }
         egui::CentralPanel::default().show(ui, |ui| {
             // Wraps on a narrow window rather than pushing the viewport under the panels.
             ui.horizontal_wrapped(|ui| {
-                let mut layout = self.view.layout;
+                let mut layout = self.view.options.layout;
                 ui.selectable_value(&mut layout, Layout::SideBySide, "Side by side");
                 ui.selectable_value(&mut layout, Layout::Overlay, "Overlay");
-                if layout != self.view.layout {
+                if layout != self.view.options.layout {
                     out.push(Action::SetLayout(layout));
                 }
                 ui.separator();
-                ui.checkbox(&mut self.view.markers, "Markers");
-                ui.checkbox(&mut self.view.markers_selected_only, "on selection")
+                ui.checkbox(&mut self.view.options.markers, "Markers");
+                ui.checkbox(&mut self.view.options.markers_selected_only, "on selection")
                     .on_hover_text("Markers and error vectors only on the selected joints");
-                ui.checkbox(&mut self.view.error_vectors, "Error vectors");
+                ui.checkbox(&mut self.view.options.error_vectors, "Error vectors");
                 ui.add_enabled(
-                    self.view.error_vectors,
-                    egui::DragValue::new(&mut self.view.error_scale)
+                    self.view.options.error_vectors,
+                    egui::DragValue::new(&mut self.view.options.error_scale)
                         .range(1.0..=10000.0)
                         .prefix("×")
                         .speed(1.0),
                 )
                 .on_hover_text("Error vectors are drawn this many times longer");
-                ui.checkbox(&mut self.view.mesh, "Mesh");
+                ui.checkbox(&mut self.view.options.mesh, "Mesh");
+                ui.checkbox(&mut self.view.options.in_place, "In place")
+                    .on_hover_text("Follow the root horizontally: a walk stays in view (I)");
+                let ab = self.view.options.ab.is_some();
+                if ui
+                    .selectable_label(ab, "A/B")
+                    .on_hover_text(
+                        "One copy in one place; B flips original / compressed, Esc leaves",
+                    )
+                    .clicked()
+                {
+                    out.push(if ab { Action::ExitAb } else { Action::FlipAb });
+                }
                 ui.separator();
+                if ui
+                    .selectable_label(self.work.clips.open, "Clips")
+                    .on_hover_text("Every clip of the file: size, error, pass / fail, budgets (C)")
+                    .clicked()
+                {
+                    out.push(Action::ToggleDashboard);
+                }
                 if ui
                     .button("Frame")
                     .on_hover_text("Frame the character (F)")
@@ -283,26 +331,31 @@ impl eframe::App for App {
                 }
             });
             let rect = ui.available_rect_before_wrap();
-            self.viewport_rect = Some(rect);
-            let o = self.viewport.show(
+            self.view.viewport_rect = Some(rect);
+            let o = self.view.viewport.show(
                 ui,
                 rect,
-                self.doc.as_ref(),
-                self.playback.frame,
-                &self.view,
+                self.session.doc.as_ref(),
+                self.view.playback.frame,
+                &self.view.options,
                 Selection {
-                    focus: self.selected,
-                    set: &self.selection,
+                    focus: self.view.selected,
+                    set: &self.view.selection,
                 },
             );
             if let Some(j) = o.picked {
                 out.push(Action::Select(Some(j)));
             }
         });
-        panels::help::show(&ctx, &mut self.show_about, &mut self.show_shortcuts);
+        panels::help::show(
+            &ctx,
+            &mut self.chrome.show_about,
+            &mut self.chrome.show_shortcuts,
+        );
         self.confirm_dialog(&ctx);
         self.below_floor_dialog(&ctx);
         self.path_prompt_dialog(&ctx);
+        self.dashboard_window(&ctx, &mut out);
 
         if ctx.input(|i| !i.raw.hovered_files.is_empty()) {
             let painter = ctx.layer_painter(egui::LayerId::new(
@@ -332,7 +385,7 @@ impl eframe::App for App {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, RECENT_KEY, &self.recent);
-        eframe::set_value(storage, VIEW_KEY, &self.view);
+        eframe::set_value(storage, RECENT_KEY, &self.session.recent);
+        eframe::set_value(storage, VIEW_KEY, &self.view.options);
     }
 }

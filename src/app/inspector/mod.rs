@@ -1,5 +1,7 @@
-//! The inspector window: the [`App`] owns the state (document, selection, playback, view,
-//! history, jobs) and opens files; `frame.rs` lays out one frame, `apply.rs` applies actions
+//! The inspector window: the [`App`] owns the state, grouped by concern (`session.rs` the
+//! document and history, `view_state.rs` selection / playback / viewport, `chrome.rs` status
+//! and dialogs, `work.rs` jobs and results, `measure.rs` latency and frame timing) and opens
+//! files; `frame.rs` lays out one frame, `apply.rs` applies actions
 //! (debounced recompression, the unsaved-settings question), `export_jobs.rs` runs exports on a
 //! worker, `autopilot.rs` drives `skelpack view`.
 
@@ -11,23 +13,32 @@ use std::time::{Duration, Instant};
 use super::actions::Action;
 use super::compressor::Failure;
 use super::default_asset;
-use super::history::History;
 use super::jobs::Jobs;
 use super::panels::{self, banner::Banner};
-use super::result_cache::ResultCache;
 use super::state::{Document, Layout, Playback, Source, ViewOptions};
 use super::viewport::Viewport;
 use crate::settings::Settings;
 
 mod apply;
 mod autopilot;
+mod chrome;
+mod clip_work;
+mod dashboard;
 mod export_jobs;
 mod frame;
+mod measure;
+mod session;
+mod view_state;
+mod work;
 
-use self::apply::Confirm;
-pub use self::autopilot::AutoOutcome;
+use self::chrome::Chrome;
+use self::measure::Measure;
+use self::session::Session;
+use self::view_state::ViewState;
+use self::work::Work;
+
 use self::autopilot::Autopilot;
-use self::export_jobs::ExportJob;
+pub use self::autopilot::{AutoOutcome, IdleFigures};
 
 const RECENT_KEY: &str = "skelpack.recent";
 const VIEW_KEY: &str = "skelpack.view";
@@ -58,57 +69,29 @@ pub struct StartOptions {
     pub ignore_storage: bool,
     /// Draw markers and error vectors on the selected joints only.
     pub markers_on_selection: bool,
+    /// Once the result is shown, sit idle this many seconds and log the frames painted and
+    /// the CPU used meanwhile.
+    pub measure_idle: Option<f32>,
+    /// Open the clip dashboard.
+    pub dashboard: bool,
+    /// The window's inner size in points (None: 1600 x 960).
+    pub window: Option<[f32; 2]>,
 }
 
-/// The application.
+/// The application: state grouped by concern, each group in its own module.
 pub struct App {
-    doc: Option<Document>,
-    next_id: u64,
-    playback: Playback,
-    view: ViewOptions,
-    selected: Option<usize>,
-    /// Every selected joint (contains `selected`).
-    selection: BTreeSet<usize>,
-    history: History<Settings>,
-    last_edit: Option<(String, Instant)>,
-    jobs: Jobs,
-    viewport: Viewport,
-    recent: Vec<PathBuf>,
-    banner: Option<Banner>,
-    status: String,
-    show_about: bool,
-    show_shortcuts: bool,
-    joints_view: panels::joints::JointsView,
+    /// The open document, its undo history, recent files.
+    session: Session,
+    /// Selection, playback, view options, the viewport and the panels' own state.
+    view: ViewState,
+    /// Status line, banner, title and open dialogs.
+    chrome: Chrome,
+    /// Compression jobs, kept results, the export worker.
+    work: Work,
+    /// Edit latency, frame timing and the `view` autopilot.
+    measure: Measure,
+    /// Actions queued by panels, keys and tests, applied after the frame's UI.
     pending: Vec<Action>,
-    /// When the last settings edit lands, recompression starts at this instant.
-    debounce_until: Option<Instant>,
-    /// When the edit that the pending result answers was made (for the latency figure).
-    edited_at: Option<Instant>,
-    /// From a settings edit to its result being shown, for the last edit.
-    last_latency: Option<Duration>,
-    /// An action waiting for the user to save or discard unsaved settings.
-    confirm: Option<Confirm>,
-    /// The in-app path prompt (when no native file dialog can open).
-    path_prompt: Option<panels::path_prompt::PathPrompt>,
-    /// Results by the settings they were computed for (undo, redo and A/B show at once).
-    results: ResultCache,
-    /// An edit below joints' floors, waiting for the user to confirm it.
-    below_floor: Option<(Vec<panels::floor::BelowFloor>, Action)>,
-    /// The user chose to close (with unsaved changes saved or discarded).
-    closing: bool,
-    autopilot: Option<Autopilot>,
-    last_frame: Option<Instant>,
-    frame_ms: f64,
-    title: String,
-    adapter: String,
-    viewport_rect: Option<egui::Rect>,
-    tuning: panels::tuning::TuningView,
-    curve_geom: Option<panels::curves::PlotGeom>,
-    error_geoms: panels::errors::ErrorGeoms,
-    /// Own / inherited error of the shown result (computed once per result).
-    attribution: panels::attribution::AttributionCache,
-    /// An export running on a worker thread.
-    export_job: Option<ExportJob>,
 }
 
 impl App {
@@ -127,6 +110,11 @@ impl App {
         let mut jobs = Jobs::default();
         let ctx = cc.egui_ctx.clone();
         jobs.set_waker(Arc::new(move || ctx.request_repaint()));
+        let mut clips = clip_work::ClipWork::default();
+        let ctx = cc.egui_ctx.clone();
+        clips
+            .jobs
+            .set_waker(Arc::new(move || ctx.request_repaint()));
         let (recent, view) = match (cc.storage, opts.ignore_storage) {
             (Some(s), false) => (
                 eframe::get_value(s, RECENT_KEY).unwrap_or_default(),
@@ -137,42 +125,23 @@ impl App {
         let mut view = view;
         view.markers_selected_only |= opts.markers_on_selection;
         let mut app = Self {
-            doc: None,
-            next_id: 1,
-            playback: Playback::default(),
-            view,
-            selected: None,
-            selection: BTreeSet::new(),
-            history: History::default(),
-            last_edit: None,
-            jobs,
-            viewport,
-            recent,
-            banner: None,
-            status: "Ready".into(),
-            show_about: false,
-            show_shortcuts: false,
-            joints_view: Default::default(),
+            session: Session {
+                next_id: 1,
+                recent,
+                ..Default::default()
+            },
+            view: ViewState::new(viewport, view),
+            chrome: Chrome::default(),
+            work: Work {
+                jobs,
+                clips,
+                ..Default::default()
+            },
+            measure: Measure {
+                adapter,
+                ..Default::default()
+            },
             pending: Vec::new(),
-            debounce_until: None,
-            edited_at: None,
-            last_latency: None,
-            confirm: None,
-            below_floor: None,
-            results: ResultCache::default(),
-            path_prompt: None,
-            closing: false,
-            autopilot: None,
-            last_frame: None,
-            frame_ms: 0.0,
-            title: String::new(),
-            adapter,
-            viewport_rect: None,
-            tuning: Default::default(),
-            curve_geom: None,
-            error_geoms: Default::default(),
-            attribution: Default::default(),
-            export_job: None,
         };
         match &opts.file {
             Some(p) => {
@@ -181,7 +150,7 @@ impl App {
             None => app.open_default(),
         }
         if let Some(name) = &opts.clip
-            && let Some(doc) = &app.doc
+            && let Some(doc) = &app.session.doc
         {
             match doc.asset.clips.iter().position(|c| &c.name == name) {
                 Some(i) => app.set_clip(i),
@@ -202,6 +171,7 @@ impl App {
         }
         if let Some(name) = &opts.joint {
             let j = app
+                .session
                 .doc
                 .as_ref()
                 .and_then(|d| d.asset.skeleton.joints.iter().position(|j| &j.name == name));
@@ -210,14 +180,16 @@ impl App {
                 None => app.set_banner(format!("No joint named '{name}'"), String::new()),
             }
         }
+        app.work.clips.open = opts.dashboard;
         if let Some(f) = opts.frame {
-            app.playback.frame = f.clamp(0.0, app.frame_count().saturating_sub(1) as f32);
+            app.view.playback.frame = f.clamp(0.0, app.frame_count().saturating_sub(1) as f32);
         }
         if opts.screenshot.is_some()
             || opts.measure_frames.is_some()
             || opts.measure_edits.is_some()
+            || opts.measure_idle.is_some()
         {
-            app.autopilot = Some(Autopilot {
+            app.measure.autopilot = Some(Autopilot {
                 screenshot: opts.screenshot.clone(),
                 measure: opts.measure_frames.unwrap_or(0),
                 ready_frames: 0,
@@ -229,6 +201,11 @@ impl App {
                 undo_in_flight: false,
                 outcome: Arc::new(Mutex::new(AutoOutcome::default())),
                 done: Arc::new(Mutex::new(false)),
+                last_cpu: None,
+                cpu: Vec::new(),
+                idle: Duration::from_secs_f32(opts.measure_idle.unwrap_or(0.0).clamp(0.0, 3600.0)),
+                idle_start: None,
+                idle_frames: 0,
             });
         }
         app
@@ -243,7 +220,7 @@ impl App {
                 let (settings, warn) = load_sidecar(path);
                 self.install(Source::File(path.to_path_buf()), asset, settings);
                 self.push_recent(path);
-                self.status = format!("Opened {}", path.display());
+                self.chrome.status = format!("Opened {}", path.display());
                 if let Some(w) = warn {
                     self.set_banner("Settings file ignored".into(), w);
                 }
@@ -260,7 +237,7 @@ impl App {
                     ),
                     e.to_string(),
                 );
-                self.status = format!("Open failed: {e}");
+                self.chrome.status = format!("Open failed: {e}");
                 false
             }
         }
@@ -271,43 +248,44 @@ impl App {
         match default_asset::load_default() {
             Ok(asset) => {
                 self.install(Source::Default, asset, Settings::default());
-                self.status = "Opened the default character".into();
+                self.chrome.status = "Opened the default character".into();
             }
             Err(e) => self.set_banner("Could not open the default character".into(), e.to_string()),
         }
     }
 
     fn install(&mut self, source: Source, asset: crate::import::Asset, settings: Settings) {
-        self.jobs.cancel();
-        if let Some(old) = &self.doc {
-            self.results.forget_document(old.id);
+        self.work.jobs.cancel();
+        self.work.clips.reset();
+        if let Some(old) = &self.session.doc {
+            self.work.results.forget_document(old.id);
         }
-        let id = self.next_id;
-        self.next_id += 1;
-        self.doc = Some(Document::new(id, source, asset, settings));
-        self.selected = None;
-        self.selection.clear();
-        self.joints_view = Default::default();
-        self.debounce_until = None;
-        self.edited_at = None;
-        self.history.clear();
-        self.last_edit = None;
-        self.playback = Playback {
-            speed: self.playback.speed,
-            looping: self.playback.looping,
+        let id = self.session.next_id;
+        self.session.next_id += 1;
+        self.session.doc = Some(Document::new(id, source, asset, settings));
+        self.view.selected = None;
+        self.view.selection.clear();
+        self.view.joints_view = Default::default();
+        self.work.debounce_until = None;
+        self.measure.edited_at = None;
+        self.session.history.clear();
+        self.session.last_edit = None;
+        self.view.playback = Playback {
+            speed: self.view.playback.speed,
+            looping: self.view.playback.looping,
             ..Playback::default()
         };
-        self.banner = None;
-        self.viewport.request_frame();
+        self.chrome.banner = None;
+        self.view.viewport.request_frame();
         self.ensure_job();
     }
 
     pub fn document(&self) -> Option<&Document> {
-        self.doc.as_ref()
+        self.session.doc.as_ref()
     }
 
     pub fn selected(&self) -> Option<usize> {
-        self.selected
+        self.view.selected
     }
 
     /// Selects one joint (None clears the selection).
@@ -317,74 +295,79 @@ impl App {
 
     /// Selects `joints`; `focus` (one of them) is the joint the curves and stats follow.
     pub fn select_many(&mut self, joints: Vec<usize>, focus: Option<usize>) {
-        let n = self.doc.as_ref().map_or(0, |d| d.asset.skeleton.len());
-        self.selection = joints.into_iter().filter(|&j| j < n).collect();
-        self.selected = focus
-            .filter(|f| self.selection.contains(f))
-            .or_else(|| self.selection.first().copied());
+        let n = self
+            .session
+            .doc
+            .as_ref()
+            .map_or(0, |d| d.asset.skeleton.len());
+        self.view.selection = joints.into_iter().filter(|&j| j < n).collect();
+        self.view.selected = focus
+            .filter(|f| self.view.selection.contains(f))
+            .or_else(|| self.view.selection.first().copied());
     }
 
     /// Every selected joint.
     pub fn selection(&self) -> &BTreeSet<usize> {
-        &self.selection
+        &self.view.selection
     }
 
     /// From the last settings edit to its recompressed result being shown.
     pub fn last_edit_latency(&self) -> Option<Duration> {
-        self.last_latency
+        self.measure.last_latency
     }
 
     /// True while an action waits for the user to save or discard unsaved settings.
     pub fn is_confirming(&self) -> bool {
-        self.confirm.is_some()
+        self.chrome.confirm.is_some()
     }
 
     pub fn playback(&self) -> &Playback {
-        &self.playback
+        &self.view.playback
     }
 
     pub fn playback_mut(&mut self) -> &mut Playback {
-        &mut self.playback
+        &mut self.view.playback
     }
 
     pub fn view_options(&self) -> &ViewOptions {
-        &self.view
+        &self.view.options
     }
 
     pub fn view_options_mut(&mut self) -> &mut ViewOptions {
-        &mut self.view
+        &mut self.view.options
     }
 
     pub fn set_layout(&mut self, layout: Layout) {
-        if self.view.layout != layout {
-            self.view.layout = layout;
-            self.viewport.request_frame();
+        if self.view.options.layout != layout {
+            self.view.options.layout = layout;
+            self.view.viewport.request_frame();
         }
     }
 
     /// The error banner's title and message.
     pub fn error_banner(&self) -> Option<(&str, &str)> {
-        self.banner
+        self.chrome
+            .banner
             .as_ref()
             .map(|b| (b.title.as_str(), b.message.as_str()))
     }
 
     pub fn status(&self) -> &str {
-        &self.status
+        &self.chrome.status
     }
 
     pub fn recent_files(&self) -> &[PathBuf] {
-        &self.recent
+        &self.session.recent
     }
 
     pub fn set_clip(&mut self, clip: usize) {
-        if let Some(doc) = &mut self.doc
+        if let Some(doc) = &mut self.session.doc
             && clip < doc.asset.clips.len()
             && clip != doc.clip
         {
             doc.set_clip(clip);
-            self.playback.frame = 0.0;
-            self.viewport.request_frame();
+            self.view.playback.frame = 0.0;
+            self.view.viewport.request_frame();
             self.ensure_job();
         }
     }
@@ -399,11 +382,13 @@ impl App {
     pub fn wait_for_result(&mut self, timeout: Duration) -> bool {
         let end = Instant::now() + timeout;
         loop {
-            if let Some(t) = self.debounce_until {
+            if let Some(t) = self.work.debounce_until {
                 std::thread::sleep(t.saturating_duration_since(Instant::now()));
             }
             self.ensure_job();
-            let Some(doc) = &self.doc else { return false };
+            let Some(doc) = &self.session.doc else {
+                return false;
+            };
             if doc.result.as_ref().is_some_and(|r| !r.refining) {
                 return true;
             }
@@ -414,7 +399,7 @@ impl App {
             if left.is_zero() {
                 return false;
             }
-            if let Some(r) = self.jobs.wait(left) {
+            if let Some(r) = self.work.jobs.wait(left) {
                 self.accept(r);
             }
         }
@@ -422,53 +407,63 @@ impl App {
 
     /// True while a compression job runs.
     pub fn is_compressing(&self) -> bool {
-        self.jobs.running().is_some()
+        self.work.jobs.running().is_some()
     }
 
     /// Where the 3-D viewport was drawn last frame (points).
     pub fn viewport_rect(&self) -> Option<egui::Rect> {
-        self.viewport_rect
+        self.view.viewport_rect
     }
 
     /// Where joint `j` of the original skeleton was drawn in the viewport last frame.
     pub fn joint_screen_position(&self, j: usize) -> Option<egui::Pos2> {
-        self.viewport.joint_position(j)
+        self.view.viewport.joint_position(j)
     }
 
     /// Where the first curve plot (the selected joint's first animated track) was drawn
     /// last frame.
     pub fn curve_plot(&self) -> Option<panels::curves::PlotGeom> {
-        self.curve_geom
+        self.view.curve_geom
     }
 
     /// Where the selected joint's error plot was drawn last frame.
     pub fn error_plot(&self) -> Option<panels::curves::PlotGeom> {
-        self.error_geoms.plot
+        self.view.error_geoms.plot
     }
 
     /// Where the error heatmap was drawn last frame (cells by joint and frame).
     pub fn heatmap(&self) -> Option<&panels::errors::HeatmapGeom> {
-        self.error_geoms.heatmap.as_ref()
+        self.view.error_geoms.heatmap.as_ref()
+    }
+
+    /// The copies' labels drawn in the viewport last frame (text, rectangle).
+    pub fn viewport_labels(&self) -> &[(String, egui::Rect)] {
+        &self.view.viewport.labels
+    }
+
+    /// The joint under the pointer in the viewport last frame.
+    pub fn hovered_joint(&self) -> Option<usize> {
+        self.view.viewport.hovered
     }
 
     /// Whether rotations are plotted as Euler angles.
     pub fn set_euler(&mut self, on: bool) {
-        self.tuning.curves.euler = on;
+        self.view.tuning.curves.euler = on;
     }
 
     /// Whether the curves panel plots residuals (raw − decoded) instead of curves.
     pub fn set_residual(&mut self, on: bool) {
-        self.tuning.curves.residual = on;
+        self.view.tuning.curves.residual = on;
     }
 
     /// Milliseconds between the last two frames.
     pub fn frame_time_ms(&self) -> f64 {
-        self.frame_ms
+        self.measure.frame_ms
     }
 
     /// CPU time spent building the last viewport frame.
     pub fn viewport_build_time(&self) -> Duration {
-        self.viewport.last_build
+        self.view.viewport.last_build
     }
 
     pub fn undo(&mut self) {
@@ -491,24 +486,24 @@ impl App {
 
     /// The outcome of an automated run, once it has finished.
     pub fn auto_outcome(&self) -> Option<Arc<Mutex<AutoOutcome>>> {
-        self.autopilot.as_ref().map(|a| a.outcome.clone())
+        self.measure.autopilot.as_ref().map(|a| a.outcome.clone())
     }
 
     // ----- internals -----
 
     fn frame_count(&self) -> usize {
-        self.doc.as_ref().map_or(1, |d| d.frame_count())
+        self.session.doc.as_ref().map_or(1, |d| d.frame_count())
     }
 
     fn set_banner(&mut self, title: String, message: String) {
-        self.banner = Some(Banner { title, message });
+        self.chrome.banner = Some(Banner { title, message });
     }
 
     fn push_recent(&mut self, path: &Path) {
         let p = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        self.recent.retain(|r| r != &p);
-        self.recent.insert(0, p);
-        self.recent.truncate(MAX_RECENT);
+        self.session.recent.retain(|r| r != &p);
+        self.session.recent.insert(0, p);
+        self.session.recent.truncate(MAX_RECENT);
     }
 
     /// Shows a kept result for the current settings at once (undo, redo, A/B), or starts a
@@ -517,37 +512,38 @@ impl App {
         if self.show_cached() {
             return;
         }
-        if self.debounce_until.is_some_and(|t| Instant::now() < t) {
+        if self.work.debounce_until.is_some_and(|t| Instant::now() < t) {
             return;
         }
-        self.debounce_until = None;
-        let Some(doc) = &self.doc else { return };
+        self.work.debounce_until = None;
+        let Some(doc) = &self.session.doc else { return };
         if !doc.has_clip() || doc.result.is_some() || doc.failure.is_some() {
             return;
         }
         let key = doc.key();
-        if self.jobs.running().is_some_and(|(k, _)| k == key) {
+        if self.work.jobs.running().is_some_and(|(k, _)| k == key) {
             return;
         }
-        self.jobs
+        self.work
+            .jobs
             .start(key, doc.asset.clone(), doc.resolved.clone());
     }
 
     /// Shows the kept result for the current settings, if there is one; true if shown.
     pub(super) fn show_cached(&mut self) -> bool {
-        let Some(doc) = &mut self.doc else {
+        let Some(doc) = &mut self.session.doc else {
             return false;
         };
         if !doc.has_clip() || doc.result.is_some() || doc.failure.is_some() {
             return false;
         }
-        let Some(c) = self.results.get(&doc.cache_key()) else {
+        let Some(c) = self.work.results.get(&doc.cache_key()) else {
             return false;
         };
-        self.jobs.cancel();
-        self.debounce_until = None;
-        Self::record_latency(&mut self.edited_at, &mut self.last_latency);
-        self.status = format!(
+        self.work.jobs.cancel();
+        self.work.debounce_until = None;
+        self.measure.record_latency();
+        self.chrome.status = format!(
             "'{}': {:.2}:1, max error {} (an earlier result for these settings)",
             doc.clip_name(),
             c.sizes.ratio(),
@@ -558,28 +554,17 @@ impl App {
         true
     }
 
-    /// A result for the last edit is on screen: the time since the edit becomes the last
-    /// latency (returned).
-    fn record_latency(
-        edited_at: &mut Option<Instant>,
-        last_latency: &mut Option<Duration>,
-    ) -> Option<Duration> {
-        let after_edit = edited_at.take().map(|t| t.elapsed());
-        if after_edit.is_some() {
-            *last_latency = after_edit;
-        }
-        after_edit
-    }
-
     fn accept(&mut self, r: super::jobs::JobResult) {
-        let Some(doc) = &mut self.doc else { return };
+        let Some(doc) = &mut self.session.doc else {
+            return;
+        };
         if r.key != doc.key() {
             return; // stale: computed for another document, clip or settings revision
         }
         match r.outcome {
             Ok(c) => {
-                let after_edit = Self::record_latency(&mut self.edited_at, &mut self.last_latency);
-                self.status = format!(
+                let after_edit = self.measure.record_latency();
+                self.chrome.status = format!(
                     "{} '{}': {:.2}:1, max error {}{}",
                     if c.refining {
                         "First pass (refining)"
@@ -596,7 +581,7 @@ impl App {
                 );
                 // With nothing selected, show the joint whose own tracks cause the largest
                 // error (else the worst joint with curves of its own).
-                if self.selected.is_none() {
+                if self.view.selected.is_none() {
                     let worst = panels::attribution::cause_of_worst(
                         &doc.asset,
                         doc.clip,
@@ -605,13 +590,13 @@ impl App {
                     )
                     .or_else(|| worst_animated_joint(&c))
                     .unwrap_or(c.errors.samples.worst_joint);
-                    self.selected = Some(worst);
-                    self.selection = BTreeSet::from([worst]);
+                    self.view.selected = Some(worst);
+                    self.view.selection = BTreeSet::from([worst]);
                 }
                 let c = Arc::new(c);
                 // A first pass shows until the refined result replaces it; only that is kept.
                 if !c.refining {
-                    self.results.insert(doc.cache_key(), c.clone());
+                    self.work.results.insert(doc.cache_key(), c.clone());
                 }
                 doc.result = Some(c);
                 doc.previous = None;

@@ -139,6 +139,16 @@ pub fn show(ui: &mut egui::Ui, s: &MenuState<'_>, view: &mut ViewOptions, out: &
                 out.push(Action::FrameCamera);
                 ui.close();
             }
+            if ui
+                .add_enabled(
+                    s.has_document,
+                    egui::Button::new("Clip Dashboard").shortcut_text("C"),
+                )
+                .clicked()
+            {
+                out.push(Action::ToggleDashboard);
+                ui.close();
+            }
         });
         ui.menu_button("Help", |ui| {
             if ui.button("Keyboard Shortcuts").clicked() {

@@ -4,6 +4,7 @@ pub mod attribution;
 pub mod banner;
 pub mod component_scale;
 pub mod curves;
+pub mod dashboard;
 pub mod decimate;
 pub mod dope_sheet;
 pub mod errors;

@@ -71,6 +71,10 @@ pub fn show(
 ) {
     let a = &doc.asset;
     let unit = doc.resolved.unit;
+    // First, above the fold at any window size: where the clip hurts most.
+    if let Some(r) = doc.shown() {
+        go_to_worst(ui, doc, &r.errors, out);
+    }
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("Asset");
         egui::Grid::new("asset").num_columns(2).show(ui, |ui| {
@@ -149,7 +153,7 @@ pub fn show(
                         .color(WARNING),
                 );
             }
-            result(ui, doc, r, out);
+            result(ui, doc, r);
         } else if progress.is_none() && doc.failure.is_none() && doc.has_clip() {
             ui.horizontal(|ui| {
                 ui.spinner();
@@ -167,7 +171,7 @@ pub fn show(
     });
 }
 
-fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Action>) {
+fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed) {
     let unit = doc.resolved.unit;
     if !r.contract_met {
         let f = &r.clip.report.failures;
@@ -184,7 +188,6 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
         );
     }
     let e = &r.errors;
-    let names = &doc.asset.skeleton.joints;
     egui::Grid::new("result").num_columns(2).show(ui, |ui| {
         kv(ui, "Raw size", fmt_bytes(r.sizes.raw_bytes));
         kv(ui, "Compressed size", fmt_bytes(r.sizes.compressed_bytes));
@@ -239,33 +242,6 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
             format!("{:.1} ms", r.elapsed.as_secs_f64() * 1e3),
         );
     });
-    let worst = e.samples.worst_joint;
-    if worst < names.len() && e.samples.max > 0.0 {
-        // The worst cell's error may be inherited: go to the joint whose own tracks cause it.
-        let frame = e.samples.worst_frame;
-        let cause = super::attribution::cause(doc, worst, frame as usize)
-            .filter(|c| c.error > 0.0)
-            .map_or(worst, |c| c.source);
-        let text = if cause == worst {
-            format!("Go to worst: {} @ frame {frame}", names[worst].name)
-        } else {
-            format!(
-                "Go to worst: {} @ frame {frame} (cause {})",
-                names[worst].name, names[cause].name
-            )
-        };
-        if ui
-            .button(text)
-            .on_hover_text(
-                "Select the joint whose own tracks cause the largest error (the worst joint \
-                 itself, or the ancestor it inherits the error from) and go to its frame",
-            )
-            .clicked()
-        {
-            out.push(Action::Select(Some(cause)));
-            out.push(Action::Seek(frame));
-        }
-    }
     egui::CollapsingHeader::new("Bytes by section")
         .default_open(true)
         .show(ui, |ui| {
@@ -287,6 +263,44 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Actio
 
 /// The label of the focused joint's floor (the tightest tolerance it can reach).
 pub const FLOOR: &str = "Floor (tightest tolerance)";
+
+/// The button that selects the joint whose own tracks cause the largest error (the worst
+/// joint itself, or the ancestor it inherits the error from) and goes to its frame.
+fn go_to_worst(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    e: &crate::metric::ErrorReport,
+    out: &mut Vec<Action>,
+) {
+    let names = &doc.asset.skeleton.joints;
+    let worst = e.samples.worst_joint;
+    if worst >= names.len() || e.samples.max <= 0.0 {
+        return;
+    }
+    let frame = e.samples.worst_frame;
+    let cause = super::attribution::cause(doc, worst, frame as usize)
+        .filter(|c| c.error > 0.0)
+        .map_or(worst, |c| c.source);
+    let text = if cause == worst {
+        format!("Go to worst: {} @ frame {frame}", names[worst].name)
+    } else {
+        format!(
+            "Go to worst: {} @ frame {frame} (cause {})",
+            names[worst].name, names[cause].name
+        )
+    };
+    if ui
+        .button(text)
+        .on_hover_text(
+            "Select the joint whose own tracks cause the largest error (the worst joint \
+             itself, or the ancestor it inherits the error from) and go to its frame",
+        )
+        .clicked()
+    {
+        out.push(Action::Select(Some(cause)));
+        out.push(Action::Seek(frame));
+    }
+}
 
 /// The focused joint: its limits, floor, worst error, keys and bytes (edited in the tree).
 fn joint(ui: &mut egui::Ui, doc: &Document, j: usize) {

@@ -4,6 +4,7 @@
 pub mod bones;
 pub mod camera;
 pub mod composite;
+pub mod framing;
 pub mod gpu;
 pub mod grid;
 pub mod markers;
@@ -16,20 +17,17 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2}
 use glam::{Affine3A, Vec3};
 
 use self::camera::OrbitCamera;
+use self::framing::Bounds;
 use self::gpu::{ViewportCallback, ViewportGpu};
 use self::scene::{
     Globals, Highlight, MeshData, MeshFrame, Scale, SceneFrame, SkeletonStyle, add_error_vectors,
     add_skeleton, grid_lines, grid_step, joint_radii, live_errors, palette,
 };
-use super::state::{Document, Layout, Selection, ViewOptions};
+use super::state::{AbShow, Document, Layout, Selection, ViewOptions};
 use crate::model::{Transform, local_to_object};
 
-/// Bounds of the raw clip over all its frames.
-#[derive(Clone, Copy, Debug)]
-struct ClipBounds {
-    min: Vec3,
-    max: Vec3,
-}
+/// What the bounds were computed for: document, clip, in place.
+type BoundsKey = (u64, usize, bool);
 
 /// What the viewport reports back to the app.
 #[derive(Default)]
@@ -41,7 +39,7 @@ pub struct ViewportOutput {
 /// Viewport state that lives across frames.
 pub struct Viewport {
     pub camera: OrbitCamera,
-    bounds: Option<((u64, usize), ClipBounds)>,
+    bounds: Option<(BoundsKey, Bounds)>,
     mesh: Option<Arc<MeshData>>,
     mesh_doc: Option<u64>,
     frame_pending: bool,
@@ -53,6 +51,10 @@ pub struct Viewport {
     pub last_build: std::time::Duration,
     /// Joint screen positions of the last frame (for picking): (joint, position).
     picks: Vec<(usize, Pos2)>,
+    /// The joint under the pointer last frame.
+    pub hovered: Option<usize>,
+    /// The copies' labels drawn last frame: text and rectangle (points).
+    pub labels: Vec<(String, Rect)>,
 }
 
 impl Viewport {
@@ -77,6 +79,8 @@ impl Viewport {
             samples,
             last_build: Default::default(),
             picks: Vec::new(),
+            hovered: None,
+            labels: Vec::new(),
         }
     }
 
@@ -85,18 +89,36 @@ impl Viewport {
         self.frame_pending = true;
     }
 
-    fn bounds_for(&mut self, doc: &Document) -> ClipBounds {
-        let key = (doc.id, doc.clip);
+    /// Frames the character on the next frame when `cond` holds.
+    pub fn request_frame_if(&mut self, cond: bool) {
+        self.frame_pending |= cond;
+    }
+
+    /// The document's skinned mesh, built once per document.
+    fn mesh_for(&mut self, doc: &Document) -> Option<Arc<MeshData>> {
+        if self.mesh_doc != Some(doc.id) {
+            self.mesh =
+                MeshData::build(doc.id, &doc.asset.meshes, doc.asset.skeleton.len()).map(Arc::new);
+            self.mesh_doc = Some(doc.id);
+        }
+        self.mesh.clone()
+    }
+
+    /// The raw clip's extent over its frames: joints and skinned mesh, in place or not.
+    fn bounds_for(&mut self, doc: &Document, in_place: bool) -> Bounds {
+        let key = (doc.id, doc.clip, in_place);
         if let Some((k, b)) = self.bounds
             && k == key
         {
             return b;
         }
+        let mesh = self.mesh_for(doc);
         let s = &doc.asset.skeleton;
         let n = s.len();
+        let root = framing::root_joint(s);
         let mut local = vec![Transform::IDENTITY; n];
         let mut obj = vec![Affine3A::IDENTITY; n];
-        let (mut min, mut max) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+        let mut b = Bounds::EMPTY;
         let frames = doc.frame_count();
         let step = (frames / 48).max(1);
         for f in (0..frames).step_by(step) {
@@ -105,27 +127,21 @@ impl Viewport {
                 None => local = s.rest_pose(),
             }
             local_to_object(s, &local, &mut obj);
-            for (j, m) in obj.iter().enumerate() {
-                let p = Vec3::from(m.translation);
-                if s.joints[j].deforming && p.is_finite() {
-                    min = min.min(p);
-                    max = max.max(p);
-                }
+            let shift = framing::in_place_shift(&obj, root, in_place);
+            framing::add_joints(&mut b, s, &obj, shift);
+            if let Some(m) = &mesh {
+                framing::add_mesh(&mut b, m, &obj, shift);
             }
         }
-        if min.x > max.x {
-            (min, max) = (Vec3::splat(-0.5), Vec3::splat(0.5));
+        if b.is_empty() {
+            b = Bounds {
+                min: Vec3::splat(-0.5),
+                max: Vec3::splat(0.5),
+            };
         }
-        let b = ClipBounds { min, max };
         self.bounds = Some((key, b));
         self.frame_pending = true;
         b
-    }
-
-    /// The offset of the compressed skeleton in side-by-side layout.
-    fn side_offset(b: &ClipBounds, scale: Scale) -> Vec3 {
-        let width = b.max.x - b.min.x;
-        Vec3::X * (width + 0.45 * scale.size).max(0.7 * scale.size)
     }
 
     /// Where joint `j` of the original skeleton was drawn last frame (screen points).
@@ -162,13 +178,15 @@ impl Viewport {
             return out;
         };
         let start = std::time::Instant::now();
-        let bounds = self.bounds_for(doc);
+        let bounds = self.bounds_for(doc, view.in_place);
         // Sizes follow this clip's skeleton (not the whole file's), whatever the unit.
         let size = bounds.max - bounds.min;
         let scale = Scale::new(size.y, size.max_element());
-        let offset = match view.layout {
-            Layout::SideBySide => Self::side_offset(&bounds, scale),
-            Layout::Overlay => Vec3::ZERO,
+        let offset = match (view.layout, view.ab) {
+            (_, Some(_)) | (Layout::Overlay, None) => Vec3::ZERO,
+            (Layout::SideBySide, None) => {
+                framing::side_offset(&bounds, scale.size, OrbitCamera::default().yaw)
+            }
         };
         let aspect = rect.width() / rect.height().max(1.0);
         if self.frame_pending && rect.width() > 10.0 {
@@ -211,8 +229,26 @@ impl Viewport {
         }
 
         // Scene.
-        let poses = doc.poses_at(frame);
+        let mut poses = doc.poses_at(frame);
         let skeleton = &doc.asset.skeleton;
+        let shift =
+            framing::in_place_shift(&poses.raw, framing::root_joint(skeleton), view.in_place);
+        for m in poses
+            .raw
+            .iter_mut()
+            .chain(poses.compressed.iter_mut().flatten())
+        {
+            m.translation += glam::Vec3A::from(shift);
+        }
+        // A/B: the chosen copy alone, where the original stands.
+        if let Some(show) = view.ab {
+            if show == AbShow::Compressed
+                && let Some(c) = poses.compressed.take()
+            {
+                poses.raw = c;
+            }
+            poses.compressed = None;
+        }
         let limits = &doc.resolved.limits;
         let compressed = poses.compressed.as_deref().unwrap_or(&poses.raw);
         let errors = live_errors(&poses.raw, compressed, limits);
@@ -248,12 +284,18 @@ impl Viewport {
                 ground: [centre.x, floor, centre.z, radius],
             },
             grid: if view.grid {
-                grid_lines(
-                    Vec3::new(centre.x, floor, centre.z),
+                // In place, the ground slides under the feet (the root's travel, reversed).
+                let mut g = grid_lines(
+                    Vec3::new(centre.x - shift.x, floor, centre.z - shift.z),
                     floor,
                     step,
                     half_cells,
-                )
+                );
+                for v in &mut g {
+                    v.pos[0] += shift.x;
+                    v.pos[2] += shift.z;
+                }
+                g
             } else {
                 Vec::new()
             },
@@ -274,7 +316,11 @@ impl Viewport {
             &radii,
             &SkeletonStyle {
                 offset: Vec3::ZERO,
-                color: palette::ORIGINAL,
+                color: if view.ab == Some(AbShow::Compressed) {
+                    palette::COMPRESSED
+                } else {
+                    palette::ORIGINAL
+                },
                 solid: true,
                 markers: view.markers,
                 markers_selected_only: view.markers_selected_only,
@@ -283,24 +329,26 @@ impl Viewport {
             &none,
             scale,
         );
-        add_skeleton(
-            &mut sf,
-            skeleton,
-            compressed,
-            limits,
-            &radii,
-            &SkeletonStyle {
-                offset,
-                color: palette::COMPRESSED,
-                solid: view.layout == Layout::SideBySide,
-                markers: view.markers && view.layout == Layout::SideBySide,
-                markers_selected_only: view.markers_selected_only,
-            },
-            &highlight,
-            &over,
-            scale,
-        );
-        if view.error_vectors {
+        if view.ab.is_none() {
+            add_skeleton(
+                &mut sf,
+                skeleton,
+                compressed,
+                limits,
+                &radii,
+                &SkeletonStyle {
+                    offset,
+                    color: palette::COMPRESSED,
+                    solid: view.layout == Layout::SideBySide,
+                    markers: view.markers && view.layout == Layout::SideBySide,
+                    markers_selected_only: view.markers_selected_only,
+                },
+                &highlight,
+                &over,
+                scale,
+            );
+        }
+        if view.error_vectors && view.ab.is_none() {
             add_error_vectors(
                 &mut sf,
                 &poses.raw,
@@ -313,29 +361,35 @@ impl Viewport {
                     .then_some(highlight.selected.as_slice()),
             );
         }
-        if view.mesh {
-            if self.mesh_doc != Some(doc.id) {
-                self.mesh =
-                    MeshData::build(doc.id, &doc.asset.meshes, skeleton.len()).map(Arc::new);
-                self.mesh_doc = Some(doc.id);
-            }
-            if let Some(data) = &self.mesh {
-                let mut pal = Vec::with_capacity(data.palette_len() * 2);
-                data.palette(&poses.raw, &mut pal);
-                data.palette(compressed, &mut pal);
-                let alpha = 0.45;
-                sf.mesh = Some(MeshFrame {
-                    data: data.clone(),
-                    palette: pal,
-                    instances: if view.layout == Layout::SideBySide {
-                        2
-                    } else {
-                        1
-                    },
-                    offset: [[0.0; 4], offset.extend(0.0).to_array()],
-                    tint: [[1.0, 1.0, 1.0, alpha], [1.0, 1.0, 1.0, alpha]],
-                });
-            }
+        if view.mesh
+            && let Some(data) = &self.mesh_for(doc)
+        {
+            let mut pal = Vec::with_capacity(data.palette_len() * 2);
+            data.palette(&poses.raw, &mut pal);
+            data.palette(compressed, &mut pal);
+            let alpha = 0.45;
+            sf.mesh = Some(MeshFrame {
+                data: data.clone(),
+                palette: pal,
+                instances: if view.layout == Layout::SideBySide && view.ab.is_none() {
+                    2
+                } else {
+                    1
+                },
+                offset: [[0.0; 4], offset.extend(0.0).to_array()],
+                // Each copy tinted like its skeleton, so they never read as one.
+                tint: [
+                    tint(
+                        if view.ab == Some(AbShow::Compressed) {
+                            palette::COMPRESSED
+                        } else {
+                            palette::ORIGINAL
+                        },
+                        alpha,
+                    ),
+                    tint(palette::COMPRESSED, alpha),
+                ],
+            });
         }
         // Picking targets and labels.
         let size = glam::Vec2::new(rect.width(), rect.height());
@@ -349,7 +403,7 @@ impl Viewport {
             if !joint.deforming {
                 continue;
             }
-            for (pose, off) in [(&poses.raw, Vec3::ZERO), (&compressed.to_vec(), offset)] {
+            for (pose, off) in [(poses.raw.as_slice(), Vec3::ZERO), (compressed, offset)] {
                 if let Some(p) = to_screen(Vec3::from(pose[j].translation) + off) {
                     self.picks.push((j, p));
                 }
@@ -372,6 +426,8 @@ impl Viewport {
                 Color32::LIGHT_RED,
             );
         }
+        // Labels above each copy: above the clip's highest point (mesh included), kept
+        // inside the view and never overlapping.
         let top = |pose: &[Affine3A], off: Vec3| {
             let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
             for (j, m) in pose.iter().enumerate() {
@@ -381,12 +437,31 @@ impl Viewport {
                 }
             }
             let c = (lo + hi) * 0.5 + off;
-            Vec3::new(c.x, hi.y + 0.1 * scale.size, c.z)
+            Vec3::new(c.x, hi.y.max(bounds.max.y) + 0.04 * scale.size, c.z)
         };
         let pending = doc.result.is_none();
         let stale = doc.is_stale();
-        let labels: Vec<(Vec3, String, [f32; 4])> = match view.layout {
-            Layout::SideBySide => vec![
+        let compressed_label = if stale {
+            "Compressed (recomputing...)"
+        } else if pending {
+            "Compressed (computing...)"
+        } else {
+            "Compressed"
+        };
+        let labels: Vec<(Vec3, String, [f32; 4])> = match (view.ab, view.layout) {
+            (Some(show), _) => vec![(
+                top(&poses.raw, Vec3::ZERO),
+                match show {
+                    AbShow::Original => format!("A · {}  (B flips)", "Original"),
+                    AbShow::Compressed => format!("B · {compressed_label}  (B flips)"),
+                },
+                if show == AbShow::Original {
+                    palette::ORIGINAL
+                } else {
+                    palette::COMPRESSED
+                },
+            )],
+            (None, Layout::SideBySide) => vec![
                 (
                     top(&poses.raw, Vec3::ZERO),
                     "Original".into(),
@@ -394,41 +469,73 @@ impl Viewport {
                 ),
                 (
                     top(compressed, offset),
-                    if stale {
-                        "Compressed (recomputing...)".into()
-                    } else if pending {
-                        "Compressed (computing...)".into()
-                    } else {
-                        "Compressed".into()
-                    },
+                    compressed_label.into(),
                     palette::COMPRESSED,
                 ),
             ],
-            Layout::Overlay => vec![(
+            (None, Layout::Overlay) => vec![(
                 top(&poses.raw, Vec3::ZERO),
                 "Original (solid) + Compressed (ghost)".into(),
                 palette::COMPRESSED,
             )],
         };
+        self.labels.clear();
         for (p, text, color) in labels {
-            if let Some(s) = to_screen(p)
-                && rect.contains(s)
-            {
-                // A real label (not just paint) so tests and screen readers find it.
-                let galley_size = painter
-                    .layout_no_wrap(text.clone(), FontId::proportional(15.0), Color32::WHITE)
-                    .size();
-                let r = Align2::CENTER_BOTTOM
-                    .anchor_size(s, galley_size)
-                    .expand(4.0);
-                painter.rect_filled(r, 4.0, Color32::from_black_alpha(150));
-                let text = egui::RichText::new(text).size(15.0).color(to_color(color));
-                ui.put(
-                    r.shrink(4.0),
-                    egui::Label::new(text).selectable(false).extend(),
-                );
+            let Some(s) = to_screen(p) else { continue };
+            let galley_size = painter
+                .layout_no_wrap(text.clone(), FontId::proportional(15.0), Color32::WHITE)
+                .size();
+            let mut r = Align2::CENTER_BOTTOM
+                .anchor_size(s, galley_size)
+                .expand(4.0);
+            for (_, placed) in &self.labels {
+                if r.intersects(*placed) {
+                    r = r.translate(Vec2::new(placed.right() + 6.0 - r.left(), 0.0));
+                }
             }
+            // Inside the view (a label off screen says nothing).
+            let inner = rect.shrink(4.0);
+            let dx = (inner.left() - r.left()).max(0.0) - (r.right() - inner.right()).max(0.0);
+            let dy = (inner.top() - r.top()).max(0.0) - (r.bottom() - inner.bottom()).max(0.0);
+            r = r.translate(Vec2::new(dx, dy));
+            painter.rect_filled(r, 4.0, Color32::from_black_alpha(150));
+            // A real label (not just paint) so tests and screen readers find it.
+            let rich = egui::RichText::new(text.clone())
+                .size(15.0)
+                .color(to_color(color));
+            ui.put(
+                r.shrink(4.0),
+                egui::Label::new(rich).selectable(false).extend(),
+            );
+            self.labels.push((text, r));
         }
+        // Hover: the joint under the pointer, ringed and named.
+        self.hovered = response
+            .hover_pos()
+            .filter(|_| !response.dragged())
+            .and_then(|pos| {
+                self.picks
+                    .iter()
+                    .map(|(j, p)| (*j, *p, p.distance(pos)))
+                    .filter(|(_, _, d)| *d < 14.0)
+                    .min_by(|a, b| a.2.total_cmp(&b.2))
+            })
+            .map(|(j, p, _)| {
+                painter.circle_stroke(p, 9.0, Stroke::new(2.0, Color32::WHITE));
+                let galley = painter.layout_no_wrap(
+                    skeleton.joints[j].name.clone(),
+                    FontId::proportional(14.0),
+                    Color32::WHITE,
+                );
+                let at = p + Vec2::new(12.0, -12.0 - galley.size().y);
+                painter.rect_filled(
+                    Rect::from_min_size(at, galley.size()).expand(3.0),
+                    3.0,
+                    Color32::from_black_alpha(170),
+                );
+                painter.galley(at, galley, Color32::WHITE);
+                j
+            });
         // Legend.
         let legend = format!(
             "LMB orbit · RMB/Shift pan · wheel zoom · double-click frame{}",
@@ -455,6 +562,16 @@ impl Viewport {
         }
         out
     }
+}
+
+/// A mesh tint: the copy's colour, lightened so the mesh's own colours still read.
+fn tint(c: [f32; 4], alpha: f32) -> [f32; 4] {
+    [
+        0.25 + 0.75 * c[0],
+        0.25 + 0.75 * c[1],
+        0.25 + 0.75 * c[2],
+        alpha,
+    ]
 }
 
 fn to_color(c: [f32; 4]) -> Color32 {
