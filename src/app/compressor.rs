@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 pub use crate::codec::Control;
 use crate::codec::{CodecError, CompressedClip, JointCost, Recompressor};
-use crate::metric::{ErrorReport, PoseSource, Reference, measure};
+use crate::metric::{self, Attribution, ErrorReport, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
 
@@ -48,7 +48,14 @@ pub struct Compressed {
     pub refining: bool,
     /// False when the codec could not meet every tolerance (see `clip.report.failures`).
     pub contract_met: bool,
+    /// Each joint's error split into own and inherited, and the caused ratios (computed on
+    /// the worker, so the UI never waits for it on a large rig).
+    pub attribution: Arc<Attribution>,
 }
+
+/// Most marker evaluations the "caused" heatmap may cost (about 0.1 s on this machine);
+/// a larger clip has no caused mode.
+const CAUSED_BUDGET: usize = 4_000_000;
 
 /// Why a compression produced nothing.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,6 +101,7 @@ pub fn recompress(
         if start.elapsed() >= FIRST_PASS_AFTER && !control.is_cancelled() {
             first_pass(measured(
                 skeleton,
+                clip,
                 settings,
                 Arc::new(c),
                 reference,
@@ -115,19 +123,32 @@ pub fn recompress(
     let reference = memo
         .reference_poses()
         .unwrap_or_else(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)));
-    Ok(measured(skeleton, settings, c, &reference, start, false))
+    Ok(measured(
+        skeleton, clip, settings, c, &reference, start, false,
+    ))
 }
 
 /// A compressed clip with its error matrix and sizes.
 fn measured(
     skeleton: &Skeleton,
+    clip: &Clip,
     settings: &Resolved,
     c: Arc<CompressedClip>,
     reference: &Reference,
     start: Instant,
     refining: bool,
 ) -> Compressed {
-    let errors = measure(skeleton, reference, c.as_ref(), &settings.limits, true);
+    let limits = &settings.limits;
+    let errors = measure(skeleton, reference, c.as_ref(), limits, true);
+    let mut attribution = metric::attribute(skeleton, clip, c.as_ref(), errors.frames, limits);
+    attribution.caused = metric::caused_ratios(
+        skeleton,
+        clip,
+        c.as_ref(),
+        errors.frames,
+        limits,
+        CAUSED_BUDGET,
+    );
     let r = &c.report;
     Compressed {
         poses: c.clone(),
@@ -143,5 +164,6 @@ fn measured(
         errors,
         elapsed: start.elapsed(),
         refining,
+        attribution: Arc::new(attribution),
     }
 }

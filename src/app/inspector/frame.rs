@@ -214,7 +214,7 @@ impl eframe::App for App {
             panels::banner::show_status(ui, &self.chrome.status, &right);
         });
         if let Some(doc) = &self.session.doc {
-            let attr = self.view.attribution.get(doc);
+            let attr = panels::attribution::shown(doc);
             egui::Panel::bottom("timeline")
                 .resizable(false)
                 .show(ui, |ui| {

@@ -22,8 +22,6 @@ pub(super) struct ViewState {
     pub(super) viewport_rect: Option<egui::Rect>,
     pub(super) curve_geom: Option<panels::curves::PlotGeom>,
     pub(super) error_geoms: panels::errors::ErrorGeoms,
-    /// Own / inherited error of the shown result (computed once per result).
-    pub(super) attribution: panels::attribution::AttributionCache,
 }
 
 impl ViewState {
@@ -39,7 +37,6 @@ impl ViewState {
             viewport_rect: None,
             curve_geom: None,
             error_geoms: Default::default(),
-            attribution: Default::default(),
         }
     }
 }

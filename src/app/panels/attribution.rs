@@ -1,5 +1,5 @@
-//! Error attribution in the app: the shown result's own / inherited split (computed once per
-//! result, `metric::attribute`), the joint whose own tracks cause a cell's error, and the
+//! Error attribution in the app: the shown result's own / inherited split (computed with the
+//! result on the compression worker, `metric::attribute`), the joint whose own tracks cause a cell's error, and the
 //! legend of the error / tolerance colour scale every panel shares.
 
 use std::sync::Arc;
@@ -10,38 +10,10 @@ use super::super::compressor::Compressed;
 use super::super::state::Document;
 use crate::metric::{self, Attribution, Contribution};
 
-/// Most marker evaluations the "caused" heatmap may cost (about 0.1 s on this machine);
-/// a larger clip has no caused mode.
-const CAUSED_BUDGET: usize = 4_000_000;
-
-/// The attribution of the result on screen (owned by the app).
-#[derive(Default)]
-pub struct AttributionCache {
-    /// The result the attribution was computed for (kept alive so identity is certain).
-    of: Option<Arc<Compressed>>,
-    attribution: Option<Arc<Attribution>>,
-}
-
-impl AttributionCache {
-    /// The attribution of `doc`'s shown result, computed when the result changed.
-    pub fn get(&mut self, doc: &Document) -> Option<Arc<Attribution>> {
-        let shown = doc.result.as_ref().or(doc.previous.as_ref())?;
-        let clip = doc.asset.clips.get(doc.clip)?;
-        let fresh = self.of.as_ref().is_some_and(|o| Arc::ptr_eq(o, shown));
-        if !fresh {
-            let limits = &doc.resolved.limits;
-            let (skeleton, poses, frames) = (
-                &doc.asset.skeleton,
-                shown.poses.as_ref(),
-                shown.errors.frames,
-            );
-            let mut a = metric::attribute(skeleton, clip, poses, frames, limits);
-            a.caused = metric::caused_ratios(skeleton, clip, poses, frames, limits, CAUSED_BUDGET);
-            self.attribution = Some(Arc::new(a));
-            self.of = Some(shown.clone());
-        }
-        self.attribution.clone()
-    }
+/// The attribution of `doc`'s shown result (computed with it on the compression worker).
+pub fn shown(doc: &Document) -> Option<Arc<Attribution>> {
+    let shown = doc.result.as_ref().or(doc.previous.as_ref())?;
+    Some(shown.attribution.clone())
 }
 
 /// The joint whose own tracks cause most of `joint`'s error at sample `frame` in the shown
