@@ -5,23 +5,18 @@
 //! dope-sheet row with previous / next key.
 
 use std::path::PathBuf;
-use std::sync::Once;
 use std::time::Duration;
 
 use egui::Modifiers;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use skelpack::app::App;
 use skelpack::app::panels::{attribution, curves, dope_sheet, errors, stats};
-use skelpack::app::{App, StartOptions};
 use skelpack::metric;
 
-const SIZE: [f32; 2] = [1600.0, 1000.0];
+mod app_harness;
 
-fn pin_backend() {
-    static ONCE: Once = Once::new();
-    // SAFETY: set once, before any harness (and its wgpu instance) exists.
-    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
-}
+const SIZE: [f32; 2] = [1600.0, 1000.0];
 
 fn asset(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -31,21 +26,7 @@ fn asset(name: &str) -> PathBuf {
 
 /// The app on `file` with `joint` selected and the compressed result in.
 fn harness(file: PathBuf, joint: &str) -> (Harness<'static, App>, usize) {
-    pin_backend();
-    let mut h = Harness::builder()
-        .with_size(SIZE)
-        .with_max_steps(30)
-        .wgpu()
-        .build_eframe(move |cc| {
-            App::with_options(
-                cc,
-                StartOptions {
-                    file: Some(file),
-                    ignore_storage: true,
-                    ..Default::default()
-                },
-            )
-        });
+    let mut h = app_harness::open(Some(file), SIZE);
     h.run_steps(2);
     assert!(
         h.state_mut().wait_for_result(Duration::from_secs(120)),

@@ -5,20 +5,15 @@
 //! below N with the result shown and applied.
 
 use std::path::PathBuf;
-use std::sync::Once;
 use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use skelpack::app::panels::dashboard;
-use skelpack::app::{Action, App, StartOptions};
+use skelpack::app::{Action, App};
 use skelpack::settings::Preset;
 
-fn pin_backend() {
-    static ONCE: Once = Once::new();
-    // SAFETY: set once, before any harness (and its wgpu instance) exists.
-    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
-}
+mod app_harness;
 
 fn robot() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb")
@@ -27,21 +22,7 @@ fn robot() -> PathBuf {
 /// The app on `file` (None: the default character) with the dashboard open and every
 /// clip's result in.
 fn dashboard(file: Option<PathBuf>) -> Harness<'static, App> {
-    pin_backend();
-    let mut h = Harness::builder()
-        .with_size([1600.0, 960.0])
-        .with_max_steps(30)
-        .wgpu()
-        .build_eframe(move |cc| {
-            App::with_options(
-                cc,
-                StartOptions {
-                    file,
-                    ignore_storage: true,
-                    ..Default::default()
-                },
-            )
-        });
+    let mut h = app_harness::open(file, [1600.0, 960.0]);
     h.run_steps(2);
     h.get_by_label("Clips").click();
     h.run_steps(2);
@@ -196,25 +177,7 @@ fn fit_in_kib_lands_at_or_below_the_budget_and_applies() {
 
 /// The app on `file` at `size`, with the open clip's result in (no dashboard).
 fn viewer(file: Option<PathBuf>, size: [f32; 2]) -> Harness<'static, App> {
-    pin_backend();
-    let mut h = Harness::builder()
-        .with_size(size)
-        .with_max_steps(30)
-        .wgpu()
-        .build_eframe(move |cc| {
-            App::with_options(
-                cc,
-                StartOptions {
-                    file,
-                    ignore_storage: true,
-                    ..Default::default()
-                },
-            )
-        });
-    h.run_steps(2);
-    assert!(h.state_mut().wait_for_result(Duration::from_secs(300)));
-    h.run();
-    h
+    app_harness::opened(file, size)
 }
 
 fn labels(h: &Harness<'static, App>) -> Vec<String> {

@@ -4,37 +4,18 @@
 //! EXT_meshopt_compression and opens again with the same clips.
 
 use std::path::PathBuf;
-use std::sync::Once;
 use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use skelpack::app::{Action, App, StartOptions};
+use skelpack::app::{Action, App};
+
+mod app_harness;
 
 const TOGGLE: &str = "glTF: meshopt byte compression";
 
 fn harness(file: PathBuf) -> Harness<'static, App> {
-    static ONCE: Once = Once::new();
-    // SAFETY: set once, before any harness (and its wgpu instance) exists.
-    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
-    let mut h = Harness::builder()
-        .with_size([1280.0, 800.0])
-        .with_max_steps(30)
-        .wgpu()
-        .build_eframe(move |cc| {
-            App::with_options(
-                cc,
-                StartOptions {
-                    file: Some(file),
-                    ignore_storage: true,
-                    ..Default::default()
-                },
-            )
-        });
-    h.run_steps(2);
-    assert!(h.state_mut().wait_for_result(Duration::from_secs(120)));
-    h.run();
-    h
+    app_harness::opened(Some(file), app_harness::SIZE)
 }
 
 fn required_extensions(path: &std::path::Path) -> Vec<String> {

@@ -4,22 +4,16 @@
 //! availability, undo / redo of a settings edit, and a viewport image snapshot.
 
 use std::path::PathBuf;
-use std::sync::Once;
 use std::time::Duration;
 
 use egui::{Pos2, Rect};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::{Harness, SnapshotOptions};
 use skelpack::app::panels::{curves, errors, joints, timeline, unsaved};
-use skelpack::app::{Action, App, Layout, StartOptions};
+use skelpack::app::{Action, App, Layout};
 
-const SIZE: [f32; 2] = [1280.0, 800.0];
-
-fn pin_backend() {
-    static ONCE: Once = Once::new();
-    // SAFETY: set once, before any harness (and its wgpu instance) exists.
-    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
-}
+mod app_harness;
+use app_harness::{SIZE, settle};
 
 fn robot() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb")
@@ -40,36 +34,9 @@ fn wait_for_export(h: &mut Harness<'static, App>) {
     h.run();
 }
 
-/// Steps a frame or two (queued actions run), waits for the compressed result, then lets
-/// the UI settle.
-fn settle(h: &mut Harness<'static, App>) {
-    h.run_steps(2);
-    assert!(
-        h.state_mut().wait_for_result(Duration::from_secs(120)),
-        "no compressed result"
-    );
-    h.run();
-}
-
 /// The app on `file` (None: the default character), with the compressed result in.
 fn harness(file: Option<PathBuf>) -> Harness<'static, App> {
-    pin_backend();
-    let mut h = Harness::builder()
-        .with_size(SIZE)
-        .with_max_steps(30)
-        .wgpu()
-        .build_eframe(move |cc| {
-            App::with_options(
-                cc,
-                StartOptions {
-                    file,
-                    ignore_storage: true,
-                    ..Default::default()
-                },
-            )
-        });
-    settle(&mut h);
-    h
+    app_harness::opened(file, SIZE)
 }
 
 #[test]

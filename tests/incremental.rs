@@ -236,46 +236,22 @@ fn the_first_pass_holds_every_tolerance_and_the_final_result_is_unchanged() {
 /// The app recompresses incrementally: tolerance edits made in the joint table show results
 /// byte-identical to a full compression of the document's settings.
 #[cfg(feature = "gui")]
+mod app_harness;
+
+#[cfg(feature = "gui")]
 mod app {
     use std::path::PathBuf;
-    use std::sync::Once;
-    use std::time::Duration;
 
     use egui_kittest::Harness;
     use egui_kittest::kittest::Queryable;
+    use skelpack::app::App;
     use skelpack::app::panels::joints;
-    use skelpack::app::{App, StartOptions};
     use skelpack::codec;
 
-    fn harness(file: PathBuf) -> Harness<'static, App> {
-        static ONCE: Once = Once::new();
-        // SAFETY: set once, before any harness (and its wgpu instance) exists.
-        ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
-        let mut h = Harness::builder()
-            .with_size([1280.0, 800.0])
-            .with_max_steps(30)
-            .wgpu()
-            .build_eframe(move |cc| {
-                App::with_options(
-                    cc,
-                    StartOptions {
-                        file: Some(file),
-                        ignore_storage: true,
-                        ..Default::default()
-                    },
-                )
-            });
-        settle(&mut h);
-        h
-    }
+    use super::app_harness::{self, settle};
 
-    fn settle(h: &mut Harness<'static, App>) {
-        h.run_steps(2);
-        assert!(
-            h.state_mut().wait_for_result(Duration::from_secs(300)),
-            "no compressed result"
-        );
-        h.run();
+    fn harness(file: PathBuf) -> Harness<'static, App> {
+        app_harness::opened(Some(file), app_harness::SIZE)
     }
 
     /// The shown result against a full compression of the document's current settings.
