@@ -1,0 +1,58 @@
+//! The real app under egui_kittest on the software wgpu adapter (Vulkan pinned, see
+//! STACK.md), shared by the app tests: open a file, wait for its compressed result.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Once;
+use std::time::Duration;
+
+use egui_kittest::Harness;
+use skelpack::app::{App, StartOptions};
+
+/// The window size most app tests use.
+pub const SIZE: [f32; 2] = [1280.0, 800.0];
+
+/// Pins the Vulkan backend (lavapipe) before any wgpu instance exists.
+pub fn pin_backend() {
+    static ONCE: Once = Once::new();
+    // SAFETY: set once, before any harness (and its wgpu instance) exists.
+    ONCE.call_once(|| unsafe { std::env::set_var("WGPU_BACKEND", "vulkan") });
+}
+
+/// The app on `file` (None: the default character) in a `size` window, without storage;
+/// nothing waited for.
+pub fn open(file: Option<PathBuf>, size: [f32; 2]) -> Harness<'static, App> {
+    pin_backend();
+    Harness::builder()
+        .with_size(size)
+        .with_max_steps(30)
+        .wgpu()
+        .build_eframe(move |cc| {
+            App::with_options(
+                cc,
+                StartOptions {
+                    file,
+                    ignore_storage: true,
+                    ..Default::default()
+                },
+            )
+        })
+}
+
+/// Steps a frame or two (queued actions run), waits for the compressed result (the refined
+/// one), then lets the UI settle.
+pub fn settle(h: &mut Harness<'static, App>) {
+    h.run_steps(2);
+    assert!(
+        h.state_mut().wait_for_result(Duration::from_secs(300)),
+        "no compressed result"
+    );
+    h.run();
+}
+
+/// [`open`] then [`settle`]: the app with the open clip's result in.
+pub fn opened(file: Option<PathBuf>, size: [f32; 2]) -> Harness<'static, App> {
+    let mut h = open(file, size);
+    settle(&mut h);
+    h
+}
