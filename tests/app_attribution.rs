@@ -18,12 +18,6 @@ mod app_harness;
 
 const SIZE: [f32; 2] = [1600.0, 1000.0];
 
-fn asset(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/assets")
-        .join(name)
-}
-
 /// The app on `file` with `joint` selected and the compressed result in.
 fn harness(file: PathBuf, joint: &str) -> (Harness<'static, App>, usize) {
     let mut h = app_harness::open(Some(file), SIZE);
@@ -32,19 +26,11 @@ fn harness(file: PathBuf, joint: &str) -> (Harness<'static, App>, usize) {
         h.state_mut().wait_for_result(Duration::from_secs(120)),
         "no compressed result"
     );
-    let j = joint_index(&h, joint);
+    let j = app_harness::joint(&h, joint);
     h.state_mut().select_joint(Some(j));
     h.state_mut().playback_mut().frame = 0.0;
     h.run();
     (h, j)
-}
-
-fn joint_index(h: &Harness<'static, App>, name: &str) -> usize {
-    let s = &h.state().document().unwrap().asset.skeleton;
-    s.joints
-        .iter()
-        .position(|j| j.name == name)
-        .unwrap_or_else(|| panic!("no joint {name}"))
 }
 
 /// The frame where `joint`'s error is largest, with its own and inherited parts.
@@ -80,7 +66,7 @@ fn click(h: &mut Harness<'static, App>, p: egui::Pos2) {
 #[test]
 fn heatmap_click_on_inherited_error_lands_on_the_joint_that_causes_it() {
     // Palm1.L has no keys of its own on RobotExpressive: all of its error is inherited.
-    let (mut h, palm) = harness(asset("RobotExpressive.glb"), "Palm1.L");
+    let (mut h, palm) = harness(app_harness::shared_asset("RobotExpressive.glb"), "Palm1.L");
     let (f, total, own, inherited) = worst_frame(&h, palm);
     assert!(total > 0.0, "Palm1.L carries error");
     assert_eq!(own, 0.0, "its own tracks are exact");
@@ -132,7 +118,7 @@ fn heatmap_click_on_inherited_error_lands_on_the_joint_that_causes_it() {
 
 #[test]
 fn own_error_mode_colours_by_own_tracks_and_selects_the_row() {
-    let (mut h, palm) = harness(asset("RobotExpressive.glb"), "Palm1.L");
+    let (mut h, palm) = harness(app_harness::shared_asset("RobotExpressive.glb"), "Palm1.L");
     h.get_by_label(errors::OWN_MODE).click();
     h.run();
     let (f, ..) = worst_frame(&h, palm);
@@ -149,7 +135,7 @@ fn own_error_mode_colours_by_own_tracks_and_selects_the_row() {
 
 #[test]
 fn go_to_worst_selects_the_cause_of_the_worst_error() {
-    let (mut h, _) = harness(asset("RobotExpressive.glb"), "Hips");
+    let (mut h, _) = harness(app_harness::shared_asset("RobotExpressive.glb"), "Hips");
     let (worst, frame) = {
         let e = &h.state().document().unwrap().shown().unwrap().errors;
         (e.samples.worst_joint, e.samples.worst_frame as usize)
@@ -168,7 +154,7 @@ fn go_to_worst_selects_the_cause_of_the_worst_error() {
 
 #[test]
 fn every_colour_scale_has_a_legend_and_the_focused_joint_shows_its_floor() {
-    let (h, _) = harness(asset("RobotExpressive.glb"), "Hips");
+    let (h, _) = harness(app_harness::shared_asset("RobotExpressive.glb"), "Hips");
     // Heatmap, timeline strip and the joint table's error bars.
     assert!(h.query_all_by_label(attribution::LEGEND).count() >= 3);
     // The focused joint's floor in the stats panel; its tolerance's hover names it too.
@@ -178,7 +164,10 @@ fn every_colour_scale_has_a_legend_and_the_focused_joint_shows_its_floor() {
 
 #[test]
 fn dope_sheet_keys_and_previous_next_key_shortcuts() {
-    let (mut h, j) = harness(asset("CesiumMan.glb"), "Skeleton_arm_joint_R__2_");
+    let (mut h, j) = harness(
+        app_harness::shared_asset("CesiumMan.glb"),
+        "Skeleton_arm_joint_R__2_",
+    );
     h.get_by_label(dope_sheet::DOPE_SHEET);
     let keys = dope_sheet::key_frames(h.state().document().unwrap(), j);
     assert!(keys.len() >= 3, "an animated joint: {keys:?}");
@@ -208,7 +197,10 @@ fn dope_sheet_keys_and_previous_next_key_shortcuts() {
 
 #[test]
 fn residual_view_plots_raw_minus_decoded_in_degrees_and_mm() {
-    let (mut h, _) = harness(asset("CesiumMan.glb"), "Skeleton_arm_joint_R__2_");
+    let (mut h, _) = harness(
+        app_harness::shared_asset("CesiumMan.glb"),
+        "Skeleton_arm_joint_R__2_",
+    );
     h.state_mut().set_residual(true);
     h.run();
     h.get_by_label(curves::RESIDUAL);
@@ -241,7 +233,7 @@ fn save_shot(h: &mut Harness<'static, App>, name: &str) {
 
 #[test]
 fn caused_mode_lights_the_joint_whose_tracks_cause_a_descendants_error() {
-    let (mut h, palm) = harness(asset("RobotExpressive.glb"), "Palm1.L");
+    let (mut h, palm) = harness(app_harness::shared_asset("RobotExpressive.glb"), "Palm1.L");
     let (f, ..) = worst_frame(&h, palm);
     let expected = attribution::cause(h.state().document().unwrap(), palm, f).unwrap();
     assert_ne!(expected.source, palm);

@@ -15,10 +15,6 @@ use skelpack::settings::Preset;
 
 mod app_harness;
 
-fn robot() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb")
-}
-
 /// The app on `file` (None: the default character) with the dashboard open and every
 /// clip's result in.
 fn dashboard(file: Option<PathBuf>) -> Harness<'static, App> {
@@ -41,7 +37,7 @@ fn all_clips(h: &mut Harness<'static, App>) {
 
 #[test]
 fn every_clip_of_robot_expressive_is_listed_with_pass_or_fail() {
-    let mut h = dashboard(Some(robot()));
+    let mut h = dashboard(Some(app_harness::shared_asset("RobotExpressive.glb")));
     let names: Vec<String> = h
         .state()
         .document()
@@ -192,14 +188,7 @@ fn labels(h: &Harness<'static, App>) -> Vec<String> {
 fn a_b_flip_shows_one_copy_in_one_place() {
     let mut h = viewer(None, [1600.0, 960.0]);
     assert_eq!(labels(&h), ["Original", "Compressed"]);
-    let hips = h
-        .state()
-        .document()
-        .unwrap()
-        .asset
-        .skeleton
-        .find("Hips")
-        .unwrap();
+    let hips = app_harness::joint(&h, "Hips");
     let before = h.state().joint_screen_position(hips).unwrap();
     h.key_press(egui::Key::B);
     h.run();
@@ -248,22 +237,8 @@ fn in_place_follows_a_walk_and_can_be_turned_off() {
     );
     let rect = h.state().viewport_rect().unwrap();
     // Not tiny: the character fills a good part of the view's height.
-    let head = h
-        .state()
-        .document()
-        .unwrap()
-        .asset
-        .skeleton
-        .find("Head")
-        .unwrap();
-    let foot = h
-        .state()
-        .document()
-        .unwrap()
-        .asset
-        .skeleton
-        .find("LeftToe")
-        .unwrap();
+    let head = app_harness::joint(&h, "Head");
+    let foot = app_harness::joint(&h, "LeftToe");
     let tall = (h.state().joint_screen_position(head).unwrap().y
         - h.state().joint_screen_position(foot).unwrap().y)
         .abs();
@@ -281,14 +256,7 @@ fn in_place_follows_a_walk_and_can_be_turned_off() {
 #[test]
 fn hovering_a_joint_names_it() {
     let mut h = viewer(None, [1600.0, 960.0]);
-    let head = h
-        .state()
-        .document()
-        .unwrap()
-        .asset
-        .skeleton
-        .find("Head")
-        .unwrap();
+    let head = app_harness::joint(&h, "Head");
     let p = h.state().joint_screen_position(head).unwrap();
     h.hover_at(p);
     h.run();
@@ -321,7 +289,10 @@ fn copy_labels_never_overlap_in_small_windows() {
 /// useful number of rows (their tolerance fields on screen).
 #[test]
 fn a_1280x720_window_keeps_the_table_and_go_to_worst_in_view() {
-    let h = viewer(Some(robot()), [1280.0, 720.0]);
+    let h = viewer(
+        Some(app_harness::shared_asset("RobotExpressive.glb")),
+        [1280.0, 720.0],
+    );
     let worst = h.get_by_label_contains("Go to worst").rect();
     assert!(worst.bottom() < 720.0 * 0.25, "{worst:?}");
     let names: Vec<String> = h

@@ -4,7 +4,6 @@
 //! EXT_meshopt_compression and opens again with the same clips.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -40,22 +39,12 @@ fn the_meshopt_toggle_byte_compresses_the_gltf_export() {
     h.get_by_label(TOGGLE).click();
     h.run();
     assert!(
-        skelpack::app::exporter::gltf_meshopt(),
+        h.state().view_options().gltf_meshopt,
         "the toggle did not switch on"
     );
     let out = dir.path().join("packed.glb");
     h.state_mut().perform(Action::ExportGltf(Some(out.clone())));
-    h.step();
-    let start = std::time::Instant::now();
-    while h.state().export_running() {
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "export did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-        h.step();
-    }
-    h.run();
+    app_harness::wait_for_export(&mut h);
     assert!(
         required_extensions(&out)
             .iter()
@@ -65,5 +54,4 @@ fn the_meshopt_toggle_byte_compresses_the_gltf_export() {
     );
     let back = skelpack::import::load(&out).unwrap();
     assert_eq!(back.clips.len(), 1);
-    skelpack::app::exporter::set_gltf_meshopt(false);
 }

@@ -13,26 +13,7 @@ use skelpack::app::panels::{curves, errors, joints, timeline, unsaved};
 use skelpack::app::{Action, App, Layout};
 
 mod app_harness;
-use app_harness::{SIZE, settle};
-
-fn robot() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb")
-}
-
-/// Steps frames until the export worker has delivered its result.
-fn wait_for_export(h: &mut Harness<'static, App>) {
-    h.step(); // the action runs on the next frame
-    let start = std::time::Instant::now();
-    while h.state().export_running() {
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "export did not finish"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-        h.step();
-    }
-    h.run();
-}
+use app_harness::{SIZE, joint, settle, wait_for_export};
 
 /// The app on `file` (None: the default character), with the compressed result in.
 fn harness(file: Option<PathBuf>) -> Harness<'static, App> {
@@ -94,7 +75,7 @@ fn play_pause_step_and_space() {
 
 #[test]
 fn select_joint_in_tree_and_switch_layouts() {
-    let mut h = harness(Some(robot()));
+    let mut h = harness(Some(app_harness::shared_asset("RobotExpressive.glb")));
     let (j, name) = {
         let s = &h.state().document().unwrap().asset.skeleton;
         let j = s.deforming_joints().next().unwrap();
@@ -133,7 +114,7 @@ fn broken_file_shows_error_and_keeps_the_document() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("broken.glb");
     std::fs::write(&bad, b"glTF\x02\x00\x00\x00garbage").unwrap();
-    let mut h = harness(Some(robot()));
+    let mut h = harness(Some(app_harness::shared_asset("RobotExpressive.glb")));
     let before = h.state().document().unwrap().id;
     h.state_mut().perform(Action::Open(bad));
     h.run();
@@ -149,7 +130,7 @@ fn broken_file_shows_error_and_keeps_the_document() {
 
 #[test]
 fn export_skp_gltf_availability_and_settings_undo() {
-    let mut h = harness(Some(robot()));
+    let mut h = harness(Some(app_harness::shared_asset("RobotExpressive.glb")));
     let dir = tempfile::tempdir().unwrap();
     let glb = dir.path().join("robot.glb");
     h.state_mut().perform(Action::ExportGltf(Some(glb.clone())));
@@ -187,7 +168,7 @@ fn export_skp_gltf_availability_and_settings_undo() {
 
 #[test]
 fn viewport_snapshot() {
-    let mut h = harness(Some(robot()));
+    let mut h = harness(Some(app_harness::shared_asset("RobotExpressive.glb")));
     let j = h
         .state()
         .document()
@@ -499,7 +480,10 @@ fn unsaved_settings_are_asked_about_before_quit_and_open() {
     assert!(!h.state().is_confirming());
     // Opening another file asks too; discarding opens it.
     let id = h.state().document().unwrap().id;
-    h.state_mut().perform(Action::Open(robot()));
+    h.state_mut()
+        .perform(Action::Open(app_harness::shared_asset(
+            "RobotExpressive.glb",
+        )));
     h.run();
     assert!(h.state().is_confirming());
     assert_eq!(h.state().document().unwrap().id, id, "nothing replaced yet");
@@ -544,14 +528,7 @@ fn unsaved_settings_are_asked_about_before_quit_and_open() {
 #[test]
 fn clicking_a_joint_in_the_viewport_selects_it() {
     let mut h = harness(None);
-    let head = h
-        .state()
-        .document()
-        .unwrap()
-        .asset
-        .skeleton
-        .find("Head")
-        .unwrap();
+    let head = joint(&h, "Head");
     h.state_mut().select_joint(None);
     h.run();
     let p = h
@@ -731,7 +708,7 @@ fn a_path_typed_in_the_app_opens_the_file() {
     h.state_mut().perform(Action::PromptPath(Purpose::Open));
     h.run();
     h.get_by_label(Purpose::Open.title());
-    let path = robot();
+    let path = app_harness::shared_asset("RobotExpressive.glb");
     // It starts in the open file's folder (here the working folder), ready to complete.
     let start = h
         .get_by_label(path_prompt::FIELD)

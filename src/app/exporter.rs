@@ -18,11 +18,15 @@ pub struct ExportInput {
     pub settings: Settings,
     /// The current clip's result, reused instead of compressing it again.
     pub current: Option<(usize, Arc<CompressedClip>)>,
+    /// Compressed glTF: byte-compress the animation data with `EXT_meshopt_compression`
+    /// (the File menu's toggle).
+    pub gltf_meshopt: bool,
 }
 
 impl ExportInput {
-    pub fn from_document(doc: &Document) -> Self {
+    pub fn from_document(doc: &Document, gltf_meshopt: bool) -> Self {
         Self {
+            gltf_meshopt,
             asset: doc.asset.clone(),
             settings: doc.settings.clone(),
             // A first pass is not what the codec settles on: the export compresses afresh.
@@ -64,21 +68,6 @@ pub const GLTF: Exporter = Exporter {
     write: export_gltf,
 };
 
-/// Whether compressed glTF exports byte-compress their animation data with
-/// `EXT_meshopt_compression` (the File menu's "meshopt" toggle; a preference of the running
-/// app, read by the export worker).
-static GLTF_MESHOPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// The menu's meshopt toggle.
-pub fn gltf_meshopt() -> bool {
-    GLTF_MESHOPT.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Sets the menu's meshopt toggle.
-pub fn set_gltf_meshopt(on: bool) {
-    GLTF_MESHOPT.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// Every clip in a `.skp` container.
 pub const SKP: Exporter = Exporter {
     what: "Export .skp",
@@ -115,7 +104,9 @@ fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String
         &input.settings,
         path,
         &crate::export::GltfOptions {
-            meshopt: gltf_meshopt().then_some(crate::export::meshopt::Fallback::None),
+            meshopt: input
+                .gltf_meshopt
+                .then_some(crate::export::meshopt::Fallback::None),
             ..Default::default()
         },
         false,

@@ -330,6 +330,9 @@ pub struct ViewOptions {
     /// A/B flip: one copy, in one place; a key flips which (not persisted).
     #[serde(skip)]
     pub ab: Option<AbShow>,
+    /// Compressed glTF exports byte-compress their animation data with
+    /// `EXT_meshopt_compression` (the File menu's toggle; persisted with these options).
+    pub gltf_meshopt: bool,
 }
 
 /// Which copy the A/B flip shows.
@@ -360,6 +363,7 @@ impl Default for ViewOptions {
             error_scale: 100.0,
             in_place: true,
             ab: None,
+            gltf_meshopt: false,
         }
     }
 }

@@ -56,3 +56,34 @@ pub fn opened(file: Option<PathBuf>, size: [f32; 2]) -> Harness<'static, App> {
     settle(&mut h);
     h
 }
+
+/// Steps frames until the export worker has delivered its result.
+pub fn wait_for_export(h: &mut Harness<'static, App>) {
+    h.step(); // the action runs on the next frame
+    let start = std::time::Instant::now();
+    while h.state().export_running() {
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "export did not finish"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+        h.step();
+    }
+    h.run();
+}
+
+/// The index of the open document's joint `name` (panics when there is none).
+pub fn joint(h: &Harness<'static, App>, name: &str) -> usize {
+    let doc = h.state().document().expect("a document is open");
+    doc.asset
+        .skeleton
+        .find(name)
+        .unwrap_or_else(|| panic!("no joint {name}"))
+}
+
+/// A shared asset's path (`../shared/assets/NAME`).
+pub fn shared_asset(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/assets")
+        .join(name)
+}

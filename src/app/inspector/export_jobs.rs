@@ -26,7 +26,7 @@ impl App {
             self.chrome.status = format!("{what}: another export is still running");
             return;
         }
-        let input = ExportInput::from_document(doc);
+        let input = ExportInput::from_document(doc, self.view.options.gltf_meshopt);
         // Availability is checked before a dialog is shown.
         if let Err(e) = (exporter.check)(&input) {
             self.set_banner(format!("{what} is not available"), e);

@@ -56,17 +56,11 @@ pub fn show(ui: &mut egui::Ui, s: &MenuState<'_>, view: &mut ViewOptions, out: &
                 out.push(Action::ExportGltf(None));
                 ui.close();
             }
-            let mut meshopt = super::super::exporter::gltf_meshopt();
-            if ui
-                .checkbox(&mut meshopt, "glTF: meshopt byte compression")
+            ui.checkbox(&mut view.gltf_meshopt, "glTF: meshopt byte compression")
                 .on_hover_text(
                     "EXT_meshopt_compression on the animation data (lossless, smaller; \
                      needs a meshopt-aware loader such as three.js with MeshoptDecoder)",
-                )
-                .changed()
-            {
-                super::super::exporter::set_gltf_meshopt(meshopt);
-            }
+                );
             if ui
                 .add_enabled(doc, egui::Button::new("Export .skp..."))
                 .clicked()
