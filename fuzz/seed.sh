@@ -15,6 +15,15 @@ done
 cp "$assets"/acl/121_10.acl.sjson "$assets"/acl/93_01_zero_range_extent.acl.sjson \
    "$assets"/acl/09_02_multi_root.acl.sjson $c/import_acl/
 cp fuzz/seeds/settings/* $c/settings/
+# What gltfpack writes (EXT_meshopt_compression, KHR_mesh_quantization), when tools/peers is
+# installed (`npm ci` there): the extension readers in src/import/gltf_ext.rs.
+pack=tools/peers/node_modules/.bin/gltfpack
+if [ -x $pack ]; then
+    for a in SimpleSkin.gltf RiggedSimple.glb CesiumMan.glb Fox.glb; do
+        $pack -i "$assets/$a" -o $c/import_gltf/gltfpack_cc_${a%.*}.glb -cc >/dev/null
+        $pack -i "$assets/$a" -o $c/import_gltf/gltfpack_q_${a%.*}.glb >/dev/null
+    done
+fi
 for f in RiggedSimple.glb InterpolationTest.glb acl/121_10.acl.sjson; do
     "$skelpack" compress "$assets/$f" -o $c/decode_skp/$(basename "$f").skp >/dev/null
 done

@@ -1,12 +1,21 @@
 //! `.skp` bytes through the validated decoder (the runtime crate, which the skelpack crate's
 //! reader also uses), then every clip sampled at each frame, by random access and by the
-//! forward cursor: an error or transforms, never a panic.
+//! forward cursor: an error or transforms, never a panic. The trailing CRC is recomputed over
+//! the mutated body first, so mutations reach the parser behind it (a wrong CRC is refused
+//! before any parsing; `tests/mutation.rs` covers that).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use skelpack_runtime::{Cursor, JointPose, Skp};
 
-fuzz_target!(|data: &[u8]| {
+fuzz_target!(|input: &[u8]| {
+    let mut bytes = input.to_vec();
+    if bytes.len() >= 4 {
+        let body = bytes.len() - 4;
+        let crc = crc32fast::hash(&bytes[..body]);
+        bytes[body..].copy_from_slice(&crc.to_le_bytes());
+    }
+    let data = bytes.as_slice();
     // The full reader (skeleton and clips as the encoder's types) must agree on acceptance.
     let full = skelpack::container::from_bytes(data);
     let Ok(skp) = Skp::open(data) else {
