@@ -8,7 +8,7 @@ mod common;
 
 use skelpack::codec::Control;
 use skelpack::export::clip_switch::{hold_switches, switch_ratios};
-use skelpack::export::{GltfDoc, GltfOptions, encode_for_gltf, keyed_channels};
+use skelpack::export::{FileKeyed, GltfDoc, GltfOptions, encode_for_gltf, keyed_channels};
 use skelpack::import;
 use skelpack::settings::{Preset, Resolved, Settings};
 
@@ -28,13 +28,14 @@ fn every_clip_holds_after_every_other_clip() {
         .iter()
         .map(|c| settings.resolve(&asset, &c.name))
         .collect();
+    let file = FileKeyed::new(keyed.clone());
     let control = Control::new();
     let mut clips: Vec<_> = asset
         .clips
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            encode_for_gltf(sk, c, &resolved[i], &control, &options, Some(&keyed[i])).unwrap()
+            encode_for_gltf(sk, c, &resolved[i], &control, &options, Some(file.of(i))).unwrap()
         })
         .collect();
     let limits: Vec<_> = resolved.iter().map(|r| r.limits.clone()).collect();

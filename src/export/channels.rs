@@ -100,6 +100,9 @@ pub struct Channel {
     /// Tangents (per frame) at each key, for CUBICSPLINE; in == out.
     pub tangents: Vec<Vec4>,
     pub storage: Storage,
+    /// Whether a player may hold the last key (switching to a clip that does not key this
+    /// property): then it is stored at full precision (the QUATERNION filter's 16 bits).
+    pub held_end: bool,
 }
 
 impl Channel {
@@ -134,6 +137,7 @@ impl Channel {
             values,
             tangents,
             storage: Storage::Float,
+            held_end: true,
         })
     }
 
@@ -190,9 +194,14 @@ impl Channel {
     }
 
     /// Bits of key `i` under `Storage::Quat(bits)`: the last key, which a player switching
-    /// clips holds on joints the next clip does not key, at the filter's full 16 bits.
-    fn quat_bits(&self, i: usize, bits: u8) -> u8 {
-        if i + 1 == self.values.len() { 16 } else { bits }
+    /// clips holds on joints the next clip does not key, at the filter's full 16 bits
+    /// (where [`Self::held_end`]).
+    pub fn quat_bits(&self, i: usize, bits: u8) -> u8 {
+        if self.held_end && i + 1 == self.values.len() {
+            16
+        } else {
+            bits
+        }
     }
 
     /// This channel as a player reads it back: storage rounding applied.
@@ -524,6 +533,7 @@ mod tests {
             values,
             tangents: vec![],
             storage: Storage::Float,
+            held_end: true,
         }
     }
 

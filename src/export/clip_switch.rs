@@ -166,6 +166,7 @@ pub fn hold_switches(
 ) -> Result<Vec<f32>, crate::codec::CodecError> {
     let limits: Vec<JointLimits> = resolved.iter().map(|r| r.limits.clone()).collect();
     let mut tightened: Vec<Resolved> = resolved.to_vec();
+    let file = super::gltf_compressed::FileKeyed::new(keyed.to_vec());
     let mut ratios = switch_ratios(skeleton, raws, keyed, clips, &limits, options.player);
     if clips.len() < 2 {
         return Ok(vec![0.0; clips.len()]);
@@ -183,7 +184,7 @@ pub fn hold_switches(
                     tightened[b].limits.tolerance[j] /= r * 1.25;
                 }
             }
-            let keyed_b = keyed.get(b).map(Vec::as_slice);
+            let keyed_b = Some(file.of(b));
             clips[b] =
                 encode_for_gltf(skeleton, &raws[b], &tightened[b], control, options, keyed_b)?;
         }

@@ -93,6 +93,75 @@ pub struct AnimationExport {
     pub channel_list: Vec<ChannelExport>,
 }
 
+/// Which properties of each skeleton joint (translation, rotation, scale) the source drives:
+/// this clip's animation, and the file's other animations.
+#[derive(Clone, Copy, Debug)]
+pub struct Keyed<'a> {
+    /// Driven by this clip's animation: these, and only these, get channels.
+    pub clip: &'a [[bool; 3]],
+    /// Driven by some other animation of the file. A property this clip holds at the rest
+    /// pose keeps a one-key rest channel only here: a player switching clips would
+    /// otherwise keep the other clip's value. Elsewhere the node's own rest already holds it.
+    pub others: &'a [[bool; 3]],
+    /// Driven by every other animation of the file (true for a single animation): a player
+    /// switching from this clip never holds this clip's last key there.
+    pub every_other: &'a [[bool; 3]],
+}
+
+/// The properties each animation of a file drives, and what the others drive.
+#[derive(Clone, Debug)]
+pub struct FileKeyed {
+    clips: Vec<Vec<[bool; 3]>>,
+    any_other: Vec<Vec<[bool; 3]>>,
+    every_other: Vec<Vec<[bool; 3]>>,
+}
+
+impl FileKeyed {
+    /// From each animation's keyed properties (see [`keyed_channels`]).
+    pub fn new(clips: Vec<Vec<[bool; 3]>>) -> Self {
+        let n = clips.iter().map(Vec::len).max().unwrap_or(0);
+        let fold = |i: usize, all: bool| -> Vec<[bool; 3]> {
+            (0..n)
+                .map(|j| {
+                    std::array::from_fn(|k| {
+                        let mut others = clips
+                            .iter()
+                            .enumerate()
+                            .filter(|(a, _)| *a != i)
+                            .map(|(_, keyed)| keyed.get(j).is_some_and(|x| x[k]));
+                        if all {
+                            others.all(|x| x)
+                        } else {
+                            others.any(|x| x)
+                        }
+                    })
+                })
+                .collect()
+        };
+        let any_other = (0..clips.len()).map(|i| fold(i, false)).collect();
+        let every_other = (0..clips.len()).map(|i| fold(i, true)).collect();
+        Self {
+            clips,
+            any_other,
+            every_other,
+        }
+    }
+
+    /// Animation `i`'s view.
+    pub fn of(&self, i: usize) -> Keyed<'_> {
+        Keyed {
+            clip: &self.clips[i],
+            others: &self.any_other[i],
+            every_other: &self.every_other[i],
+        }
+    }
+
+    /// Each animation's keyed properties.
+    pub fn clips(&self) -> &[Vec<[bool; 3]>] {
+        &self.clips
+    }
+}
+
 /// One clip ready for glTF: the codec's result and the channels that will be written
 /// (time grid anchored, rotation storage chosen and verified).
 #[derive(Clone, Debug)]
@@ -105,24 +174,25 @@ pub struct GltfClip {
     pub worst_ratio: f32,
     /// The tolerance scale the codec ran at (1 = the user's tolerance).
     pub tolerance_factor: f32,
+    /// What the layout choice minimized (see [`Self::cost`]).
+    cost: usize,
 }
 
 impl GltfClip {
     /// Prepares a compressed clip for writing, measured against `raw` with `settings` under
-    /// every rule of `options.player`. `keyed` (per joint: translation, rotation, scale)
-    /// says which properties the source animation drives; `None` when unknown (then rest
-    /// tracks get no channel and every other track one).
+    /// every rule of `options.player`. `keyed` says which properties the source animations
+    /// drive; `None` when unknown (then rest tracks get no channel and every other track one).
     pub fn new(
         skeleton: &Skeleton,
         raw: &crate::model::Clip,
         compressed: CompressedClip,
         settings: &Resolved,
         options: &GltfOptions,
-        keyed: Option<&[[bool; 3]]>,
+        keyed: Option<Keyed<'_>>,
     ) -> Self {
         let mut channels = channels_of(&compressed);
         if let Some(keyed) = keyed {
-            channels.retain(|c| keyed.get(c.joint).is_some_and(|k| k[c.kind]));
+            channels.retain(|c| keyed.clip.get(c.joint).is_some_and(|k| k[c.kind]));
             if !options.drop_rest_channels {
                 add_rest_channels(&mut channels, skeleton, keyed);
             }
@@ -132,9 +202,25 @@ impl GltfClip {
                 *c = c.to_linear();
             }
         }
+        if let Some(keyed) = keyed {
+            for c in channels.iter_mut() {
+                let every = keyed.every_other.get(c.joint).is_some_and(|k| k[c.kind]);
+                c.held_end = !every;
+            }
+        }
         anchor_time_grid(&mut channels, compressed.frame_count);
         exact_end_keys(&mut channels, raw);
+        // With meshopt, translations on a power-of-two step well inside the tolerance.
+        let step: Vec<f32> = settings
+            .limits
+            .tolerance
+            .iter()
+            .map(|t| t * TRANSLATION_STEP)
+            .collect();
         let fit = |channels: &mut Vec<Channel>, lazy: bool| {
+            if options.meshopt.is_some() {
+                super::layout::round_translations(channels, &step);
+            }
             super::verify::fit_players(
                 channels,
                 skeleton,
@@ -148,24 +234,59 @@ impl GltfClip {
             )
         };
         // Key layout by real size: the channels as the codec keyed them, or (where cheaper)
-        // at every frame on the shared grid; both verified, the smaller kept.
+        // at every frame on the shared grid; both verified, the smaller kept. With meshopt,
+        // "smaller" is the compressed size, and every channel on the grid is tried as well.
+        let rate = compressed.sample_rate;
+        let cost = |c: &[Channel]| match options.meshopt {
+            Some(_) => super::layout::stored_bytes(c, rate),
+            None => super::layout::bytes(c),
+        };
         let mut dense = channels.clone();
         let densified = super::layout::densify(&mut dense, compressed.frame_count);
+        let mut all_dense = channels.clone();
+        let all_densified = options.meshopt.is_some()
+            && super::layout::densify_all(&mut all_dense, compressed.frame_count)
+            && all_dense != dense;
+        let mut source = channels.clone();
+        let sourced = super::layout::source_frames(&mut source, raw, false);
+        let mut dense_source = dense.clone();
+        let dense_sourced = densified && super::layout::source_frames(&mut dense_source, raw, true);
         // (Fitted below: the codec's keys with wide segments split first, then the others.)
         let codec_keys = channels.clone();
         let (mut max_error, mut worst_ratio) = fit(&mut channels, false);
+        let mut best_cost = cost(&channels);
         // Each layout is also tried with nlerp splits only where measured over (sparse keys
         // far apart often stay within tolerance under nlerp: SimpleSkin).
         let mut tries = vec![(codec_keys, true)];
         if densified {
             tries.extend([(dense.clone(), true), (dense, false)]);
         }
+        if all_densified {
+            tries.extend([(all_dense.clone(), true), (all_dense, false)]);
+        }
+        if sourced {
+            tries.push((source, true));
+        }
+        if dense_sourced {
+            tries.push((dense_source, true));
+        }
         for (mut candidate, lazy) in tries {
             let (e, r) = fit(&mut candidate, lazy);
-            if r <= worst_ratio.max(1.0) * (1.0 + 1e-4)
-                && super::layout::bytes(&candidate) < super::layout::bytes(&channels)
-            {
-                (channels, max_error, worst_ratio) = (candidate, e, r);
+            let c = cost(&candidate);
+            if std::env::var("SKP_DBG").is_ok() {
+                let bits: Vec<String> = candidate
+                    .iter()
+                    .filter(|c| c.is_rotation())
+                    .map(|c| format!("{:?}", c.storage))
+                    .collect();
+                eprintln!(
+                    "cand lazy {lazy} err {e} r {r} cost {c} raw {} bits {}",
+                    super::layout::bytes(&candidate),
+                    bits.join(",")
+                );
+            }
+            if r <= worst_ratio.max(1.0) * (1.0 + 1e-4) && c < best_cost {
+                (channels, max_error, worst_ratio, best_cost) = (candidate, e, r, c);
             }
         }
         Self {
@@ -174,6 +295,7 @@ impl GltfClip {
             max_error,
             worst_ratio,
             tolerance_factor: 1.0,
+            cost: best_cost,
         }
     }
 
@@ -181,9 +303,19 @@ impl GltfClip {
     pub fn bytes(&self) -> usize {
         super::layout::bytes(&self.channels)
     }
+
+    /// What the layout choice minimized: [`Self::bytes`], or with meshopt the estimated
+    /// compressed size ([`super::layout::stored_bytes`]).
+    pub fn cost(&self) -> usize {
+        self.cost
+    }
 }
 
 pub use super::verify::PLAYER_GUARD;
+
+/// `--meshopt` exports: translation values are rounded to a power-of-two step at most this
+/// fraction of the joint's tolerance (moving it by at most ~4% of it).
+pub const TRANSLATION_STEP: f32 = 1.0 / 32.0;
 
 /// Tolerance scales tried by [`encode_for_gltf`]: a tighter codec run leaves room for SHORT
 /// rotations, which halve a rotation key.
@@ -198,7 +330,7 @@ pub fn encode_for_gltf(
     settings: &Resolved,
     control: &crate::codec::Control,
     options: &GltfOptions,
-    keyed: Option<&[[bool; 3]]>,
+    keyed: Option<Keyed<'_>>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
     let mut best: Option<GltfClip> = None;
     for factor in TOLERANCE_FACTORS {
@@ -222,7 +354,7 @@ pub fn encode_for_gltf(
                 // (or, failing that, no worse), the smaller wins.
                 let limit = b.worst_ratio.max(1.0) * (1.0 + 1e-4);
                 let fixes = b.worst_ratio > 1.0 && candidate.worst_ratio <= 1.0;
-                if fixes || (candidate.worst_ratio <= limit && candidate.bytes() < b.bytes()) {
+                if fixes || (candidate.worst_ratio <= limit && candidate.cost() < b.cost()) {
                     Some(candidate)
                 } else {
                     Some(b)
@@ -431,16 +563,18 @@ fn exact_end_keys(channels: &mut [Channel], raw: &crate::model::Clip) {
 }
 
 /// One-key channels holding the rest value for every property the source animated that
-/// the codec found equal to the rest pose, so that players which keep the previous clip's
-/// value on un-keyed nodes still show this clip's pose.
-fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: &[[bool; 3]]) {
+/// the codec found equal to the rest pose and that another animation of the file drives,
+/// so that players which keep the previous clip's value on un-keyed nodes still show this
+/// clip's pose.
+fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: Keyed<'_>) {
     let mut have = vec![[false; 3]; skeleton.len()];
     for c in channels.iter() {
         have[c.joint][c.kind] = true;
     }
     for (j, joint) in skeleton.joints.iter().enumerate() {
         for kind in 0..3 {
-            if !keyed.get(j).is_some_and(|k| k[kind]) || have[j][kind] {
+            let both = |k: &[[bool; 3]]| k.get(j).is_some_and(|k| k[kind]);
+            if !both(keyed.clip) || !both(keyed.others) || have[j][kind] {
                 continue;
             }
             let r = joint.rest;
@@ -457,6 +591,7 @@ fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: &[
                 values: vec![value],
                 tangents: vec![],
                 storage: Storage::Float,
+                held_end: true,
             });
         }
     }
@@ -775,29 +910,30 @@ pub fn compress_to_gltf(
     };
     let source = converted.as_ref().unwrap_or(asset);
     let control = crate::codec::Control::new();
+    let keyed = FileKeyed::new(
+        (0..source.clips.len())
+            .map(|i| keyed_channels(&original, i, &source.skeleton))
+            .collect(),
+    );
     let clips = source
         .clips
         .par_iter()
         .enumerate()
         .map(|(i, clip)| {
             let resolved = settings.resolve(source, &clip.name);
-            let keyed = keyed_channels(&original, i, &source.skeleton);
             encode_for_gltf(
                 &source.skeleton,
                 clip,
                 &resolved,
                 &control,
                 options,
-                Some(&keyed),
+                Some(keyed.of(i)),
             )
             .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut clips = clips;
     // Every clip must also hold when played after any other without a reset of the pose.
-    let keyed: Vec<Vec<[bool; 3]>> = (0..source.clips.len())
-        .map(|i| keyed_channels(&original, i, &source.skeleton))
-        .collect();
     let resolved: Vec<Resolved> = source
         .clips
         .iter()
@@ -806,7 +942,7 @@ pub fn compress_to_gltf(
     let after_switch = super::clip_switch::hold_switches(
         &source.skeleton,
         &source.clips,
-        &keyed,
+        keyed.clips(),
         &mut clips,
         &resolved,
         options,
@@ -867,20 +1003,24 @@ pub fn write_compressed_gltf(
         )));
     }
     let original = GltfDoc::read(&asset.path)?;
+    let keyed = FileKeyed::new(
+        (0..asset.clips.len())
+            .map(|i| keyed_channels(&original, i, &asset.skeleton))
+            .collect(),
+    );
     let prepared: Vec<GltfClip> = clips
         .iter()
         .zip(&asset.clips)
         .enumerate()
         .map(|(i, (cc, raw))| {
             let resolved = settings.resolve(asset, &raw.name);
-            let keyed = keyed_channels(&original, i, &asset.skeleton);
             GltfClip::new(
                 &asset.skeleton,
                 raw,
                 cc.clone(),
                 &resolved,
                 options,
-                Some(&keyed),
+                Some(keyed.of(i)),
             )
         })
         .collect();
@@ -909,6 +1049,7 @@ mod tests {
             values: vec![Vec4::W],
             tangents: vec![],
             storage: Storage::Float,
+            held_end: true,
         }
     }
 
@@ -934,14 +1075,36 @@ mod tests {
             crate::model::Joint::new("b", Some(0), crate::model::Transform::IDENTITY),
         ])
         .unwrap();
+        // b's scale is driven by another clip, its translation only by this one.
+        let clip = vec![[false, true, false], [true, false, true]];
+        let file = FileKeyed::new(vec![clip, vec![[false; 3], [false, false, true]]]);
+        let keyed = file.of(0);
+        assert_eq!(keyed.others, &[[false; 3], [false, false, true]]);
+        assert_eq!(keyed.every_other, &[[false; 3], [false, false, true]]);
         let mut channels = vec![constant(0, 1)];
-        add_rest_channels(
-            &mut channels,
-            &skeleton,
-            &[[false, true, false], [true, false, false]],
-        );
+        add_rest_channels(&mut channels, &skeleton, keyed);
         let targets: Vec<(usize, usize)> = channels.iter().map(|c| (c.joint, c.kind)).collect();
-        assert_eq!(targets, vec![(0, 1), (1, 0)]);
+        assert_eq!(targets, vec![(0, 1), (1, 2)]);
         assert_eq!(channels[1].ticks, vec![0]);
+    }
+
+    #[test]
+    fn a_single_clip_gets_no_rest_channels() {
+        let skeleton = Skeleton::new(vec![crate::model::Joint::new(
+            "a",
+            None,
+            crate::model::Transform::IDENTITY,
+        )])
+        .unwrap();
+        let file = FileKeyed::new(vec![vec![[true, true, true]]]);
+        let keyed = file.of(0);
+        assert_eq!(
+            keyed.every_other,
+            &[[true; 3]],
+            "no other clip holds its end"
+        );
+        let mut channels = Vec::new();
+        add_rest_channels(&mut channels, &skeleton, keyed);
+        assert!(channels.is_empty());
     }
 }

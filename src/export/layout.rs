@@ -83,6 +83,135 @@ pub fn bytes(channels: &[Channel]) -> usize {
     total
 }
 
+/// Bytes the channels would take meshopt-compressed (`--meshopt`), as
+/// [`super::meshopt::compress_animation_data`] stores them: key times (each distinct set
+/// once), QUATERNION-filtered rotations, SHORT rotations and float values, each kind in one
+/// stream encoded by meshoptimizer's vertex codec (or raw where that is smaller). The codec
+/// delta-codes consecutive elements, so a dense smooth stream costs far less than its raw
+/// size and the layout that is smallest raw is often not the smallest stored.
+pub fn stored_bytes(channels: &[Channel], rate: f32) -> usize {
+    use super::channels::Storage;
+    let mut times = std::collections::HashSet::new();
+    // (stride, filtered) -> stream bytes
+    let mut streams: std::collections::BTreeMap<(usize, bool), Vec<u8>> = Default::default();
+    for c in channels {
+        if times.insert(&c.ticks) {
+            let s = streams.entry((4, false)).or_default();
+            for &t in &c.ticks {
+                s.extend_from_slice(&(t as f32 / TICKS as f32 / rate).to_le_bytes());
+            }
+        }
+        let out = c.output(rate);
+        match c.storage {
+            Storage::Quat(bits) if c.interp == Interp::Linear => {
+                let s = streams.entry((8, true)).or_default();
+                for (i, v) in out.iter().enumerate() {
+                    let b = c.quat_bits(i, bits);
+                    let q = v.normalize_or(glam::Vec4::W).to_array();
+                    let e = meshopt::encoding::encode_filter_quat(&[q], i32::from(b))[0];
+                    s.extend(e.iter().flat_map(|x| x.to_le_bytes()));
+                }
+            }
+            Storage::Short | Storage::Quat(_) => {
+                let s = streams.entry((8, false)).or_default();
+                s.extend(c.short_output(rate).iter().flat_map(|x| x.to_le_bytes()));
+            }
+            Storage::Float => {
+                let n = if c.is_rotation() { 4 } else { 3 };
+                let s = streams.entry((4 * n, false)).or_default();
+                for v in &out {
+                    s.extend(v.to_array()[..n].iter().flat_map(|x| x.to_le_bytes()));
+                }
+            }
+        }
+    }
+    streams
+        .iter()
+        .map(|(&(stride, _), bytes)| {
+            super::meshopt::encode_attributes(bytes, stride)
+                .map_or(bytes.len(), |p| p.len().min(bytes.len()))
+        })
+        .sum()
+}
+
+/// Translation values rounded to a power-of-two step (per joint, `step[joint]`): the floats
+/// then end in zero mantissa bits, which meshopt's byte-wise delta coding stores in far
+/// fewer bytes. The exporter verifies the rounded values like any other.
+pub fn round_translations(channels: &mut [Channel], step: &[f32]) {
+    for c in channels.iter_mut().filter(|c| c.kind == 0) {
+        let Some(&s) = step.get(c.joint).filter(|s| s.is_finite() && **s > 0.0) else {
+            continue;
+        };
+        let s = 2f32.powi(s.log2().floor() as i32);
+        for v in c.values.iter_mut() {
+            *v = (*v / s).round() * s;
+        }
+    }
+}
+
+/// Every multi-key LINEAR channel keyed on frames, written at every frame of the clip
+/// (one shared time accessor): the layout meshopt's delta coding compresses best.
+pub fn densify_all(channels: &mut [Channel], frames: usize) -> bool {
+    let grid: Vec<u32> = (0..frames as u32).map(|f| f * TICKS).collect();
+    let mut changed = false;
+    for c in channels.iter_mut() {
+        if frames >= 2
+            && c.interp == Interp::Linear
+            && c.ticks.len() >= 2
+            && c.ticks != grid
+            && c.ticks.iter().all(|t| t % TICKS == 0)
+        {
+            c.values = grid.iter().map(|&t| c.sample((t / TICKS) as f32)).collect();
+            c.ticks = grid.clone();
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// Multi-key LINEAR channels replaced by the source's own values at every frame (`raw`, the
+/// clip the codec compressed): every such channel, or with `only_dense` those already keyed
+/// at every frame. No reduction error is left there, so what the verifier allows goes to
+/// storage rounding (SHORT, fewer QUATERNION filter bits) and to nlerp between frames.
+/// Returns whether any channel changed.
+pub fn source_frames(channels: &mut [Channel], raw: &crate::model::Clip, only_dense: bool) -> bool {
+    let frames = raw.frame_count;
+    let grid: Vec<u32> = (0..frames as u32).map(|f| f * TICKS).collect();
+    let mut changed = false;
+    for c in channels.iter_mut() {
+        let Some(track) = raw.tracks.get(c.joint) else {
+            continue;
+        };
+        if frames < 2
+            || c.interp != Interp::Linear
+            || c.ticks.len() < 2
+            || (only_dense && c.ticks != grid)
+        {
+            continue;
+        }
+        let mut values: Vec<glam::Vec4> = Vec::with_capacity(frames);
+        for f in 0..frames {
+            let t = track.at(f);
+            let v = match c.kind {
+                0 => t.translation.extend(0.0),
+                1 => {
+                    let q = glam::Vec4::from(t.rotation);
+                    match values.last() {
+                        Some(p) if p.dot(q) < 0.0 => -q,
+                        _ => q,
+                    }
+                }
+                _ => t.scale.extend(0.0),
+            };
+            values.push(v);
+        }
+        c.ticks = grid.clone();
+        c.values = values;
+        changed = true;
+    }
+    changed
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::channels::Storage;
@@ -98,6 +227,7 @@ mod tests {
             values: ticks.iter().map(|&t| Vec4::splat(t as f32)).collect(),
             tangents: Vec::new(),
             storage: Storage::Float,
+            held_end: true,
         }
     }
 
@@ -118,6 +248,101 @@ mod tests {
                 assert!((a.sample(f) - b.sample(f)).abs().max_element() < 1e-6);
             }
         }
+    }
+
+    #[test]
+    fn a_smooth_dense_stream_stores_below_its_raw_size_and_noise_does_not() {
+        let smooth = Channel {
+            ticks: (0..200).map(|f| f * TICKS).collect(),
+            values: (0..200)
+                .map(|f| Vec4::new(f as f32 * 0.01, 1.0, 2.0, 0.0))
+                .collect(),
+            ..line(&[0])
+        };
+        assert!(stored_bytes(std::slice::from_ref(&smooth), 30.0) * 3 < bytes(&[smooth.clone()]));
+        let mut noisy = smooth.clone();
+        let mut x = 12345u32;
+        for v in noisy.values.iter_mut() {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12345);
+            *v = Vec4::new(f32::from_bits(0x3f80_0000 | (x >> 9)), 0.0, 0.0, 0.0);
+        }
+        assert!(stored_bytes(&[noisy.clone()], 30.0) > stored_bytes(&[smooth], 30.0));
+        assert!(stored_bytes(&[noisy.clone()], 30.0) <= bytes(&[noisy]));
+    }
+
+    #[test]
+    fn densify_all_keys_every_channel_at_every_frame_on_the_same_path() {
+        let orig = vec![line(&[0, 9]), line(&[0, 3, 9]), line(&[4])];
+        let mut cs = orig.clone();
+        assert!(densify_all(&mut cs, 10));
+        let grid: Vec<u32> = (0..10).map(|f| f * TICKS).collect();
+        assert_eq!((&cs[0].ticks, &cs[1].ticks), (&grid, &grid));
+        assert_eq!(cs[2], orig[2], "a one-key channel stays one key");
+        for (a, b) in orig.iter().zip(&cs) {
+            for q in 0..=36 {
+                let f = q as f32 / 4.0;
+                assert!((a.sample(f) - b.sample(f)).abs().max_element() < 1e-6);
+            }
+        }
+        assert!(!densify_all(&mut cs, 10));
+    }
+
+    #[test]
+    fn source_frames_hold_the_source_values_at_every_frame() {
+        use crate::model::{Clip, Joint, Skeleton, Transform};
+        let skeleton = Skeleton::new(vec![Joint::new("a", None, Transform::IDENTITY)]).unwrap();
+        let mut raw = Clip::rest("c", &skeleton, 30.0, 8);
+        for f in 0..8 {
+            raw.tracks[0].translations[f] = glam::Vec3::new(f as f32 * f as f32, 0.0, 0.0);
+            // A sign flip in the source: written on the same hemisphere as the key before.
+            let q = glam::Quat::from_rotation_z(f as f32 * 0.1);
+            raw.tracks[0].rotations[f] = if f == 5 { -q } else { q };
+        }
+        let mut t = line(&[0, 7]);
+        let mut r = Channel {
+            kind: 1,
+            ..line(&[0, 7])
+        };
+        r.values = vec![Vec4::W, Vec4::W];
+        let mut cs = vec![
+            t.clone(),
+            r,
+            Channel {
+                kind: 2,
+                ..line(&[3])
+            },
+        ];
+        assert!(source_frames(&mut cs, &raw, false));
+        t.ticks = (0..8).map(|f| f * TICKS).collect();
+        assert_eq!(cs[0].ticks, t.ticks);
+        for f in 0..8 {
+            assert_eq!(cs[0].values[f].x, (f * f) as f32);
+            let q = Vec4::from(glam::Quat::from_rotation_z(f as f32 * 0.1));
+            assert!(
+                (cs[1].values[f] - q).abs().max_element() < 1e-6,
+                "frame {f}"
+            );
+        }
+        assert_eq!(cs[2].ticks.len(), 1, "constants stay constant");
+    }
+
+    #[test]
+    fn rounded_translations_store_smaller_within_half_a_step() {
+        let c = Channel {
+            ticks: (0..100).map(|f| f * TICKS).collect(),
+            values: (0..100)
+                .map(|f| Vec4::new((f as f32 * 0.37).sin(), 0.3 * f as f32, 1.7, 0.0))
+                .collect(),
+            ..line(&[0])
+        };
+        let mut r = vec![c.clone()];
+        round_translations(&mut r, &[1e-4]);
+        let step = 2f32.powi(-14); // the power of two at or below 1e-4
+        for (a, b) in c.values.iter().zip(&r[0].values) {
+            assert!((*a - *b).abs().max_element() <= step / 2.0);
+            assert_eq!(b.x / step, (b.x / step).round());
+        }
+        assert!(stored_bytes(&r, 30.0) < stored_bytes(&[c], 30.0));
     }
 
     #[test]

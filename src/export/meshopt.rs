@@ -194,11 +194,29 @@ fn quat_filtered(doc: &GltfDoc, ai: usize, bytes: &[u8]) -> Option<Vec<u8>> {
     {
         return None;
     }
+    // Each element at the bits most elements decode exactly at (one channel's bits: equal
+    // fourth components and small steps delta-code best), else at the fewest that do.
+    let elements: Vec<([f32; 4], [i16; 4])> = bytes
+        .chunks_exact(8)
+        .map(|e| {
+            let codes: [i16; 4] =
+                std::array::from_fn(|k| i16::from_le_bytes([e[2 * k], e[2 * k + 1]]));
+            (codes.map(|c| f32::from(c) / 32767.0), codes)
+        })
+        .collect();
+    let common = (4..=16)
+        .rev()
+        .max_by_key(|&bits| {
+            elements
+                .iter()
+                .filter(|(q, c)| filter_preimage(*q, *c, bits).is_some())
+                .count()
+        })
+        .unwrap_or(16);
     let mut out = Vec::with_capacity(bytes.len());
-    for e in bytes.chunks_exact(8) {
-        let codes: [i16; 4] = std::array::from_fn(|k| i16::from_le_bytes([e[2 * k], e[2 * k + 1]]));
-        let q = codes.map(|c| f32::from(c) / 32767.0);
-        let enc = (4..=16).find_map(|bits| filter_preimage(q, codes, bits))?;
+    for &(q, codes) in &elements {
+        let enc = filter_preimage(q, codes, common)
+            .or_else(|| (4..=16).find_map(|bits| filter_preimage(q, codes, bits)))?;
         out.extend(enc.iter().flat_map(|c| c.to_le_bytes()));
     }
     Some(out)
@@ -259,7 +277,7 @@ fn accessors_of(doc: &GltfDoc, only: Option<usize>) -> Vec<usize> {
 }
 
 /// meshoptimizer's vertex codec, format version 0, on elements of `stride` bytes.
-fn encode_attributes(bytes: &[u8], stride: usize) -> Result<Vec<u8>, ExportError> {
+pub(super) fn encode_attributes(bytes: &[u8], stride: usize) -> Result<Vec<u8>, ExportError> {
     if stride == 0
         || stride > 256
         || !stride.is_multiple_of(4)

@@ -24,8 +24,9 @@ use std::path::Path;
 
 pub use channels::{Player, Rule};
 pub use gltf_compressed::{
-    AnimationExport, ChannelExport, CompressedGltf, GltfClip, GltfOptions, compress_to_gltf,
-    compressed_gltf, encode_for_gltf, export_gltf, keyed_channels, write_compressed_gltf,
+    AnimationExport, ChannelExport, CompressedGltf, FileKeyed, GltfClip, GltfOptions, Keyed,
+    compress_to_gltf, compressed_gltf, encode_for_gltf, export_gltf, keyed_channels,
+    write_compressed_gltf,
 };
 pub use gltf_doc::{GltfDoc, GltfFormat};
 pub use gltf_scene::{scene_to_gltf, write_scene};

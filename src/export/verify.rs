@@ -138,10 +138,31 @@ pub fn fit_players(
     (max, ratio)
 }
 
-/// Bits meshoptimizer's QUATERNION filter starts at; chains over their limit get
-/// [`QUAT_STEP`] more, up to 16, then go back to SHORT.
+/// Bits meshoptimizer's QUATERNION filter starts at when bits by lever do not hold; chains
+/// over their limit get [`QUAT_STEP`] more, up to 16, then go back to SHORT.
 const QUAT_START: u8 = 11;
 const QUAT_STEP: u8 = 1;
+/// Fewest bits any channel gets, and the shifts tried on the bits by lever (fewest first).
+const QUAT_MIN: i32 = 6;
+const QUAT_EXTRA: std::ops::RangeInclusive<i32> = -10..=4;
+/// Measurements spent lowering single channels' bits after the shared choice holds.
+const QUAT_DESCENT_MEASURES: usize = 96;
+
+/// Per joint, the QUATERNION filter bits at which its own rounding (about 2.45 / 2^bits
+/// radians at worst) moves its farthest marker below by about a quarter of that marker's
+/// tolerance ([`initial_chords`] is a quarter of the rotation that moves it by the whole).
+fn quat_bits_by_lever(skeleton: &Skeleton, limits: &JointLimits) -> Vec<u8> {
+    initial_chords(skeleton, limits)
+        .into_iter()
+        .map(|chord| {
+            if chord.is_finite() && chord > 0.0 {
+                (2.45 / chord).log2().ceil().clamp(0.0, 16.0) as u8
+            } else {
+                0
+            }
+        })
+        .collect()
+}
 
 /// `--meshopt` exports: SHORT rotations become what the QUATERNION filter decodes to, at as
 /// few bits as keep every joint within its limit under every rule (chains over their limit
@@ -160,37 +181,108 @@ fn fit_quat_filter(
     before: Vec<ErrorReport>,
 ) -> Vec<ErrorReport> {
     let was: Vec<Storage> = channels.iter().map(|c| c.storage).collect();
-    for c in channels.iter_mut() {
-        if c.storage == Storage::Short && c.interp == super::channels::Interp::Linear {
-            c.storage = Storage::Quat(QUAT_START);
-        }
-    }
     let over_before: Vec<bool> = (0..skeleton.len())
         .map(|j| worst(&before, j) > allowed[j])
         .collect();
-    for _ in 0..=(16 - QUAT_START) as usize + 2 {
+    let over = |reports: &[ErrorReport]| -> Vec<usize> {
+        (0..skeleton.len())
+            .filter(|&j| limits.evaluated[j] && !over_before[j] && worst(reports, j) > allowed[j])
+            .collect()
+    };
+    // Bits by lever: a joint whose farthest marker below is far (relative to its
+    // tolerance) gets more bits than a leaf; all shifted together.
+    let own = quat_bits_by_lever(skeleton, limits);
+    let filtered = |c: &Channel| c.interp == super::channels::Interp::Linear;
+    let shifted = |j: usize, extra: i32| (i32::from(own[j]) + extra).clamp(QUAT_MIN, 16) as u8;
+    let measure_over = |channels: &[Channel]| {
         let reports = measure_rules(
             channels, skeleton, reference, rest, rate, frames, limits, rules,
         );
-        let over: Vec<usize> = (0..skeleton.len())
-            .filter(|&j| limits.evaluated[j] && !over_before[j] && worst(&reports, j) > allowed[j])
-            .collect();
-        if over.is_empty() {
-            return reports;
-        }
-        for c in channels.iter_mut() {
-            if let Storage::Quat(b) = c.storage
-                && over
-                    .iter()
-                    .any(|&j| skeleton.is_ancestor_or_self(c.joint, j))
-            {
-                c.storage = if b >= 16 {
-                    Storage::Short
-                } else {
-                    Storage::Quat(b + QUAT_STEP)
-                };
+        let o = over(&reports);
+        (reports, o)
+    };
+    let set_bits = |channels: &mut [Channel], bits: &dyn Fn(usize) -> u8| {
+        for (c, w) in channels.iter_mut().zip(&was) {
+            if *w == Storage::Short && filtered(c) {
+                c.storage = Storage::Quat(bits(c.joint));
             }
         }
+    };
+    // Chains over their limit raised a step at a time (then SHORT) until none is over.
+    let settle = |channels: &mut [Channel]| -> Option<Vec<ErrorReport>> {
+        for _ in 0..=(16 - QUAT_MIN) as usize + 2 {
+            let (reports, over) = measure_over(channels);
+            if over.is_empty() {
+                return Some(reports);
+            }
+            for c in channels.iter_mut() {
+                if let Storage::Quat(b) = c.storage
+                    && over
+                        .iter()
+                        .any(|&j| skeleton.is_ancestor_or_self(c.joint, j))
+                {
+                    c.storage = if b >= 16 {
+                        Storage::Short
+                    } else {
+                        Storage::Quat(b + QUAT_STEP)
+                    };
+                }
+            }
+        }
+        None
+    };
+    // (a) The fewest bits by lever at which every joint holds, or only the joints that do
+    // not hold at the most bits are over (bisection over the shift: the error grows as bits
+    // drop), then those chains raised. (b) Every channel at QUAT_START, chains raised.
+    // The one that stores smaller wins.
+    let (mut lo, mut hi) = (*QUAT_EXTRA.start(), *QUAT_EXTRA.end());
+    set_bits(channels, &|j| shifted(j, hi));
+    let stubborn = measure_over(channels).1;
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        set_bits(channels, &|j| shifted(j, mid));
+        if measure_over(channels)
+            .1
+            .iter()
+            .all(|j| stubborn.contains(j))
+        {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    set_bits(channels, &|j| shifted(j, hi));
+    set_bits(channels, &|j| shifted(j, hi));
+    let by_lever = settle(channels).map(|r| (r, channels.to_vec()));
+    set_bits(channels, &|_| QUAT_START);
+    let uniform = settle(channels).map(|r| (r, channels.to_vec()));
+    let best = [by_lever, uniform]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(_, c)| super::layout::stored_bytes(c, rate));
+    if let Some((mut reports, settled)) = best {
+        channels.clone_from_slice(&settled);
+        // Then each channel, leaves first, down a bit at a time while everything holds.
+        let mut order: Vec<usize> = (0..channels.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(skeleton.depth_of(channels[i].joint)));
+        let mut budget = QUAT_DESCENT_MEASURES;
+        for i in order {
+            while let Storage::Quat(b) = channels[i].storage
+                && i32::from(b) > QUAT_MIN
+                && budget > 0
+            {
+                budget -= 1;
+                channels[i].storage = Storage::Quat(b - 1);
+                let (r, o) = measure_over(channels);
+                if o.is_empty() {
+                    reports = r;
+                } else {
+                    channels[i].storage = Storage::Quat(b);
+                    break;
+                }
+            }
+        }
+        return reports;
     }
     // Did not settle: the SHORT layout that was verified.
     for (c, s) in channels.iter_mut().zip(was) {
