@@ -210,13 +210,18 @@ impl GltfClip {
         }
         anchor_time_grid(&mut channels, compressed.frame_count);
         exact_end_keys(&mut channels, raw);
-        // With meshopt, translations on a power-of-two step well inside the tolerance.
-        let step: Vec<f32> = settings
-            .limits
-            .tolerance
-            .iter()
-            .map(|t| t * TRANSLATION_STEP)
-            .collect();
+        // With meshopt, translations on a power-of-two step well inside the tolerance (in
+        // the parent's space: its scale divides the step).
+        let step: Vec<f32> = match options.meshopt {
+            Some(_) => settings
+                .limits
+                .tolerance
+                .iter()
+                .zip(super::verify::parent_scales(skeleton))
+                .map(|(t, s)| t * TRANSLATION_STEP / s.max(f32::MIN_POSITIVE))
+                .collect(),
+            None => Vec::new(),
+        };
         let fit = |channels: &mut Vec<Channel>, lazy: bool| {
             if options.meshopt.is_some() {
                 super::layout::round_translations(channels, &step);
@@ -273,18 +278,6 @@ impl GltfClip {
         for (mut candidate, lazy) in tries {
             let (e, r) = fit(&mut candidate, lazy);
             let c = cost(&candidate);
-            if std::env::var("SKP_DBG").is_ok() {
-                let bits: Vec<String> = candidate
-                    .iter()
-                    .filter(|c| c.is_rotation())
-                    .map(|c| format!("{:?}", c.storage))
-                    .collect();
-                eprintln!(
-                    "cand lazy {lazy} err {e} r {r} cost {c} raw {} bits {}",
-                    super::layout::bytes(&candidate),
-                    bits.join(",")
-                );
-            }
             if r <= worst_ratio.max(1.0) * (1.0 + 1e-4) && c < best_cost {
                 (channels, max_error, worst_ratio, best_cost) = (candidate, e, r, c);
             }

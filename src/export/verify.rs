@@ -146,7 +146,7 @@ const QUAT_STEP: u8 = 1;
 const QUAT_MIN: i32 = 6;
 const QUAT_EXTRA: std::ops::RangeInclusive<i32> = -10..=4;
 /// Measurements spent lowering single channels' bits after the shared choice holds.
-const QUAT_DESCENT_MEASURES: usize = 96;
+const QUAT_DESCENT_MEASURES: usize = 160;
 
 /// Per joint, the QUATERNION filter bits at which its own rounding (about 2.45 / 2^bits
 /// radians at worst) moves its farthest marker below by about a quarter of that marker's
@@ -262,15 +262,22 @@ fn fit_quat_filter(
         .min_by_key(|(_, c)| super::layout::stored_bytes(c, rate));
     if let Some((mut reports, settled)) = best {
         channels.clone_from_slice(&settled);
-        // Then each channel, leaves first, down a bit at a time while everything holds.
+        // Then channels down a bit at a time while everything holds, leaves first, in
+        // rounds (a round lowers each channel at most once) until none goes lower.
         let mut order: Vec<usize> = (0..channels.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(skeleton.depth_of(channels[i].joint)));
         let mut budget = QUAT_DESCENT_MEASURES;
-        for i in order {
-            while let Storage::Quat(b) = channels[i].storage
-                && i32::from(b) > QUAT_MIN
-                && budget > 0
-            {
+        let mut stuck = vec![false; channels.len()];
+        while budget > 0 && stuck.iter().any(|s| !s) {
+            for &i in &order {
+                let Storage::Quat(b) = channels[i].storage else {
+                    stuck[i] = true;
+                    continue;
+                };
+                if stuck[i] || i32::from(b) <= QUAT_MIN || budget == 0 {
+                    stuck[i] = true;
+                    continue;
+                }
                 budget -= 1;
                 channels[i].storage = Storage::Quat(b - 1);
                 let (r, o) = measure_over(channels);
@@ -278,7 +285,7 @@ fn fit_quat_filter(
                     reports = r;
                 } else {
                     channels[i].storage = Storage::Quat(b);
-                    break;
+                    stuck[i] = true;
                 }
             }
         }
@@ -352,6 +359,26 @@ fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f32> {
             } else {
                 f32::INFINITY
             }
+        })
+        .collect()
+}
+
+/// Per joint, the largest axis scale of its parent's object transform at the rest pose:
+/// a local translation error `e` moves the joint by up to `e` times it (1 for a root).
+pub fn parent_scales(skeleton: &Skeleton) -> Vec<f32> {
+    let mut obj = vec![DAffine3::IDENTITY; skeleton.len()];
+    local_to_object_f64(skeleton, &skeleton.rest_pose(), &mut obj);
+    skeleton
+        .joints
+        .iter()
+        .map(|j| {
+            j.parent.map_or(1.0, |p| {
+                let m = obj[p].matrix3;
+                m.x_axis
+                    .length()
+                    .max(m.y_axis.length())
+                    .max(m.z_axis.length()) as f32
+            })
         })
         .collect()
 }
