@@ -908,40 +908,71 @@ pub fn compress_to_gltf(
             .map(|i| keyed_channels(&original, i, &source.skeleton))
             .collect(),
     );
-    let clips = source
-        .clips
-        .par_iter()
-        .enumerate()
-        .map(|(i, clip)| {
-            let resolved = settings.resolve(source, &clip.name);
-            encode_for_gltf(
-                &source.skeleton,
-                clip,
-                &resolved,
-                &control,
-                options,
-                Some(keyed.of(i)),
-            )
-            .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut clips = clips;
-    // Every clip must also hold when played after any other without a reset of the pose.
     let resolved: Vec<Resolved> = source
         .clips
         .iter()
         .map(|c| settings.resolve(source, &c.name))
         .collect();
-    let after_switch = super::clip_switch::hold_switches(
-        &source.skeleton,
-        &source.clips,
-        keyed.clips(),
-        &mut clips,
-        &resolved,
-        options,
-        &control,
-    )
-    .map_err(|e| ExportError::new(format!("clip switching: {e}")))?;
+    let encode_all = |limits: &[Resolved]| -> Result<Vec<GltfClip>, ExportError> {
+        source
+            .clips
+            .par_iter()
+            .enumerate()
+            .map(|(i, clip)| {
+                encode_for_gltf(
+                    &source.skeleton,
+                    clip,
+                    &limits[i],
+                    &control,
+                    options,
+                    Some(keyed.of(i)),
+                )
+                .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
+            })
+            .collect()
+    };
+    // Every clip must also hold when played after any other without a reset of the pose.
+    let switch = |clips: &mut [GltfClip]| {
+        super::clip_switch::hold_switches(
+            &source.skeleton,
+            &source.clips,
+            keyed.clips(),
+            clips,
+            &resolved,
+            options,
+            &control,
+        )
+        .map_err(|e| ExportError::new(format!("clip switching: {e}")))
+    };
+    let mut clips = encode_all(&resolved)?;
+    let mut after_switch = switch(&mut clips)?;
+    // A looser preset never gives a larger clip than a tighter one: each tighter preset's
+    // export holds the looser limits too; per clip, the smaller is kept (then switching is
+    // checked again on the mix).
+    let tighter: Vec<Vec<Resolved>> = source
+        .clips
+        .iter()
+        .zip(&resolved)
+        .map(|(c, r)| tighter_presets(settings, source, &c.name, r))
+        .collect();
+    for k in 0..tighter.iter().map(Vec::len).max().unwrap_or(0) {
+        let limits: Vec<Resolved> = (0..clips.len())
+            .map(|i| tighter[i].get(k).unwrap_or(&resolved[i]).clone())
+            .collect();
+        let mut other = encode_all(&limits)?;
+        let other_switch = switch(&mut other)?;
+        let mut changed = false;
+        for i in (0..clips.len()).filter(|&i| k < tighter[i].len()) {
+            let ratio = other[i].worst_ratio.max(other_switch[i]);
+            if ratio <= 1.0 && other[i].cost() < clips[i].cost() {
+                clips[i] = other[i].clone();
+                changed = true;
+            }
+        }
+        if changed {
+            after_switch = switch(&mut clips)?;
+        }
+    }
     for (c, r) in clips.iter_mut().zip(after_switch) {
         c.worst_ratio = c.worst_ratio.max(r);
     }
@@ -955,6 +986,41 @@ pub fn compress_to_gltf(
         options,
         force,
     )
+}
+
+/// The clip's settings under each preset whose limits are strictly tighter than
+/// `resolved` for every joint: a tolerance no larger, and no larger relative to the marker
+/// offset (a rotation error `a` at distance `d` moves a marker at offset `m` by about
+/// `a (d + m)`, so an export within `t'` at `m'` is within `t` at `m` when `t' <= t` and
+/// `t' m <= t m'`).
+fn tighter_presets(
+    settings: &crate::settings::Settings,
+    asset: &Asset,
+    clip: &str,
+    resolved: &Resolved,
+) -> Vec<Resolved> {
+    let mine = &resolved.limits;
+    crate::settings::Preset::ALL
+        .iter()
+        .map(|&p| {
+            crate::settings::Settings {
+                preset: Some(p),
+                ..settings.clone()
+            }
+            .resolve(asset, clip)
+        })
+        .filter(|r| {
+            let l = &r.limits;
+            l.tolerance != mine.tolerance
+                && (0..mine.tolerance.len()).all(|j| {
+                    !mine.evaluated[j]
+                        || (l.evaluated[j]
+                            && l.tolerance[j] <= mine.tolerance[j]
+                            && l.tolerance[j] * mine.marker_offset[j]
+                                <= mine.tolerance[j] * l.marker_offset[j])
+                })
+        })
+        .collect()
 }
 
 /// A BVH or ACL asset as the glTF scene `skelpack convert` writes, and that scene
