@@ -288,7 +288,10 @@ mod tests {
                 .collect(),
             ..line(&[0])
         };
-        assert!(stored_bytes(std::slice::from_ref(&smooth), 30.0) < bytes(&[smooth.clone()]));
+        assert!(
+            stored_bytes(std::slice::from_ref(&smooth), 30.0)
+                < bytes(std::slice::from_ref(&smooth))
+        );
         let mut noisy = smooth.clone();
         let mut x = 12345u32;
         for v in noisy.values.iter_mut() {
