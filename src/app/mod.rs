@@ -5,6 +5,7 @@
 //! skeletons (centre); stats and settings (right); timeline and status bar (bottom).
 
 pub mod actions;
+pub mod backdrop;
 pub mod compressor;
 pub mod cpu_time;
 pub mod default_asset;

@@ -107,6 +107,7 @@ impl App {
             format!("{} ({:?})", i.name, i.backend)
         });
         let viewport = Viewport::new(rs);
+        super::backdrop::install(&cc.egui_ctx);
         let mut jobs = Jobs::default();
         let ctx = cc.egui_ctx.clone();
         jobs.set_waker(Arc::new(move || ctx.request_repaint()));
