@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod panels;
 pub mod png;
 pub mod result_cache;
+pub mod software;
 pub mod state;
 pub mod viewport;
 
