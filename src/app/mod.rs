@@ -5,6 +5,7 @@
 //! skeletons (centre); stats and settings (right); timeline and status bar (bottom).
 
 pub mod actions;
+pub mod backdrop;
 pub mod compressor;
 pub mod cpu_time;
 pub mod default_asset;
@@ -15,6 +16,7 @@ pub mod jobs;
 pub mod panels;
 pub mod png;
 pub mod result_cache;
+pub mod software;
 pub mod state;
 pub mod viewport;
 

@@ -384,6 +384,10 @@ impl eframe::App for App {
         self.autopilot(&ctx);
     }
 
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        super::super::backdrop::clear_color(visuals)
+    }
+
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, RECENT_KEY, &self.session.recent);
         eframe::set_value(storage, VIEW_KEY, &self.view.options);

@@ -107,6 +107,10 @@ impl App {
             format!("{} ({:?})", i.name, i.backend)
         });
         let viewport = Viewport::new(rs);
+        super::backdrop::install(&cc.egui_ctx);
+        let software =
+            rs.is_some_and(|r| super::software::is_software(r.adapter.get_info().device_type));
+        super::software::configure(&cc.egui_ctx, software);
         let mut jobs = Jobs::default();
         let ctx = cc.egui_ctx.clone();
         jobs.set_waker(Arc::new(move || ctx.request_repaint()));
