@@ -35,10 +35,13 @@ fn bench(c: &mut Criterion) {
         let clip = skp.clip(0);
         let n = skp.joint_count();
         eprintln!(
-            "{name} '{}': .skp {} bytes, clip in memory {} bytes ({} animated tracks)",
+            "{name} '{}': .skp {} bytes (clip payload {} bytes), clip in memory {} bytes, \
+             cursor {} bytes ({} animated tracks)",
             raw.name,
             bytes.len(),
+            skp.clip_records()[0].payload.len(),
             clip.memory_bytes(),
+            clip.cursor_state().memory_bytes(),
             clip.animated_tracks()
         );
         let frames = clip.frame_count() as f32;
