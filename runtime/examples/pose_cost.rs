@@ -62,12 +62,14 @@ fn main() {
         m => panic!("unknown mode {m}"),
     }
     println!(
-        "{} clip '{}' ({layout:?}): {} joints, {} animated tracks, file {} B, clip in memory {} B, checksum {checksum}",
+        "{} clip '{}' ({layout:?}): {} joints, {} animated tracks, file {} B, clip payload {} B, clip in memory {} B, cursor {} B, checksum {checksum}",
         args[1],
         skp.clip_name(c),
         skp.joint_count(),
         clip.animated_tracks(),
         bytes.len(),
-        clip.memory_bytes()
+        skp.clip_records()[c].payload.len(),
+        clip.memory_bytes(),
+        clip.cursor_state().memory_bytes()
     );
 }

@@ -120,12 +120,24 @@ fn every_single_byte_corruption_is_refused_or_decodes_finite_poses() {
                 Ok(skp) => {
                     assert!(full.is_ok(), "byte {at}^{flip:#x}: runtime accepted");
                     accepted += 1;
+                    let compact = Skp::open_with(b.as_slice(), ClipLayout::Compact).unwrap();
                     let mut pose = vec![JointPose::default(); skp.joint_count()];
+                    let mut small = pose.clone();
                     for c in 0..skp.clip_count() {
                         let clip = skp.clip(c);
                         let mut cursor = Cursor::new(clip);
                         for i in 0..clip.frame_count() * 2 {
                             clip.sample(i as f32 * 0.5, &mut pose);
+                            compact.clip(c).sample(i as f32 * 0.5, &mut small);
+                            let bits = |p: &[JointPose]| {
+                                p.iter()
+                                    .flat_map(|j| {
+                                        j.translation.iter().chain(&j.rotation).chain(&j.scale)
+                                    })
+                                    .map(|x| x.to_bits())
+                                    .collect::<Vec<_>>()
+                            };
+                            assert_eq!(bits(&pose), bits(&small), "byte {at}^{flip:#x}");
                             cursor.sample(i as f32 * 0.5, &mut pose);
                             let finite = pose.iter().all(|p| {
                                 p.translation
