@@ -31,7 +31,7 @@ pub enum ClipLayout {
     #[default]
     Prepared,
     /// Keys kept as compact bit records and dequantized when sampled: about the file's
-    /// size in memory, slower (random access several times, forward playback about twice).
+    /// size in memory, slower (random access several times, forward playback about 1.5x).
     Compact,
 }
 

@@ -15,6 +15,8 @@ pub(crate) struct Current {
     /// segment (which playback never leaves); 0 before the segment is prepared.
     end: u32,
     prepared: Segment,
+    /// Compact layout: the segment's end key (frame, value), the next segment's start.
+    next_start: (f32, glam::Vec4),
 }
 
 impl Current {
@@ -25,6 +27,7 @@ impl Current {
             segment: 0,
             end: 0,
             prepared: Segment::new(Interpolation::Linear, false, &[none; 4]),
+            next_start: none,
         }
     }
 }
@@ -82,13 +85,15 @@ impl Clip {
             };
             if fi >= c.end {
                 let s = t.step(bits, c.segment as usize, fi);
+                // Moving on by one segment: its first key is the one decoded last.
+                let first = (c.end != 0 && s == c.segment as usize + 1).then_some(c.next_start);
                 c.segment = s as u32;
                 c.end = if s + 2 < t.len() {
                     t.frame(bits, s + 1)
                 } else {
                     u32::MAX
                 };
-                c.prepared = t.segment(bits, s);
+                (c.prepared, c.next_start) = t.segment_from(bits, s, first);
             }
             put(pose, t.kind, c.prepared.eval(f));
         }

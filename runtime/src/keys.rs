@@ -185,12 +185,25 @@ impl KeyTrack {
     /// ends computed), exactly as the reference decoder prepares it.
     #[inline(always)]
     pub fn segment(&self, bits: &PackedBits, s: usize) -> Segment {
+        self.segment_from(bits, s, None).0
+    }
+
+    /// Like [`KeyTrack::segment`], with key `s` (frame and value) given when the caller
+    /// already has it (`first`, as returned for the previous segment); also returns key
+    /// `s + 1`, which starts the next segment.
+    #[inline(always)]
+    pub fn segment_from(
+        &self,
+        bits: &PackedBits,
+        s: usize,
+        first: Option<(f32, Vec4)>,
+    ) -> (Segment, (f32, Vec4)) {
         let key = |i: usize| {
             let (frame, value) = self.key(bits, i);
             (frame as f32, value)
         };
         let rotation = self.kind == 1;
-        let (a, b) = (key(s), key(s + 1));
+        let (a, b) = (first.unwrap_or_else(|| key(s)), key(s + 1));
         let window = match self.interpolation {
             // Linear segments read only their two ends.
             Interpolation::Linear => [a, a, b, b],
@@ -205,7 +218,7 @@ impl KeyTrack {
                 },
             ],
         };
-        Segment::new(self.interpolation, rotation, &window)
+        (Segment::new(self.interpolation, rotation, &window), b)
     }
 
     /// Bytes of the track's description (its keys and table live in the clip's bits).
