@@ -1,6 +1,7 @@
 //! Decoding speed per whole pose: random access and the forward cursor of the runtime
 //! (opened from `.skp` bytes, as an engine does), beside the baseline measured in the same
-//! run: sampling the uncompressed raw clip (a blend of two stored poses). Clips: ACL's
+//! run: sampling the uncompressed raw clip (a blend of two stored poses); both clip layouts
+//! (prepared, the default, and compact). Clips: ACL's
 //! regression clips 13_07 and 104_30, CesiumMan, RobotExpressive's Idle.
 //!
 //!     cargo bench -p skelpack-runtime --bench decode
@@ -14,7 +15,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use skelpack::model::Transform;
-use skelpack_runtime::{Cursor, JointPose, Skp};
+use skelpack_runtime::{ClipLayout, Cursor, JointPose, Skp};
 
 const CLIPS: &[(&str, Option<&str>)] = &[
     ("acl/13_07.acl.sjson", None),
@@ -35,10 +36,13 @@ fn bench(c: &mut Criterion) {
         let clip = skp.clip(0);
         let n = skp.joint_count();
         eprintln!(
-            "{name} '{}': .skp {} bytes, clip in memory {} bytes ({} animated tracks)",
+            "{name} '{}': .skp {} bytes (clip payload {} bytes), clip in memory {} bytes, \
+             cursor {} bytes ({} animated tracks)",
             raw.name,
             bytes.len(),
+            skp.clip_records()[0].payload.len(),
             clip.memory_bytes(),
+            clip.cursor_state().memory_bytes(),
             clip.animated_tracks()
         );
         let frames = clip.frame_count() as f32;
@@ -72,6 +76,31 @@ fn bench(c: &mut Criterion) {
         let mut cursor = Cursor::new(clip);
         let mut t = 0.0f32;
         g.bench_function("forward cursor pose", |b| {
+            b.iter(|| {
+                t += step;
+                if t >= frames - 1.0 {
+                    t = 0.0;
+                }
+                cursor.sample(black_box(t), &mut pose);
+            })
+        });
+        let compact = Skp::open_with(bytes.as_slice(), ClipLayout::Compact).unwrap();
+        let small = compact.clip(0);
+        eprintln!(
+            "  compact layout: clip in memory {} bytes",
+            small.memory_bytes()
+        );
+        let mut k = 0u32;
+        g.bench_function("compact: random access pose", |b| {
+            b.iter(|| {
+                k = k.wrapping_mul(1664525).wrapping_add(1013904223);
+                let t = (k >> 8) as f32 / (1u32 << 24) as f32 * frames;
+                small.sample(black_box(t), &mut pose);
+            })
+        });
+        let mut cursor = Cursor::new(small);
+        let mut t = 0.0f32;
+        g.bench_function("compact: forward cursor pose", |b| {
             b.iter(|| {
                 t += step;
                 if t >= frames - 1.0 {

@@ -112,6 +112,17 @@ enum SkpStatus skp_open(const uint8_t *data,
                         struct SkpFile **out,
                         struct SkpError *error);
 
+// Like `skp_open`, keeping every clip compact: about the file's size in memory (the
+// prepared layout of `skp_open` takes several times that), sampling several times slower
+// (docs/RUNTIME.md). Poses are bit for bit the same.
+//
+// # Safety
+// As `skp_open`.
+enum SkpStatus skp_open_compact(const uint8_t *data,
+                                size_t len,
+                                struct SkpFile **out,
+                                struct SkpError *error);
+
 // Frees a file opened by `skp_open` (NULL is ignored). Its cursors must be destroyed
 // first; names it returned become invalid.
 //
@@ -186,8 +197,9 @@ void skp_cursor_reset(struct SkpCursor *cursor);
 // `cursor` must be NULL or a cursor from `skp_cursor_create` not yet destroyed.
 void skp_cursor_destroy(struct SkpCursor *cursor);
 
-// Bytes an open file holds in memory (the copied file, the skeleton, every clip's decoded
-// keys and tables); 0 for NULL. Cursors add 4 bytes per animated track.
+// Bytes an open file holds in memory (the copied file, the skeleton, every clip's packed
+// keys and tables); 0 for NULL. A cursor adds 112 bytes per animated track of its clip
+// (the segment each track is in; compact files keep it prepared there).
 //
 // # Safety
 // `file` must be NULL or an open file.

@@ -18,7 +18,8 @@
 use std::ffi::{CString, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::clip::{CursorState, JointPose};
+use crate::clip::{ClipLayout, JointPose};
+use crate::cursor::CursorState;
 use crate::error::Error;
 use crate::skp::Skp;
 
@@ -137,6 +138,38 @@ pub unsafe extern "C" fn skp_open(
     out: *mut *mut SkpFile,
     error: *mut SkpError,
 ) -> SkpStatus {
+    // SAFETY: forwarded contract.
+    unsafe { open_with(data, len, out, error, ClipLayout::Prepared) }
+}
+
+/// Like `skp_open`, keeping every clip compact: about the file's size in memory (the
+/// prepared layout of `skp_open` takes several times that), sampling several times slower
+/// (docs/RUNTIME.md). Poses are bit for bit the same.
+///
+/// # Safety
+/// As `skp_open`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skp_open_compact(
+    data: *const u8,
+    len: usize,
+    out: *mut *mut SkpFile,
+    error: *mut SkpError,
+) -> SkpStatus {
+    // SAFETY: forwarded contract.
+    unsafe { open_with(data, len, out, error, ClipLayout::Compact) }
+}
+
+/// `skp_open` with a clip layout.
+///
+/// # Safety
+/// As `skp_open`.
+unsafe fn open_with(
+    data: *const u8,
+    len: usize,
+    out: *mut *mut SkpFile,
+    error: *mut SkpError,
+    layout: ClipLayout,
+) -> SkpStatus {
     if out.is_null() || (data.is_null() && len > 0) {
         set_error(error, SkpStatus::SkpErrorNullArgument, "NULL argument");
         return SkpStatus::SkpErrorNullArgument;
@@ -149,7 +182,7 @@ pub unsafe extern "C" fn skp_open(
         // SAFETY: the caller guarantees `len` readable bytes at `data`.
         unsafe { std::slice::from_raw_parts(data, len) }.to_vec()
     };
-    let opened = catch_unwind(AssertUnwindSafe(|| Skp::open(bytes)))
+    let opened = catch_unwind(AssertUnwindSafe(|| Skp::open_with(bytes, layout)))
         .unwrap_or_else(|_| Err(Error::Corrupt("internal error while reading".into())));
     match opened {
         Ok(skp) => {
@@ -427,8 +460,9 @@ pub unsafe extern "C" fn skp_cursor_destroy(cursor: *mut SkpCursor) {
     }
 }
 
-/// Bytes an open file holds in memory (the copied file, the skeleton, every clip's decoded
-/// keys and tables); 0 for NULL. Cursors add 4 bytes per animated track.
+/// Bytes an open file holds in memory (the copied file, the skeleton, every clip's packed
+/// keys and tables); 0 for NULL. A cursor adds 112 bytes per animated track of its clip
+/// (the segment each track is in; compact files keep it prepared there).
 ///
 /// # Safety
 /// `file` must be NULL or an open file.

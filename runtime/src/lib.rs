@@ -11,21 +11,26 @@
 //! ```
 //!
 //! The file is validated on open (every corrupt input gives an [`Error`], never a panic);
-//! each clip's keys are decoded once into a layout made for sampling, which then allocates
-//! nothing. A C API ([`capi`], `include/skelpack.h`) wraps the same types. docs/RUNTIME.md
+//! each clip's keys are laid out for sampling ([`ClipLayout`]: decoded and prepared for
+//! speed, or compact, about the size of the file), which then allocates nothing. A C API ([`capi`], `include/skelpack.h`) wraps the same types. docs/RUNTIME.md
 //! documents embedding, memory and speed.
 
 pub mod bits;
 pub mod capi;
 pub mod clip;
+pub mod cursor;
 pub mod curve;
 mod error;
+pub mod keys;
+pub mod packed;
 pub mod payload;
 pub mod predict;
+mod prepared;
 pub mod quant;
 pub mod read;
 mod skp;
 
-pub use clip::{Clip, Cursor, CursorState, JointPose};
+pub use clip::{Clip, ClipLayout, JointPose};
+pub use cursor::{Cursor, CursorState};
 pub use error::Error;
 pub use skp::Skp;

@@ -1,14 +1,14 @@
 //! An open `.skp`: the validated file (borrowed or owned bytes), its skeleton and its clips
 //! laid out for sampling.
 
-use crate::clip::{Clip, JointPose};
+use crate::clip::{Clip, ClipLayout, JointPose};
 use crate::error::Error;
 use crate::payload;
 use crate::read::{self, ClipRecord, FileLayout, JointRecord, name_of};
 
 /// An open container. `B` is the file's bytes: `&[u8]` to borrow them, `Vec<u8>` (or any
 /// `AsRef<[u8]>`) to own them. Names are read from those bytes; each clip's keys are
-/// decoded once, at open.
+/// validated at open and kept as compact bit records ([`Clip`]).
 #[derive(Clone, Debug)]
 pub struct Skp<B: AsRef<[u8]>> {
     bytes: B,
@@ -18,8 +18,15 @@ pub struct Skp<B: AsRef<[u8]>> {
 }
 
 impl<B: AsRef<[u8]>> Skp<B> {
-    /// Validates the bytes and lays out every clip; a clear [`Error`] on any corrupt input.
+    /// Validates the bytes and lays out every clip for speed ([`ClipLayout::Prepared`]); a
+    /// clear [`Error`] on any corrupt input.
     pub fn open(bytes: B) -> Result<Self, Error> {
+        Self::open_with(bytes, ClipLayout::Prepared)
+    }
+
+    /// Like [`Skp::open`], with every clip in `layout` ([`ClipLayout::Compact`]: about the
+    /// file's size in memory, slower to sample).
+    pub fn open_with(bytes: B, clip_layout: ClipLayout) -> Result<Self, Error> {
         let b = bytes.as_ref();
         let layout = read::parse(b)?;
         let rest: Vec<JointPose> = layout.joints.iter().map(rest_pose).collect();
@@ -28,7 +35,7 @@ impl<B: AsRef<[u8]>> Skp<B> {
             .iter()
             .map(|c| {
                 let p = payload::parse(&b[c.payload.clone()], name_of(b, &c.name), rest.len())?;
-                Ok(Clip::new(&p, &rest))
+                Ok(Clip::with_layout(&p, &rest, clip_layout))
             })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok(Self {

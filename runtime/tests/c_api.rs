@@ -90,12 +90,18 @@ fn expected(bytes: &[u8]) -> Vec<u8> {
 }
 
 fn run(program: &Path, skp: &Path, out: &Path) -> std::process::Output {
+    run_with(program, skp, out, &[])
+}
+
+/// The C program with extra arguments (`compact`: open with `skp_open_compact`).
+fn run_with(program: &Path, skp: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     // The library comes from the program's rpath (this build's `deps/`), not from a stale
     // copy elsewhere on cargo's library path.
     Command::new(program)
         .env_remove("LD_LIBRARY_PATH")
         .arg(skp)
         .arg(out)
+        .args(extra)
         .output()
         .unwrap()
 }
@@ -124,6 +130,13 @@ fn c_program_decodes_the_shared_assets_bit_for_bit_and_refuses_corrupt_files() {
         if let Some(at) = got.iter().zip(&want).position(|(a, b)| a != b) {
             panic!("{name}: C and Rust differ at byte {at}");
         }
+        // The compact layout decodes the same poses.
+        let r = run_with(&program, &file, &out, &["compact"]);
+        assert!(r.status.success(), "{name} compact: {r:?}");
+        assert!(
+            std::fs::read(&out).unwrap() == want,
+            "{name}: compact differs"
+        );
         first.get_or_insert(bytes);
     }
     // Corrupt files: the C caller gets the Rust reader's code and message.

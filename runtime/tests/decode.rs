@@ -7,7 +7,7 @@ mod common;
 
 use skelpack::metric::PoseSource;
 use skelpack::model::Transform;
-use skelpack_runtime::{Cursor, JointPose, Skp};
+use skelpack_runtime::{ClipLayout, Cursor, JointPose, Skp};
 
 fn same(a: &Transform, b: &JointPose) -> bool {
     a.translation.to_array() == b.translation
@@ -19,9 +19,18 @@ fn same(a: &Transform, b: &JointPose) -> bool {
 fn runtime_matches_the_reference_decoder_on_every_shared_asset() {
     for name in common::ASSETS {
         let (a, bytes) = common::skp(name, None);
-        let reference = skelpack::container::from_bytes(&bytes).unwrap();
-        let owned = Skp::open(bytes.clone()).unwrap();
-        let skp = Skp::open(bytes.as_slice()).unwrap();
+        for layout in [ClipLayout::Prepared, ClipLayout::Compact] {
+            check_asset(name, &a, &bytes, layout);
+        }
+    }
+}
+
+/// Every clip of one asset's `.skp`, opened in `layout`, against the reference decoder.
+fn check_asset(name: &str, a: &skelpack::import::Asset, bytes: &[u8], layout: ClipLayout) {
+    {
+        let reference = skelpack::container::from_bytes(bytes).unwrap();
+        let owned = Skp::open_with(bytes.to_vec(), layout).unwrap();
+        let skp = Skp::open_with(bytes, layout).unwrap();
         assert_eq!(skp.joint_count(), a.skeleton.len());
         assert_eq!(skp.clip_count(), reference.clips.len());
         for (j, joint) in a.skeleton.joints.iter().enumerate() {
@@ -48,18 +57,44 @@ fn runtime_matches_the_reference_decoder_on_every_shared_asset() {
                 for j in 0..n {
                     assert!(
                         same(&want[j], &got[j]),
-                        "{name} '{}' joint {j} at {t}",
+                        "{name} '{}' {layout:?} joint {j} at {t}",
                         rc.name
                     );
                     assert!(
                         same(&want[j], &fwd[j]),
-                        "{name} '{}' cursor {j} at {t}",
+                        "{name} '{}' {layout:?} cursor {j} at {t}",
                         rc.name
                     );
                 }
                 owned.clip(c).sample(t, &mut got);
                 assert!(same(&want[0], &got[0]));
             }
+        }
+    }
+}
+
+#[test]
+fn the_compact_layout_holds_a_clip_in_about_its_payload_size() {
+    for name in ["acl/13_07.acl.sjson", "CesiumMan.glb", "Fox.glb"] {
+        let (_, bytes) = common::skp(name, None);
+        let prepared = Skp::open(bytes.as_slice()).unwrap();
+        let compact = Skp::open_with(bytes.as_slice(), ClipLayout::Compact).unwrap();
+        for c in 0..compact.clip_count() {
+            let clip = compact.clip(c);
+            assert_eq!(clip.layout(), ClipLayout::Compact);
+            // Beyond the fixed pose and one description per animated track, the keys and
+            // tables take at most twice the payload's bytes.
+            let overhead = 40 * compact.joint_count() + 160 * clip.animated_tracks() + 256;
+            let payload = compact.clip_records()[c].payload.len();
+            let (small, big) = (clip.memory_bytes(), prepared.clip(c).memory_bytes());
+            assert!(
+                small <= 2 * payload + overhead,
+                "{name} clip {c}: {small} bytes for a {payload}-byte payload"
+            );
+            assert!(
+                small < big,
+                "{name} clip {c}: compact {small} vs prepared {big}"
+            );
         }
     }
 }
@@ -85,12 +120,24 @@ fn every_single_byte_corruption_is_refused_or_decodes_finite_poses() {
                 Ok(skp) => {
                     assert!(full.is_ok(), "byte {at}^{flip:#x}: runtime accepted");
                     accepted += 1;
+                    let compact = Skp::open_with(b.as_slice(), ClipLayout::Compact).unwrap();
                     let mut pose = vec![JointPose::default(); skp.joint_count()];
+                    let mut small = pose.clone();
                     for c in 0..skp.clip_count() {
                         let clip = skp.clip(c);
                         let mut cursor = Cursor::new(clip);
                         for i in 0..clip.frame_count() * 2 {
                             clip.sample(i as f32 * 0.5, &mut pose);
+                            compact.clip(c).sample(i as f32 * 0.5, &mut small);
+                            let bits = |p: &[JointPose]| {
+                                p.iter()
+                                    .flat_map(|j| {
+                                        j.translation.iter().chain(&j.rotation).chain(&j.scale)
+                                    })
+                                    .map(|x| x.to_bits())
+                                    .collect::<Vec<_>>()
+                            };
+                            assert_eq!(bits(&pose), bits(&small), "byte {at}^{flip:#x}");
                             cursor.sample(i as f32 * 0.5, &mut pose);
                             let finite = pose.iter().all(|p| {
                                 p.translation

@@ -2,8 +2,9 @@
  * Decodes a .skp through the C API and writes what it decoded, for the Rust test to
  * compare bit for bit with the Rust decoder:
  *
- *   decode FILE.skp OUT.bin
+ *   decode FILE.skp OUT.bin [compact]
  *
+ * (`compact` opens the file with skp_open_compact: the same poses, bit for bit.)
  * OUT.bin: joint count, clip count (u32); per joint: parent (i32), deforming (u8), rest (10
  * f32); per clip: frame count (u32), sample rate (f32); then, for every frame 0, 0.5, 1, ...
  * up to frame_count - 0.5, the pose by random access (joint count x 10 f32), then the same
@@ -31,8 +32,8 @@ static void check(SkpStatus s, const char *what) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: decode FILE.skp OUT.bin\n");
+    if (argc != 3 && !(argc == 4 && strcmp(argv[3], "compact") == 0)) {
+        fprintf(stderr, "usage: decode FILE.skp OUT.bin [compact]\n");
         return 1;
     }
     FILE *in = fopen(argv[1], "rb");
@@ -52,7 +53,8 @@ int main(int argc, char **argv) {
 
     SkpFile *file = NULL;
     SkpError error;
-    SkpStatus s = skp_open(data, (size_t)len, &file, &error);
+    SkpStatus s = argc == 4 ? skp_open_compact(data, (size_t)len, &file, &error)
+                            : skp_open(data, (size_t)len, &file, &error);
     free(data); /* skp_open copied the bytes */
     if (s != SKP_OK) {
         printf("skp_open: %d: %s\n", (int)error.code, error.message);
