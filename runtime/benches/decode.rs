@@ -13,9 +13,10 @@ mod common;
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, criterion_group, criterion_main};
 use skelpack::model::Transform;
-use skelpack_runtime::{ClipLayout, Cursor, JointPose, Skp};
+use skelpack_runtime::{Clip, ClipLayout, Cursor, JointPose, Skp};
 
 const CLIPS: &[(&str, Option<&str>)] = &[
     ("acl/13_07.acl.sjson", None),
@@ -64,53 +65,47 @@ fn bench(c: &mut Criterion) {
                 raw.sample_local(black_box(t), &mut raw_pose);
             })
         });
-        let mut k = 0u32;
-        g.bench_function("random access pose", |b| {
-            b.iter(|| {
-                // A scattered sequence of times (blends, seeks).
-                k = k.wrapping_mul(1664525).wrapping_add(1013904223);
-                let t = (k >> 8) as f32 / (1u32 << 24) as f32 * frames;
-                clip.sample(black_box(t), &mut pose);
-            })
-        });
-        let mut cursor = Cursor::new(clip);
-        let mut t = 0.0f32;
-        g.bench_function("forward cursor pose", |b| {
-            b.iter(|| {
-                t += step;
-                if t >= frames - 1.0 {
-                    t = 0.0;
-                }
-                cursor.sample(black_box(t), &mut pose);
-            })
-        });
+        bench_layout(&mut g, "", clip, step, &mut pose);
         let compact = Skp::open_with(bytes.as_slice(), ClipLayout::Compact).unwrap();
         let small = compact.clip(0);
         eprintln!(
             "  compact layout: clip in memory {} bytes",
             small.memory_bytes()
         );
-        let mut k = 0u32;
-        g.bench_function("compact: random access pose", |b| {
-            b.iter(|| {
-                k = k.wrapping_mul(1664525).wrapping_add(1013904223);
-                let t = (k >> 8) as f32 / (1u32 << 24) as f32 * frames;
-                small.sample(black_box(t), &mut pose);
-            })
-        });
-        let mut cursor = Cursor::new(small);
-        let mut t = 0.0f32;
-        g.bench_function("compact: forward cursor pose", |b| {
-            b.iter(|| {
-                t += step;
-                if t >= frames - 1.0 {
-                    t = 0.0;
-                }
-                cursor.sample(black_box(t), &mut pose);
-            })
-        });
+        bench_layout(&mut g, "compact: ", small, step, &mut pose);
         g.finish();
     }
+}
+
+/// Random access (a scattered sequence of times: blends, seeks) and forward playback by
+/// `step` frames per pose, on one clip layout; `label` prefixes the benchmark names.
+fn bench_layout(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    label: &str,
+    clip: &Clip,
+    step: f32,
+    pose: &mut [JointPose],
+) {
+    let frames = clip.frame_count() as f32;
+    let mut k = 0u32;
+    g.bench_function(format!("{label}random access pose"), |b| {
+        b.iter(|| {
+            k = k.wrapping_mul(1664525).wrapping_add(1013904223);
+            let t = (k >> 8) as f32 / (1u32 << 24) as f32 * frames;
+            clip.sample(black_box(t), pose);
+        })
+    });
+    let mut cursor = Cursor::new(clip);
+    let mut t = 0.0f32;
+    g.bench_function(format!("{label}forward cursor pose"), |b| {
+        b.iter(|| {
+            t += step;
+            if t >= frames - 1.0 {
+                t = 0.0;
+            }
+            cursor.sample(black_box(t), pose);
+        })
+    });
 }
 
 criterion_group!(benches, bench);
