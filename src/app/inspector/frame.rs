@@ -385,7 +385,7 @@ impl eframe::App for App {
     }
 
     fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
-        super::super::backdrop::clear_color(visuals)
+        crate::app::backdrop::clear_color(visuals)
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
