@@ -674,6 +674,57 @@ fn undo_and_redo_show_the_earlier_results_at_once() {
     assert!(!h.state().is_compressing());
 }
 
+/// A drag sends an edit per frame, with no debounce: each edit cancels the compression of
+/// the one before and starts its own at once. When the drag ends, the result on screen is
+/// the last edit's, byte for byte what a full compression of those settings gives, and the
+/// edit's first result was shown no later than its final one.
+#[test]
+fn a_drag_of_edits_ends_on_the_last_edits_exact_result() {
+    let mut h = harness(None);
+    let tip = "LeftHandIndex3";
+    let start = h.state().document().unwrap().settings.clone();
+    for step in 0..6 {
+        let mut s = start.clone();
+        s.joints.entry(tip.into()).or_default().tolerance_mm = Some(0.08 - 0.01 * step as f32);
+        h.state_mut().perform(Action::EditSettings(
+            format!("tolerance of {tip}"),
+            Box::new(s),
+        ));
+        h.step();
+    }
+    settle(&mut h);
+    let doc = h.state().document().unwrap();
+    let j = doc.asset.skeleton.find(tip).unwrap();
+    let asked = doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0);
+    assert!(
+        (asked - 0.03).abs() < 1e-5,
+        "the last edit's settings: {asked} mm"
+    );
+    let shown = doc.result.as_ref().expect("a result");
+    assert!(!shown.refining, "the final result");
+    let clip = &doc.asset.clips[doc.clip];
+    let full = skelpack::codec::compress(
+        &doc.asset.skeleton,
+        clip,
+        &doc.resolved,
+        &skelpack::codec::Control::new(),
+    )
+    .unwrap();
+    let bytes = |c: &skelpack::codec::CompressedClip| {
+        skelpack::container::to_bytes(&doc.asset.skeleton, std::slice::from_ref(c))
+    };
+    assert!(
+        bytes(&shown.clip) == bytes(&full),
+        "not the full compression's bytes"
+    );
+    let first = h.state().last_edit_latency().expect("first result timed");
+    let last = h
+        .state()
+        .last_edit_final_latency()
+        .expect("final result timed");
+    assert!(first <= last, "{first:?} after {last:?}");
+}
+
 #[test]
 fn playback_follows_the_wall_clock() {
     let mut h = harness(None);

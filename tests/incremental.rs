@@ -296,3 +296,80 @@ mod app {
         }
     }
 }
+
+/// Edits in a row without a debounce: each new edit cancels the compression under way (the
+/// app starts the next one at once). Cancelled at any point (before it starts, right after
+/// its first pass, or after a delay that lands anywhere in it), a compression stops with
+/// `Cancelled` or finishes, and the state it leaves serves the next compression to the
+/// same bytes as a full compression.
+#[test]
+fn a_cancelled_compression_leaves_the_state_exact_for_the_next() {
+    use skelpack::codec::CodecError;
+    use skelpack::metric::Reference;
+    use std::time::Duration;
+    for name in ["acl/104_30.acl.sjson", "CesiumMan.glb"] {
+        let asset = import::load(&common::asset(name)).unwrap();
+        let clip = &asset.clips[0];
+        let skeleton = &asset.skeleton;
+        let base = Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name);
+        let mut memo = Recompressor::new();
+        memo.compress(skeleton, clip, &base, &Control::new())
+            .unwrap();
+        let mut rng = Lcg(0x5eed ^ name.len() as u64);
+        let evaluated: Vec<usize> = (0..skeleton.len())
+            .filter(|&j| base.limits.evaluated[j])
+            .collect();
+        for round in 0..6 {
+            let mut edited = base.clone();
+            let j = evaluated[rng.below(evaluated.len())];
+            apply(&mut edited, Edit::Tolerance, j, &mut rng);
+            let control = Control::new();
+            let outcome = match round % 3 {
+                0 => {
+                    control.cancel();
+                    memo.compress(skeleton, clip, &edited, &control)
+                }
+                1 => {
+                    let c = control.clone();
+                    let mut cancel = move |_: CompressedClip, _: &Reference| c.cancel();
+                    memo.compress_progressive(skeleton, clip, &edited, &control, Some(&mut cancel))
+                }
+                _ => {
+                    let c = control.clone();
+                    let delay = Duration::from_millis(2 + 7 * round as u64);
+                    let canceller = std::thread::spawn(move || {
+                        std::thread::sleep(delay);
+                        c.cancel();
+                    });
+                    let r = memo.compress(skeleton, clip, &edited, &control);
+                    canceller.join().unwrap();
+                    r
+                }
+            };
+            // Cancelled before it starts, or once its first pass is out (relaxation follows
+            // on these clips): it must stop rather than finish.
+            if round % 3 != 2 {
+                assert!(
+                    matches!(outcome, Err(CodecError::Cancelled)),
+                    "{name}: round {round} was not cancelled"
+                );
+            }
+            match outcome {
+                Err(CodecError::Cancelled) => {}
+                Ok(c) => {
+                    let full = codec::compress(skeleton, clip, &edited, &Control::new()).unwrap();
+                    same(skeleton, &c, &full).unwrap_or_else(|e| panic!("{name}: {e}"));
+                }
+                Err(e) => panic!("{name}: {e}"),
+            }
+            // The next edit's compression, on what the cancelled one left.
+            let mut next = edited.clone();
+            apply(&mut next, Edit::Tolerance, j, &mut rng);
+            let got = memo
+                .compress(skeleton, clip, &next, &Control::new())
+                .unwrap();
+            let full = codec::compress(skeleton, clip, &next, &Control::new()).unwrap();
+            same(skeleton, &got, &full).unwrap_or_else(|e| panic!("{name} round {round}: {e}"));
+        }
+    }
+}

@@ -77,41 +77,48 @@ pub fn compress(
         clip,
         settings,
         control,
-        &mut |_| {},
+        None,
     )
 }
 
-/// A compression still running this long after it started shows its first pass.
-pub const FIRST_PASS_AFTER: Duration = Duration::from_millis(100);
-
 /// [`compress`], reusing what `memo` kept from the previous compression of the same clip:
-/// after a single-joint edit only the tracks whose budgets changed are encoded again. When
-/// the first pass is ready after [`FIRST_PASS_AFTER`] or later (a long clip), `first_pass`
-/// receives it, measured, while relaxation goes on.
+/// after a single-joint edit only the tracks whose budgets changed are encoded again.
+/// `first_pass`, when given, receives the first pass, measured, as soon as it exists (every
+/// joint within tolerance, before relaxation makes the clip smaller): after an edit it is
+/// ready in milliseconds, so the window shows the new tolerance's result at once and the
+/// refined one replaces it.
 pub fn recompress(
     memo: &mut Recompressor,
     skeleton: &Skeleton,
     clip: &Clip,
     settings: &Resolved,
     control: &Control,
-    first_pass: &mut (dyn FnMut(Compressed) + Send),
+    first_pass: Option<&mut (dyn FnMut(Compressed) + Send)>,
 ) -> Result<Compressed, Failure> {
     let start = Instant::now();
-    let mut show = |c: CompressedClip, reference: &Reference| {
-        if start.elapsed() >= FIRST_PASS_AFTER && !control.is_cancelled() {
-            first_pass(measured(
-                skeleton,
-                clip,
-                settings,
-                Arc::new(c),
-                reference,
-                start,
-                true,
-            ));
+    let mut show = first_pass.map(|first_pass| {
+        move |c: CompressedClip, reference: &Reference| {
+            if !control.is_cancelled() {
+                first_pass(measured(
+                    skeleton,
+                    clip,
+                    settings,
+                    Arc::new(c),
+                    reference,
+                    start,
+                    true,
+                ));
+            }
         }
-    };
+    });
     let c = memo
-        .compress_progressive(skeleton, clip, settings, control, Some(&mut show))
+        .compress_progressive(
+            skeleton,
+            clip,
+            settings,
+            control,
+            show.as_mut().map(|s| s as crate::codec::FirstPass),
+        )
         .map_err(|e| match e {
             CodecError::Cancelled => Failure::Cancelled,
             e => Failure::Error(e.to_string()),

@@ -68,21 +68,21 @@ impl Jobs {
         self.waker = Some(waker);
     }
 
-    /// Cancels any running job and starts one for `key`.
+    /// Cancels any running job and starts one for `key` at once, which sends its first pass
+    /// (`Compressed::refining`) before the final result. A cancelled job stops at its next
+    /// check (between two track encodings), releasing the clip's incremental state to this
+    /// one, so edits in a row never queue work behind each other.
     pub fn start(&mut self, key: JobKey, asset: Arc<Asset>, settings: Resolved) {
-        self.start_after(key, asset, settings, Duration::ZERO);
+        self.spawn(key, asset, settings, true);
     }
 
-    /// [`Jobs::start`], the worker compressing only once `delay` has passed without a
-    /// cancellation (the debounce of edits, timed by the worker: no UI frame has to run when
-    /// it ends, which on a software renderer under load costs hundreds of milliseconds).
-    pub fn start_after(
-        &mut self,
-        key: JobKey,
-        asset: Arc<Asset>,
-        settings: Resolved,
-        delay: Duration,
-    ) {
+    /// [`Jobs::start`] for work nobody watches as it runs (the other clips of a file): only
+    /// the final result is sent, and no first pass is measured.
+    pub fn start_final_only(&mut self, key: JobKey, asset: Arc<Asset>, settings: Resolved) {
+        self.spawn(key, asset, settings, false);
+    }
+
+    fn spawn(&mut self, key: JobKey, asset: Arc<Asset>, settings: Resolved, first_passes: bool) {
         self.cancel();
         let control = Arc::new(Control::new());
         let tx = self.tx.clone();
@@ -92,13 +92,6 @@ impl Jobs {
         let spawned = std::thread::Builder::new()
             .name(format!("compress clip {}", key.clip))
             .spawn(move || {
-                let until = std::time::Instant::now() + delay;
-                while let Some(left) = until.checked_duration_since(std::time::Instant::now()) {
-                    if c.is_cancelled() {
-                        return;
-                    }
-                    std::thread::sleep(left.min(Duration::from_millis(10)));
-                }
                 let clip = &asset.clips[key.clip];
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // A cancelled job on this clip still holding the state stops at its next
@@ -108,6 +101,10 @@ impl Jobs {
                         *m = Recompressor::new();
                         m
                     });
+                    if c.is_cancelled() {
+                        // A newer edit came while this job waited for the state.
+                        return Err(Failure::Cancelled);
+                    }
                     let mut first_pass = |first| {
                         let _ = tx.send(JobResult {
                             key,
@@ -123,7 +120,7 @@ impl Jobs {
                         clip,
                         &settings,
                         &c,
-                        &mut first_pass,
+                        first_passes.then_some(&mut first_pass),
                     )
                 }))
                 .unwrap_or_else(|_| Err(Failure::Error("the compressor panicked".into())));

@@ -23,7 +23,7 @@ pub mod viewport;
 use std::path::PathBuf;
 
 pub use actions::Action;
-pub use inspector::{App, AutoOutcome, DEBOUNCE, IdleFigures, StartOptions};
+pub use inspector::{App, AutoOutcome, EDIT_WAIT, IdleFigures, StartOptions};
 pub use state::{Layout, ViewOptions};
 
 /// Window options shared by `run` and `view`.

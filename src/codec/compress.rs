@@ -241,13 +241,13 @@ pub(super) fn compress_with(
         })
     };
 
-    let tracks: Vec<[TrackData; 3]> = (0..n)
+    // A cancelled compression stops between two joints' encodings (a newer edit waits).
+    let live = || !control.is_cancelled();
+    let tracks: Option<Vec<[TrackData; 3]>> = (0..n)
         .into_par_iter()
-        .map(|j| std::array::from_fn(|k| encode(&inputs, j, k, 1.0)))
+        .map(|j| live().then(|| std::array::from_fn(|k| encode(&inputs, j, k, 1.0))))
         .collect();
-    if control.is_cancelled() {
-        return Err(CodecError::Cancelled);
-    }
+    let tracks = tracks.ok_or(CodecError::Cancelled)?;
     control.set_progress(0.4);
 
     let make = |tracks: Vec<[TrackData; 3]>, scale: &[[f32; 3]]| CompressedClip {
@@ -293,16 +293,19 @@ pub(super) fn compress_with(
                 }
             }
         }
-        let redone: Vec<(usize, [TrackData; 3])> = (0..n)
+        let redone: Option<Vec<(usize, [TrackData; 3])>> = (0..n)
             .into_par_iter()
             .filter(|&j| redo[j] && moving[j])
             .map(|j| {
-                (
-                    j,
-                    std::array::from_fn(|k| encode(&inputs, j, k, scale[j][k])),
-                )
+                live().then(|| {
+                    (
+                        j,
+                        std::array::from_fn(|k| encode(&inputs, j, k, scale[j][k])),
+                    )
+                })
             })
             .collect();
+        let redone = redone.ok_or(CodecError::Cancelled)?;
         for (j, t) in redone {
             out.tracks[j] = t;
         }
@@ -498,6 +501,9 @@ fn relax(
         let candidates: Vec<(usize, usize, f32, TrackData)> = order
             .par_iter()
             .filter_map(|&(j, k, b)| {
+                if control.is_cancelled() {
+                    return None;
+                }
                 let s = scale[j][k] * factor;
                 let c = encode(j, k, s);
                 (c.cost(k == 1, frames).bits < b).then_some((j, k, s, c))
@@ -507,6 +513,9 @@ fn relax(
             return Err(CodecError::Cancelled);
         }
         for (j, k, s, candidate) in candidates {
+            if control.is_cancelled() {
+                return Err(CodecError::Cancelled);
+            }
             // A re-derived pinned track may have become smaller than its candidate.
             if candidate.cost(k == 1, frames).bits >= bits(out, j, k) {
                 continue;

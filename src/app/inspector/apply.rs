@@ -10,7 +10,7 @@ use super::super::panels;
 use super::super::panels::path_prompt::{Outcome, PathPrompt, Purpose};
 use super::super::panels::unsaved::Choice;
 use super::super::state::{AbShow, Source};
-use super::{App, DEBOUNCE, NO_DIALOG};
+use super::{App, NO_DIALOG};
 use crate::settings::Settings;
 
 /// An action that would lose unsaved settings, held until the user decides.
@@ -206,26 +206,14 @@ impl App {
         }
     }
 
-    /// After a settings edit, undo or redo: the running job is stale, so it stops now, and
-    /// the next one starts once edits have paused for [`DEBOUNCE`] (timed by its worker).
+    /// After a settings edit, undo or redo: the running job is stale, so it stops now (at
+    /// its next check) and the job for the new settings starts at once; settings seen
+    /// before (undo, redo, A/B) show their kept result instead. No debounce: a drag's edits
+    /// each cancel the one before, and the incremental state keeps what they encoded.
     fn settings_changed(&mut self) {
         self.work.jobs.cancel();
-        let now = Instant::now();
-        self.work.debounce_until = Some(now + DEBOUNCE);
-        self.measure.edited_at = Some(now);
-        // Settings seen before (undo, redo, A/B): their result shows on the next paint.
-        if self.show_cached() {
-            return;
-        }
-        // Otherwise the job starts now and waits out the debounce itself.
-        if let Some(doc) = &self.session.doc
-            && doc.has_clip()
-            && doc.result.is_none()
-            && doc.failure.is_none()
-        {
-            let (key, asset, settings) = (doc.key(), doc.asset.clone(), doc.resolved.clone());
-            self.work.jobs.start_after(key, asset, settings, DEBOUNCE);
-        }
+        self.measure.edited();
+        self.ensure_job();
     }
 
     /// A path from the native dialog; when none could open (it answered at once, with

@@ -22,8 +22,11 @@ pub struct AutoOutcome {
     /// `--measure-idle`: frames painted and CPU used while nothing changed.
     pub idle: Option<IdleFigures>,
     pub build_times_ms: Vec<f64>,
-    /// Per measured edit: from the edit to its result shown, and the compression alone.
+    /// Per measured edit: from the edit to its first result shown (a first pass, or the
+    /// final result when none came first), to its final result shown, and the compression
+    /// alone (to the final result, measured on the worker).
     pub edit_latency_ms: Vec<f64>,
+    pub edit_final_ms: Vec<f64>,
     pub edit_compress_ms: Vec<f64>,
     /// Per measured undo: from the undo to its (kept) result shown.
     pub undo_latency_ms: Vec<f64>,
@@ -193,12 +196,16 @@ impl App {
                 return;
             };
             let mut o = ap.outcome.lock().expect("autopilot lock");
-            if let Some(l) = self.measure.last_latency {
-                let ms = l.as_secs_f64() * 1e3;
+            let ms = |l: Option<std::time::Duration>| l.map(|l| l.as_secs_f64() * 1e3);
+            if let (Some(first), Some(last)) = (
+                ms(self.measure.last_latency),
+                ms(self.measure.last_final_latency),
+            ) {
                 if ap.undo_in_flight {
-                    o.undo_latency_ms.push(ms);
+                    o.undo_latency_ms.push(last);
                 } else {
-                    o.edit_latency_ms.push(ms);
+                    o.edit_latency_ms.push(first);
+                    o.edit_final_ms.push(last);
                     o.edit_compress_ms.push(r.elapsed.as_secs_f64() * 1e3);
                 }
             }

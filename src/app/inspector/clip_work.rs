@@ -153,7 +153,8 @@ impl ClipWork {
             settings_rev: doc.settings_rev,
         };
         let resolved = self.resolved(doc)[clip].clone();
-        self.jobs.start(key, doc.asset.clone(), resolved.clone());
+        self.jobs
+            .start_final_only(key, doc.asset.clone(), resolved.clone());
         self.started = Some((key, resolved));
     }
 

@@ -152,9 +152,6 @@ impl eframe::App for App {
             ctx.request_repaint_after(Duration::from_millis(100));
         }
         self.ensure_job();
-        if let Some(t) = self.work.debounce_until {
-            ctx.request_repaint_after(t.saturating_duration_since(Instant::now()));
-        }
         if self.work.jobs.running().is_some() {
             // Progress 4 times a second; on a software renderer a frame costs a core.
             ctx.request_repaint_after(Duration::from_millis(250));
@@ -379,6 +376,11 @@ impl eframe::App for App {
         }
         for a in out {
             self.apply(a, Some(&ctx));
+        }
+        if self.wait_for_edit_result() {
+            // Lay the frame out again with the edit's result: this frame paints it, not
+            // the result from before the edit (egui reruns the pass before painting).
+            ctx.request_discard("the result of a settings edit landed");
         }
         self.update_title(&ctx);
         self.autopilot(&ctx);

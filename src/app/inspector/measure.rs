@@ -9,8 +9,12 @@ use super::autopilot::Autopilot;
 pub(super) struct Measure {
     /// When the edit that the pending result answers was made (for the latency figure).
     pub(super) edited_at: Option<Instant>,
-    /// From a settings edit to its result being shown, for the last edit.
+    /// No result of the edit at `edited_at` has been shown yet.
+    pub(super) awaiting_first: bool,
+    /// From a settings edit to its first result being shown (a first pass, or the final
+    /// result), and to its final result, for the last edit.
     pub(super) last_latency: Option<Duration>,
+    pub(super) last_final_latency: Option<Duration>,
     pub(super) last_frame: Option<Instant>,
     /// Milliseconds between the last two frames.
     pub(super) frame_ms: f64,
@@ -20,13 +24,26 @@ pub(super) struct Measure {
 }
 
 impl Measure {
-    /// A result for the last edit is on screen: the time since the edit becomes the last
-    /// latency (returned).
-    pub(super) fn record_latency(&mut self) -> Option<Duration> {
-        let after_edit = self.edited_at.take().map(|t| t.elapsed());
-        if after_edit.is_some() {
-            self.last_latency = after_edit;
+    /// A result for the last edit is on screen (`last`: its final one, not a first pass):
+    /// the time since the edit becomes the last latency (returned); the first result sets
+    /// the first latency, the final one the final latency.
+    pub(super) fn record_latency(&mut self, last: bool) -> Option<Duration> {
+        let edited = self.edited_at?;
+        let after_edit = edited.elapsed();
+        if self.awaiting_first {
+            self.last_latency = Some(after_edit);
+            self.awaiting_first = false;
         }
-        after_edit
+        if last {
+            self.last_final_latency = Some(after_edit);
+            self.edited_at = None;
+        }
+        Some(after_edit)
+    }
+
+    /// A settings edit was made now: its results are awaited.
+    pub(super) fn edited(&mut self) {
+        self.edited_at = Some(Instant::now());
+        self.awaiting_first = true;
     }
 }

@@ -43,8 +43,11 @@ pub use self::autopilot::{AutoOutcome, IdleFigures};
 const RECENT_KEY: &str = "skelpack.recent";
 const VIEW_KEY: &str = "skelpack.view";
 const MAX_RECENT: usize = 10;
-/// Quiet time after a settings edit before recompression starts (drags send many edits).
-pub const DEBOUNCE: Duration = Duration::from_millis(200);
+/// Longest the frame of a settings edit waits for the edit's result, so that frame
+/// already paints it: the final result when it comes in time, else the first pass (ready in
+/// milliseconds after an edit). A frame on a software renderer that would paint the stale
+/// result instead costs a hundred milliseconds or more.
+pub const EDIT_WAIT: Duration = Duration::from_millis(100);
 /// A native file dialog that answers with nothing faster than this never opened (no desktop
 /// portal or zenity): the in-app path prompt is shown instead.
 pub const NO_DIALOG: Duration = Duration::from_millis(300);
@@ -270,7 +273,6 @@ impl App {
         self.view.selected = None;
         self.view.selection.clear();
         self.view.joints_view = Default::default();
-        self.work.debounce_until = None;
         self.measure.edited_at = None;
         self.session.history.clear();
         self.session.last_edit = None;
@@ -315,9 +317,15 @@ impl App {
         &self.view.selection
     }
 
-    /// From the last settings edit to its recompressed result being shown.
+    /// From the last settings edit to its first recompressed result being shown (a first
+    /// pass, or the final result when no relaxation follows).
     pub fn last_edit_latency(&self) -> Option<Duration> {
         self.measure.last_latency
+    }
+
+    /// From the last settings edit to its final (refined) result being shown.
+    pub fn last_edit_final_latency(&self) -> Option<Duration> {
+        self.measure.last_final_latency
     }
 
     /// True while an action waits for the user to save or discard unsaved settings.
@@ -386,9 +394,6 @@ impl App {
     pub fn wait_for_result(&mut self, timeout: Duration) -> bool {
         let end = Instant::now() + timeout;
         loop {
-            if let Some(t) = self.work.debounce_until {
-                std::thread::sleep(t.saturating_duration_since(Instant::now()));
-            }
             self.ensure_job();
             let Some(doc) = &self.session.doc else {
                 return false;
@@ -511,15 +516,11 @@ impl App {
     }
 
     /// Shows a kept result for the current settings at once (undo, redo, A/B), or starts a
-    /// job for them once edits have paused, unless one runs or a result / failure is in.
-    fn ensure_job(&mut self) {
+    /// job for them, unless one runs or a result / failure is in.
+    pub(super) fn ensure_job(&mut self) {
         if self.show_cached() {
             return;
         }
-        if self.work.debounce_until.is_some_and(|t| Instant::now() < t) {
-            return;
-        }
-        self.work.debounce_until = None;
         let Some(doc) = &self.session.doc else { return };
         if !doc.has_clip() || doc.result.is_some() || doc.failure.is_some() {
             return;
@@ -531,6 +532,43 @@ impl App {
         self.work
             .jobs
             .start(key, doc.asset.clone(), doc.resolved.clone());
+    }
+
+    /// Right after a settings edit: waits up to [`EDIT_WAIT`] from the edit for its final
+    /// result, showing the first pass (ready in milliseconds after an edit) if that is all
+    /// that came by then; true if anything new is shown.
+    pub(super) fn wait_for_edit_result(&mut self) -> bool {
+        let Some(edited) = self
+            .measure
+            .edited_at
+            .filter(|_| self.measure.awaiting_first)
+        else {
+            return false;
+        };
+        let deadline = edited + EDIT_WAIT;
+        let mut shown = false;
+        loop {
+            let Some(doc) = &self.session.doc else {
+                return shown;
+            };
+            if !self
+                .work
+                .jobs
+                .running()
+                .is_some_and(|(k, _)| k == doc.key())
+            {
+                return shown;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let Some(r) = (!left.is_zero())
+                .then(|| self.work.jobs.wait(left))
+                .flatten()
+            else {
+                return shown;
+            };
+            self.accept(r);
+            shown |= !self.measure.awaiting_first;
+        }
     }
 
     /// Shows the kept result for the current settings, if there is one; true if shown.
@@ -545,8 +583,7 @@ impl App {
             return false;
         };
         self.work.jobs.cancel();
-        self.work.debounce_until = None;
-        self.measure.record_latency();
+        self.measure.record_latency(true);
         self.chrome.status = format!(
             "'{}': {:.2}:1, max error {} (an earlier result for these settings)",
             doc.clip_name(),
@@ -567,7 +604,7 @@ impl App {
         }
         match r.outcome {
             Ok(c) => {
-                let after_edit = self.measure.record_latency();
+                let after_edit = self.measure.record_latency(!c.refining);
                 self.chrome.status = format!(
                     "{} '{}': {:.2}:1, max error {}{}",
                     if c.refining {

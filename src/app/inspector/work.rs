@@ -1,6 +1,4 @@
-//! Background work: the compression job, kept results, the export worker, the debounce.
-
-use std::time::Instant;
+//! Background work: the compression job, kept results, the export worker.
 
 use super::super::jobs::Jobs;
 use super::super::result_cache::ResultCache;
@@ -15,8 +13,6 @@ pub(super) struct Work {
     pub(super) results: ResultCache,
     /// An export running on a worker thread.
     pub(super) export_job: Option<ExportJob>,
-    /// When the last settings edit lands, recompression starts at this instant.
-    pub(super) debounce_until: Option<Instant>,
     /// The clip dashboard's jobs, results and size search.
     pub(super) clips: ClipWork,
 }
