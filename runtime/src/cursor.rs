@@ -76,7 +76,8 @@ impl Clip {
         self.write_fixed(out);
         let fi = f as u32;
         let (tracks, bits) = match self.tracks() {
-            Tracks::Prepared(p) => return p.sample_forward(&mut state.tracks, f, fi, out),
+            // The prepared layout's table finds any frame's segment in one read.
+            Tracks::Prepared(p) => return p.sample(f, fi, out),
             Tracks::Compact { tracks, bits } => (tracks, bits),
         };
         for (t, c) in tracks.iter().zip(state.tracks.iter_mut()) {

@@ -183,12 +183,27 @@ impl SlerpArc {
     /// The rotation at fraction `u` of the arc.
     #[inline]
     pub fn at(&self, u: f32) -> Quat {
-        let (theta, s) = (self.theta, self.sin_theta);
-        let (w0, w1) = if s < 1e-6 {
-            (1.0 - u, u)
-        } else {
-            (((1.0 - u) * theta).sin() / s, (u * theta).sin() / s)
-        };
-        (self.a * w0 + self.b * w1).normalize()
+        slerp(self.a, self.b, self.theta, self.sin_theta, u)
     }
+
+    /// The arc's ends, angle and the angle's sine (for layouts that store them their way).
+    #[inline]
+    pub fn parts(&self) -> (Quat, Quat, f32, f32) {
+        (self.a, self.b, self.theta, self.sin_theta)
+    }
+}
+
+/// The rotation at fraction `u` of the arc from `a` to `b` of angle `theta`
+/// (`sin_theta` its sine), as [`SlerpArc::at`] gives it.
+#[inline(always)]
+pub fn slerp(a: Quat, b: Quat, theta: f32, sin_theta: f32, u: f32) -> Quat {
+    let (w0, w1) = if sin_theta < 1e-6 {
+        (1.0 - u, u)
+    } else {
+        (
+            ((1.0 - u) * theta).sin() / sin_theta,
+            (u * theta).sin() / sin_theta,
+        )
+    };
+    (a * w0 + b * w1).normalize()
 }
