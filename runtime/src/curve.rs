@@ -9,6 +9,8 @@
 
 use glam::{Quat, Vec4};
 
+use crate::sin::{sin, sin_inline};
+
 /// How values between keys are produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Interpolation {
@@ -176,13 +178,25 @@ impl SlerpArc {
             a,
             b,
             theta,
-            sin_theta: theta.sin(),
+            sin_theta: sin(theta),
         }
     }
 
     /// The rotation at fraction `u` of the arc.
     #[inline]
     pub fn at(&self, u: f32) -> Quat {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA.
+            return unsafe { self.at_fma(u) };
+        }
+        slerp(self.a, self.b, self.theta, self.sin_theta, u)
+    }
+
+    /// [`SlerpArc::at`] with FMA instructions (for [`sin_inline`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn at_fma(&self, u: f32) -> Quat {
         slerp(self.a, self.b, self.theta, self.sin_theta, u)
     }
 
@@ -194,15 +208,16 @@ impl SlerpArc {
 }
 
 /// The rotation at fraction `u` of the arc from `a` to `b` of angle `theta`
-/// (`sin_theta` its sine), as [`SlerpArc::at`] gives it.
+/// (`sin_theta` its sine), as [`SlerpArc::at`] gives it. Its sines are [`sin_inline`]: call
+/// it from code compiled with the `fma` target feature where the CPU has it.
 #[inline(always)]
 pub fn slerp(a: Quat, b: Quat, theta: f32, sin_theta: f32, u: f32) -> Quat {
     let (w0, w1) = if sin_theta < 1e-6 {
         (1.0 - u, u)
     } else {
         (
-            ((1.0 - u) * theta).sin() / sin_theta,
-            (u * theta).sin() / sin_theta,
+            sin_inline((1.0 - u) * theta) / sin_theta,
+            sin_inline(u * theta) / sin_theta,
         )
     };
     (a * w0 + b * w1).normalize()

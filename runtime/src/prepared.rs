@@ -179,6 +179,24 @@ impl Prepared {
     /// Random access at frame `f` (clamped; `fi` its integer part): writes each animated
     /// track into `out` (which holds the fixed pose). Forward playback is the same.
     pub fn sample(&self, f: f32, fi: u32, out: &mut [JointPose]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA.
+            return unsafe { self.sample_fma(f, fi, out) };
+        }
+        self.sample_with(f, fi, out)
+    }
+
+    /// [`Prepared::sample`] compiled with FMA instructions (the slerp's sines).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn sample_fma(&self, f: f32, fi: u32, out: &mut [JointPose]) {
+        self.sample_with(f, fi, out)
+    }
+
+    /// [`Prepared::sample`]'s loops.
+    #[inline(always)]
+    fn sample_with(&self, f: f32, fi: u32, out: &mut [JointPose]) {
         let block = (fi / TABLE_FRAMES) as usize;
         let shift = (fi % TABLE_FRAMES) * 2;
         // Segment index within the track's group.
