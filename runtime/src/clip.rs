@@ -212,16 +212,42 @@ impl Clip {
         self.write_fixed(out);
         // Keys sit on integer frames: `key <= f` is `key <= floor(f)`.
         let fi = f as u32;
-        let (tracks, bits) = match &self.tracks {
-            Tracks::Prepared(p) => return p.sample(f, fi, out),
-            Tracks::Compact { tracks, bits } => (tracks, bits),
-        };
-        for t in tracks {
-            let Some(pose) = out.get_mut(t.joint as usize) else {
-                break;
-            };
-            let s = t.step(bits, t.table_segment(bits, fi), fi);
-            put(pose, t.kind, t.segment(bits, s).eval(f));
+        match &self.tracks {
+            Tracks::Prepared(p) => p.sample(f, fi, out),
+            Tracks::Compact { tracks, bits } => {
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("fma") {
+                    // SAFETY: the CPU has FMA.
+                    return unsafe { sample_compact_fma(tracks, bits, f, fi, out) };
+                }
+                sample_compact(tracks, bits, f, fi, out)
+            }
         }
     }
+}
+
+/// Random access in the compact layout: per track, the table's segment, the search from
+/// there, the segment prepared and evaluated.
+#[inline(always)]
+fn sample_compact(tracks: &[KeyTrack], bits: &PackedBits, f: f32, fi: u32, out: &mut [JointPose]) {
+    for t in tracks {
+        let Some(pose) = out.get_mut(t.joint as usize) else {
+            break;
+        };
+        let s = t.step(bits, t.table_segment(bits, fi), fi);
+        put(pose, t.kind, t.segment(bits, s).eval_inline(f));
+    }
+}
+
+/// [`sample_compact`] compiled with FMA instructions (the slerp's sines).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn sample_compact_fma(
+    tracks: &[KeyTrack],
+    bits: &PackedBits,
+    f: f32,
+    fi: u32,
+    out: &mut [JointPose],
+) {
+    sample_compact(tracks, bits, f, fi, out)
 }

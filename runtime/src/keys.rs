@@ -182,7 +182,8 @@ impl KeyTrack {
     }
 
     /// Segment `s` prepared for evaluation (its keys dequantized; a slerp arc or Hermite
-    /// ends computed), exactly as the reference decoder prepares it.
+    /// ends computed), exactly as the reference decoder prepares it. The arc's sine is
+    /// computed inline ([`crate::sin::sin_inline`]): call it from code compiled with FMA.
     #[inline(always)]
     pub fn segment(&self, bits: &PackedBits, s: usize) -> Segment {
         self.segment_from(bits, s, None).0
@@ -218,7 +219,10 @@ impl KeyTrack {
                 },
             ],
         };
-        (Segment::new(self.interpolation, rotation, &window), b)
+        (
+            Segment::new_inline(self.interpolation, rotation, &window),
+            b,
+        )
     }
 
     /// Bytes of the track's description (its keys and table live in the clip's bits).

@@ -65,7 +65,7 @@ const HPI_INV: f64 = f64::from_bits(0x41645f306dc9c883);
 const HPI: f64 = f64::from_bits(0x3ff921fb54442d18);
 
 /// `sin(y)` (see the module documentation); the FMA instructions when the CPU has them.
-#[inline]
+#[inline(always)]
 pub fn sin(y: f32) -> f32 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("fma") {
@@ -78,6 +78,7 @@ pub fn sin(y: f32) -> f32 {
 /// [`sin_inline`] compiled with FMA instructions.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
+#[inline]
 fn sin_fma(y: f32) -> f32 {
     sin_inline(y)
 }
