@@ -234,7 +234,7 @@ fn sample_compact(tracks: &[KeyTrack], bits: &PackedBits, f: f32, fi: u32, out: 
         let Some(pose) = out.get_mut(t.joint as usize) else {
             break;
         };
-        let s = t.step(bits, t.table_segment(bits, fi), fi);
+        let s = t.segment_at(bits, fi);
         put(pose, t.kind, t.segment(bits, s).eval_inline(f));
     }
 }

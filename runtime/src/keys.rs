@@ -13,9 +13,12 @@ use crate::packed::PackedBits;
 use crate::payload::{AnimatedRecord, count_bits};
 use crate::quant::{KeyFormat, KeyRange, decode};
 
-/// Frames per entry of a track's segment table (random access steps on from there over at
-/// most `TABLE_FRAMES - 1` keys).
+/// Frames per entry of a track's segment table. An entry holds the segment of the block's
+/// first frame and, in its low [`OFFSET_BITS`] bits, 2 bits per further frame: how many
+/// segments past it that frame lies (at most 3: keys sit on distinct frames).
 pub const TABLE_FRAMES: u32 = 4;
+/// Low bits of a table entry holding the block's offsets (see [`TABLE_FRAMES`]).
+const OFFSET_BITS: u32 = 2 * (TABLE_FRAMES - 1);
 
 /// An animated track: how to read its keys and table from the clip's bits.
 #[derive(Clone, Copy, Debug)]
@@ -108,12 +111,20 @@ impl KeyTrack {
         }
         t.table = w.len_bits() as usize;
         let mut s = 0;
-        for block in 0..frame_count.div_ceil(TABLE_FRAMES) {
-            let f = block * TABLE_FRAMES;
+        let mut segment = |f: u32| {
             while s + 2 < n && a.frames[s + 1] <= f {
                 s += 1;
             }
-            w.put(s as u32, t.table_bits as u32);
+            s as u32
+        };
+        for block in 0..frame_count.div_ceil(TABLE_FRAMES) {
+            let f = block * TABLE_FRAMES;
+            let start = segment(f);
+            let mut entry = start << OFFSET_BITS;
+            for k in 1..TABLE_FRAMES {
+                entry |= (segment(f + k) - start) << (2 * (k - 1));
+            }
+            w.put(entry, t.table_bits as u32 + OFFSET_BITS);
         }
         t
     }
@@ -162,13 +173,18 @@ impl KeyTrack {
         (frame, if negate { -v } else { v })
     }
 
-    /// The segment the table gives for frame `fi`'s block (at most `TABLE_FRAMES - 1`
-    /// keys before the one holding `fi`).
+    /// The segment holding frame `fi` (the last key at or before it, at most the
+    /// second-to-last key), from one read of the table.
     #[inline(always)]
-    pub fn table_segment(&self, bits: &PackedBits, fi: u32) -> usize {
-        let entry = (fi / TABLE_FRAMES) as usize;
-        let width = self.table_bits as u32;
-        bits.get(self.table + entry * width as usize, width) as usize
+    pub fn segment_at(&self, bits: &PackedBits, fi: u32) -> usize {
+        let width = self.table_bits as u32 + OFFSET_BITS;
+        let entry = bits.get(
+            self.table + (fi / TABLE_FRAMES) as usize * width as usize,
+            width,
+        );
+        // Frame k of the block lies `(entry >> 2 (k - 1)) & 3` segments past its first.
+        let offset = ((entry << 2) >> (2 * (fi % TABLE_FRAMES))) & 3;
+        ((entry >> OFFSET_BITS) + offset) as usize
     }
 
     /// The segment holding frame `fi` (the last key at or before it, at most the
@@ -308,10 +324,19 @@ mod tests {
                 assert!(flips > 0, "{format:?}: the test covers hemisphere flips");
             }
             for f in 0..frames {
-                let s = t.table_segment(&bits, f);
-                assert!(a.frames[s] <= f && s + 1 < a.frames.len());
-                let found = t.step(&bits, s, f);
-                assert_eq!(found, (f / 3).min(38) as usize, "{format:?} frame {f}");
+                let s = t.segment_at(&bits, f);
+                assert_eq!(s, (f / 3).min(38) as usize, "{format:?} frame {f}");
+                assert_eq!(t.step(&bits, s.saturating_sub(2), f), s);
+            }
+            // Keys on every frame: blocks whose frames lie 0 to 3 segments past the first.
+            let mut dense = a.clone();
+            dense.frames = (0..40).map(|i| i + 2 * u32::from(i > 20)).collect();
+            let mut w = BitWriter::new();
+            let t = KeyTrack::write(&mut w, 2, kind, &dense, 43);
+            let bits = PackedBits::new(w);
+            for f in 0..43 {
+                let want = dense.frames.iter().rposition(|&k| k <= f).unwrap().min(38);
+                assert_eq!(t.segment_at(&bits, f), want, "{format:?} dense frame {f}");
             }
         }
     }
