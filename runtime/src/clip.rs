@@ -4,13 +4,13 @@
 //! ([`crate::keys`]). Sampling writes the fixed pose and then evaluates only the animated
 //! tracks:
 //!
-//! * [`Clip::sample`] (random access): per track, the segment table gives the segment at
-//!   the start of the frame's block of [`TABLE_FRAMES`] frames; the search steps on from
-//!   there over the block's remaining keys; the segment is evaluated (compact: its keys
-//!   dequantized and the segment prepared first).
-//! * [`Clip::sample_forward`] (forward playback, [`crate::cursor`]): per track, the search
-//!   steps on from the cursor's segment (compact: which stays prepared in the cursor until
-//!   playback leaves it).
+//! * [`Clip::sample`] (random access): per track, one read of the segment table (an entry
+//!   per block of [`TABLE_FRAMES`] frames: the segment of its first frame and how many
+//!   segments further each other frame lies) gives the segment; it is evaluated (compact:
+//!   its keys dequantized and the segment prepared first).
+//! * [`Clip::sample_forward`] (forward playback, [`crate::cursor`]): prepared, the same;
+//!   compact, per track the search steps on from the cursor's segment, which stays
+//!   prepared in the cursor until playback leaves it.
 //!
 //! Neither allocates. The values are bit for bit those of skelpack's reference decoder.
 
@@ -31,7 +31,7 @@ pub enum ClipLayout {
     #[default]
     Prepared,
     /// Keys kept as compact bit records and dequantized when sampled: about the file's
-    /// size in memory, slower (random access several times, forward playback about 1.5x).
+    /// size in memory, slower (random access several times, forward playback 2-3x).
     Compact,
 }
 

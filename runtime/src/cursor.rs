@@ -1,7 +1,9 @@
 //! Forward playback: a [`CursorState`] keeps, per animated track, the segment playback is
 //! in. In the compact layout that segment stays prepared (keys dequantized, slerp arc or
 //! Hermite ends computed) with the frame where it ends: a sample inside it only evaluates
-//! it, a sample past its end steps on and prepares the new segment once.
+//! it, a sample past its end steps on and prepares the new segment once. The prepared
+//! layout finds any frame's segment with one table read, so it samples as random access
+//! does and leaves the state alone.
 
 use crate::clip::{Clip, JointPose, Tracks, put};
 use crate::curve::{Interpolation, Segment};

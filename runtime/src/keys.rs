@@ -1,7 +1,8 @@
 //! One animated track kept compact: its keys as fixed-width bit records in the clip's
 //! [`PackedBits`] (the key's frame, for rotations the sign its value takes after hemisphere
 //! alignment, then the quantized codes as stored, at the track's own widths) and a segment
-//! table (the segment holding every [`TABLE_FRAMES`]th frame). A key is dequantized when a
+//! table (per block of [`TABLE_FRAMES`] frames, the segment holding its first frame and
+//! each further frame's offset from it). A key is dequantized when a
 //! segment needs it, with the same function the reference decoder uses, so values are bit
 //! for bit the same as decoding every key at open.
 
@@ -17,6 +18,8 @@ use crate::quant::{KeyFormat, KeyRange, decode};
 /// first frame and, in its low [`OFFSET_BITS`] bits, 2 bits per further frame: how many
 /// segments past it that frame lies (at most 3: keys sit on distinct frames).
 pub const TABLE_FRAMES: u32 = 4;
+/// Bits one [`PackedBits::word`] read holds at any alignment.
+const WORD_BITS: u32 = 57;
 /// Low bits of a table entry holding the block's offsets (see [`TABLE_FRAMES`]).
 const OFFSET_BITS: u32 = 2 * (TABLE_FRAMES - 1);
 
@@ -151,23 +154,29 @@ impl KeyTrack {
         self.key(bits, i).1
     }
 
-    /// Key `i`'s frame and value, from one read of its record (at most 99 bits).
+    /// Key `i`'s frame and value, from one 64-bit read of its record (two for records
+    /// beyond 57 bits: the frame, sign and first code, then the other two codes).
     #[inline(always)]
     pub fn key(&self, bits: &PackedBits, i: usize) -> (u32, Vec4) {
-        let mut r = bits.record(self.keys + i * self.stride as usize);
-        let mut field = |width: u8| {
-            let v = (r as u64) & ((1u64 << width) - 1);
-            r >>= width;
-            v
+        let pos = self.keys + i * self.stride as usize;
+        let mask = |width: u8| (1u64 << width) - 1;
+        let (frame_bits, sign_bits) = (self.frame_bits, self.sign_bits);
+        // Frame <= 24 bits, sign 1, first code <= 25: the head fits one read.
+        let head = bits.word(pos);
+        let frame = (head & mask(frame_bits)) as u32;
+        let negate = (head >> frame_bits) & mask(sign_bits) != 0;
+        let c0 = (head >> (frame_bits + sign_bits)) & mask(self.code_bits[0]);
+        let head_bits = frame_bits + sign_bits + self.code_bits[0];
+        // The other two codes: <= 48 bits.
+        let tail = if self.stride <= WORD_BITS {
+            head >> head_bits
+        } else {
+            bits.word(pos + head_bits as usize)
         };
-        let frame = field(self.frame_bits) as u32;
-        let negate = field(self.sign_bits) != 0;
-        let c0 = field(self.code_bits[0]);
         let codes = [
-            ((c0 & ((1u64 << self.low_bits) - 1)) | (c0 >> self.low_bits) << self.index_shift)
-                as u32,
-            field(self.code_bits[1]) as u32,
-            field(self.code_bits[2]) as u32,
+            ((c0 & mask(self.low_bits)) | (c0 >> self.low_bits) << self.index_shift) as u32,
+            (tail & mask(self.code_bits[1])) as u32,
+            ((tail >> self.code_bits[1]) & mask(self.code_bits[2])) as u32,
         ];
         let v = decode(self.format, &self.range, codes);
         (frame, if negate { -v } else { v })
