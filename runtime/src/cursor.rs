@@ -1,10 +1,14 @@
 //! Forward playback: a [`CursorState`] keeps, per animated track, the segment playback is
 //! in. In the compact layout that segment stays prepared (keys dequantized, slerp arc or
 //! Hermite ends computed) with the frame where it ends: a sample inside it only evaluates
-//! it, a sample past its end steps on and prepares the new segment once.
+//! it, a sample past its end steps on and prepares the new segment once. The prepared
+//! layout finds any frame's segment with one table read, so it samples as random access
+//! does and leaves the state alone.
 
 use crate::clip::{Clip, JointPose, Tracks, put};
 use crate::curve::{Interpolation, Segment};
+use crate::keys::KeyTrack;
+use crate::packed::PackedBits;
 
 /// One track's place in forward playback.
 #[derive(Clone, Copy, Debug)]
@@ -75,29 +79,64 @@ impl Clip {
         state.last_frame = f;
         self.write_fixed(out);
         let fi = f as u32;
-        let (tracks, bits) = match self.tracks() {
-            Tracks::Prepared(p) => return p.sample_forward(&mut state.tracks, f, fi, out),
-            Tracks::Compact { tracks, bits } => (tracks, bits),
-        };
-        for (t, c) in tracks.iter().zip(state.tracks.iter_mut()) {
-            let Some(pose) = out.get_mut(t.joint as usize) else {
-                break;
-            };
-            if fi >= c.end {
-                let s = t.step(bits, c.segment as usize, fi);
-                // Moving on by one segment: its first key is the one decoded last.
-                let first = (c.end != 0 && s == c.segment as usize + 1).then_some(c.next_start);
-                c.segment = s as u32;
-                c.end = if s + 2 < t.len() {
-                    t.frame(bits, s + 1)
-                } else {
-                    u32::MAX
-                };
-                (c.prepared, c.next_start) = t.segment_from(bits, s, first);
+        match self.tracks() {
+            // The prepared layout's table finds any frame's segment in one read.
+            Tracks::Prepared(p) => p.sample(f, fi, out),
+            Tracks::Compact { tracks, bits } => {
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("fma") {
+                    // SAFETY: the CPU has FMA.
+                    return unsafe { forward_compact_fma(tracks, bits, state, f, fi, out) };
+                }
+                forward_compact(tracks, bits, state, f, fi, out)
             }
-            put(pose, t.kind, c.prepared.eval(f));
         }
     }
+}
+
+/// Forward playback in the compact layout: each track's segment stays prepared in `state`
+/// until playback leaves it.
+#[inline(always)]
+fn forward_compact(
+    tracks: &[KeyTrack],
+    bits: &PackedBits,
+    state: &mut CursorState,
+    f: f32,
+    fi: u32,
+    out: &mut [JointPose],
+) {
+    for (t, c) in tracks.iter().zip(state.tracks.iter_mut()) {
+        let Some(pose) = out.get_mut(t.joint as usize) else {
+            break;
+        };
+        if fi >= c.end {
+            let s = t.step(bits, c.segment as usize, fi);
+            // Moving on by one segment: its first key is the one decoded last.
+            let first = (c.end != 0 && s == c.segment as usize + 1).then_some(c.next_start);
+            c.segment = s as u32;
+            c.end = if s + 2 < t.len() {
+                t.frame(bits, s + 1)
+            } else {
+                u32::MAX
+            };
+            (c.prepared, c.next_start) = t.segment_from(bits, s, first);
+        }
+        put(pose, t.kind, c.prepared.eval_inline(f));
+    }
+}
+
+/// [`forward_compact`] compiled with FMA instructions (the slerp's sines).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn forward_compact_fma(
+    tracks: &[KeyTrack],
+    bits: &PackedBits,
+    state: &mut CursorState,
+    f: f32,
+    fi: u32,
+    out: &mut [JointPose],
+) {
+    forward_compact(tracks, bits, state, f, fi, out)
 }
 
 /// Forward playback over a [`Clip`] (a [`CursorState`] bound to its clip).

@@ -9,6 +9,8 @@
 
 use glam::{Quat, Vec4};
 
+use crate::sin::{sin, sin_inline};
+
 /// How values between keys are produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Interpolation {
@@ -50,12 +52,36 @@ impl Segment {
     /// Prepares the segment between `k[1]` and `k[2]`.
     #[inline]
     pub fn new(interpolation: Interpolation, is_rotation: bool, k: &[(f32, Vec4); 4]) -> Self {
+        Self::make::<false>(interpolation, is_rotation, k)
+    }
+
+    /// [`Segment::new`] with its sine inline ([`sin_inline`]: for code compiled with FMA).
+    #[inline(always)]
+    pub(crate) fn new_inline(
+        interpolation: Interpolation,
+        is_rotation: bool,
+        k: &[(f32, Vec4); 4],
+    ) -> Self {
+        Self::make::<true>(interpolation, is_rotation, k)
+    }
+
+    #[inline(always)]
+    fn make<const INLINE: bool>(
+        interpolation: Interpolation,
+        is_rotation: bool,
+        k: &[(f32, Vec4); 4],
+    ) -> Self {
         let (f0, p0) = k[1];
         let (f1, p1) = k[2];
         let dt = f1 - f0;
         let shape = match interpolation {
             Interpolation::Linear if is_rotation => {
-                Shape::Slerp(SlerpArc::new(Quat::from_vec4(p0), Quat::from_vec4(p1)))
+                let (a, b) = (Quat::from_vec4(p0), Quat::from_vec4(p1));
+                Shape::Slerp(if INLINE {
+                    SlerpArc::new_inline(a, b)
+                } else {
+                    SlerpArc::new(a, b)
+                })
             }
             Interpolation::Linear => Shape::Lerp(p0, p1),
             Interpolation::CatmullRom => Shape::Hermite(hermite_ends(is_rotation, k), is_rotation),
@@ -66,8 +92,20 @@ impl Segment {
     /// The value at `frame`, clamped to the segment.
     #[inline]
     pub fn eval(&self, frame: f32) -> Vec4 {
+        self.value::<false>(frame)
+    }
+
+    /// [`Segment::eval`] with its sines inline ([`sin_inline`]: for code compiled with FMA).
+    #[inline(always)]
+    pub(crate) fn eval_inline(&self, frame: f32) -> Vec4 {
+        self.value::<true>(frame)
+    }
+
+    #[inline(always)]
+    fn value<const INLINE: bool>(&self, frame: f32) -> Vec4 {
         let u = segment_u(self.f0, self.dt, frame);
         match self.shape {
+            Shape::Slerp(arc) if INLINE => Vec4::from(arc.at_inline(u)),
             Shape::Slerp(arc) => Vec4::from(arc.at(u)),
             Shape::Lerp(p0, p1) => p0.lerp(p1, u),
             Shape::Hermite(ends, normalize) => eval_hermite(&ends, normalize, u),
@@ -163,6 +201,17 @@ impl SlerpArc {
     /// The arc from `a` to `b` or `-b`, whichever is closer.
     #[inline]
     pub fn new(a: Quat, b: Quat) -> Self {
+        Self::make::<false>(a, b)
+    }
+
+    /// [`SlerpArc::new`] with its sine inline ([`sin_inline`]: for code compiled with FMA).
+    #[inline(always)]
+    pub(crate) fn new_inline(a: Quat, b: Quat) -> Self {
+        Self::make::<true>(a, b)
+    }
+
+    #[inline(always)]
+    fn make<const INLINE: bool>(a: Quat, b: Quat) -> Self {
         let mut d = a.dot(b);
         let b = if d < 0.0 {
             d = -d;
@@ -176,19 +225,57 @@ impl SlerpArc {
             a,
             b,
             theta,
-            sin_theta: theta.sin(),
+            sin_theta: if INLINE {
+                sin_inline(theta)
+            } else {
+                sin(theta)
+            },
         }
     }
 
     /// The rotation at fraction `u` of the arc.
     #[inline]
     pub fn at(&self, u: f32) -> Quat {
-        let (theta, s) = (self.theta, self.sin_theta);
-        let (w0, w1) = if s < 1e-6 {
-            (1.0 - u, u)
-        } else {
-            (((1.0 - u) * theta).sin() / s, (u * theta).sin() / s)
-        };
-        (self.a * w0 + self.b * w1).normalize()
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA.
+            return unsafe { self.at_fma(u) };
+        }
+        self.at_inline(u)
     }
+
+    /// [`SlerpArc::at`] with FMA instructions (for [`sin_inline`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn at_fma(&self, u: f32) -> Quat {
+        self.at_inline(u)
+    }
+
+    /// [`SlerpArc::at`] with its sines inline ([`sin_inline`]: for code compiled with FMA).
+    #[inline(always)]
+    pub(crate) fn at_inline(&self, u: f32) -> Quat {
+        slerp(self.a, self.b, self.theta, self.sin_theta, u)
+    }
+
+    /// The arc's ends, angle and the angle's sine (for layouts that store them their way).
+    #[inline]
+    pub fn parts(&self) -> (Quat, Quat, f32, f32) {
+        (self.a, self.b, self.theta, self.sin_theta)
+    }
+}
+
+/// The rotation at fraction `u` of the arc from `a` to `b` of angle `theta`
+/// (`sin_theta` its sine), as [`SlerpArc::at`] gives it. Its sines are [`sin_inline`]: call
+/// it from code compiled with the `fma` target feature where the CPU has it.
+#[inline(always)]
+pub fn slerp(a: Quat, b: Quat, theta: f32, sin_theta: f32, u: f32) -> Quat {
+    let (w0, w1) = if sin_theta < 1e-6 {
+        (1.0 - u, u)
+    } else {
+        (
+            sin_inline((1.0 - u) * theta) / sin_theta,
+            sin_inline(u * theta) / sin_theta,
+        )
+    };
+    (a * w0 + b * w1).normalize()
 }

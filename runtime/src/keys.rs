@@ -1,7 +1,8 @@
 //! One animated track kept compact: its keys as fixed-width bit records in the clip's
 //! [`PackedBits`] (the key's frame, for rotations the sign its value takes after hemisphere
 //! alignment, then the quantized codes as stored, at the track's own widths) and a segment
-//! table (the segment holding every [`TABLE_FRAMES`]th frame). A key is dequantized when a
+//! table (per block of [`TABLE_FRAMES`] frames, the segment holding its first frame and
+//! each further frame's offset from it). A key is dequantized when a
 //! segment needs it, with the same function the reference decoder uses, so values are bit
 //! for bit the same as decoding every key at open.
 
@@ -13,9 +14,14 @@ use crate::packed::PackedBits;
 use crate::payload::{AnimatedRecord, count_bits};
 use crate::quant::{KeyFormat, KeyRange, decode};
 
-/// Frames per entry of a track's segment table (random access steps on from there over at
-/// most `TABLE_FRAMES - 1` keys).
+/// Frames per entry of a track's segment table. An entry holds the segment of the block's
+/// first frame and, in its low [`OFFSET_BITS`] bits, 2 bits per further frame: how many
+/// segments past it that frame lies (at most 3: keys sit on distinct frames).
 pub const TABLE_FRAMES: u32 = 4;
+/// Bits one [`PackedBits::word`] read holds at any alignment.
+const WORD_BITS: u32 = 57;
+/// Low bits of a table entry holding the block's offsets (see [`TABLE_FRAMES`]).
+const OFFSET_BITS: u32 = 2 * (TABLE_FRAMES - 1);
 
 /// An animated track: how to read its keys and table from the clip's bits.
 #[derive(Clone, Copy, Debug)]
@@ -108,12 +114,20 @@ impl KeyTrack {
         }
         t.table = w.len_bits() as usize;
         let mut s = 0;
-        for block in 0..frame_count.div_ceil(TABLE_FRAMES) {
-            let f = block * TABLE_FRAMES;
+        let mut segment = |f: u32| {
             while s + 2 < n && a.frames[s + 1] <= f {
                 s += 1;
             }
-            w.put(s as u32, t.table_bits as u32);
+            s as u32
+        };
+        for block in 0..frame_count.div_ceil(TABLE_FRAMES) {
+            let f = block * TABLE_FRAMES;
+            let start = segment(f);
+            let mut entry = start << OFFSET_BITS;
+            for k in 1..TABLE_FRAMES {
+                entry |= (segment(f + k) - start) << (2 * (k - 1));
+            }
+            w.put(entry, t.table_bits as u32 + OFFSET_BITS);
         }
         t
     }
@@ -140,35 +154,46 @@ impl KeyTrack {
         self.key(bits, i).1
     }
 
-    /// Key `i`'s frame and value, from one read of its record (at most 99 bits).
+    /// Key `i`'s frame and value, from one 64-bit read of its record (two for records
+    /// beyond 57 bits: the frame, sign and first code, then the other two codes).
     #[inline(always)]
     pub fn key(&self, bits: &PackedBits, i: usize) -> (u32, Vec4) {
-        let mut r = bits.record(self.keys + i * self.stride as usize);
-        let mut field = |width: u8| {
-            let v = (r as u64) & ((1u64 << width) - 1);
-            r >>= width;
-            v
+        let pos = self.keys + i * self.stride as usize;
+        let mask = |width: u8| (1u64 << width) - 1;
+        let (frame_bits, sign_bits) = (self.frame_bits, self.sign_bits);
+        // Frame <= 24 bits, sign 1, first code <= 25: the head fits one read.
+        let head = bits.word(pos);
+        let frame = (head & mask(frame_bits)) as u32;
+        let negate = (head >> frame_bits) & mask(sign_bits) != 0;
+        let c0 = (head >> (frame_bits + sign_bits)) & mask(self.code_bits[0]);
+        let head_bits = frame_bits + sign_bits + self.code_bits[0];
+        // The other two codes: <= 48 bits.
+        let tail = if self.stride <= WORD_BITS {
+            head >> head_bits
+        } else {
+            bits.word(pos + head_bits as usize)
         };
-        let frame = field(self.frame_bits) as u32;
-        let negate = field(self.sign_bits) != 0;
-        let c0 = field(self.code_bits[0]);
         let codes = [
-            ((c0 & ((1u64 << self.low_bits) - 1)) | (c0 >> self.low_bits) << self.index_shift)
-                as u32,
-            field(self.code_bits[1]) as u32,
-            field(self.code_bits[2]) as u32,
+            ((c0 & mask(self.low_bits)) | (c0 >> self.low_bits) << self.index_shift) as u32,
+            (tail & mask(self.code_bits[1])) as u32,
+            ((tail >> self.code_bits[1]) & mask(self.code_bits[2])) as u32,
         ];
         let v = decode(self.format, &self.range, codes);
         (frame, if negate { -v } else { v })
     }
 
-    /// The segment the table gives for frame `fi`'s block (at most `TABLE_FRAMES - 1`
-    /// keys before the one holding `fi`).
+    /// The segment holding frame `fi` (the last key at or before it, at most the
+    /// second-to-last key), from one read of the table.
     #[inline(always)]
-    pub fn table_segment(&self, bits: &PackedBits, fi: u32) -> usize {
-        let entry = (fi / TABLE_FRAMES) as usize;
-        let width = self.table_bits as u32;
-        bits.get(self.table + entry * width as usize, width) as usize
+    pub fn segment_at(&self, bits: &PackedBits, fi: u32) -> usize {
+        let width = self.table_bits as u32 + OFFSET_BITS;
+        let entry = bits.get(
+            self.table + (fi / TABLE_FRAMES) as usize * width as usize,
+            width,
+        );
+        // Frame k of the block lies `(entry >> 2 (k - 1)) & 3` segments past its first.
+        let offset = ((entry << 2) >> (2 * (fi % TABLE_FRAMES))) & 3;
+        ((entry >> OFFSET_BITS) + offset) as usize
     }
 
     /// The segment holding frame `fi` (the last key at or before it, at most the
@@ -182,7 +207,8 @@ impl KeyTrack {
     }
 
     /// Segment `s` prepared for evaluation (its keys dequantized; a slerp arc or Hermite
-    /// ends computed), exactly as the reference decoder prepares it.
+    /// ends computed), exactly as the reference decoder prepares it. The arc's sine is
+    /// computed inline ([`crate::sin::sin_inline`]): call it from code compiled with FMA.
     #[inline(always)]
     pub fn segment(&self, bits: &PackedBits, s: usize) -> Segment {
         self.segment_from(bits, s, None).0
@@ -218,7 +244,10 @@ impl KeyTrack {
                 },
             ],
         };
-        (Segment::new(self.interpolation, rotation, &window), b)
+        (
+            Segment::new_inline(self.interpolation, rotation, &window),
+            b,
+        )
     }
 
     /// Bytes of the track's description (its keys and table live in the clip's bits).
@@ -304,10 +333,19 @@ mod tests {
                 assert!(flips > 0, "{format:?}: the test covers hemisphere flips");
             }
             for f in 0..frames {
-                let s = t.table_segment(&bits, f);
-                assert!(a.frames[s] <= f && s + 1 < a.frames.len());
-                let found = t.step(&bits, s, f);
-                assert_eq!(found, (f / 3).min(38) as usize, "{format:?} frame {f}");
+                let s = t.segment_at(&bits, f);
+                assert_eq!(s, (f / 3).min(38) as usize, "{format:?} frame {f}");
+                assert_eq!(t.step(&bits, s.saturating_sub(2), f), s);
+            }
+            // Keys on every frame: blocks whose frames lie 0 to 3 segments past the first.
+            let mut dense = a.clone();
+            dense.frames = (0..40).map(|i| i + 2 * u32::from(i > 20)).collect();
+            let mut w = BitWriter::new();
+            let t = KeyTrack::write(&mut w, 2, kind, &dense, 43);
+            let bits = PackedBits::new(w);
+            for f in 0..43 {
+                let want = dense.frames.iter().rposition(|&k| k <= f).unwrap().min(38);
+                assert_eq!(t.segment_at(&bits, f), want, "{format:?} dense frame {f}");
             }
         }
     }

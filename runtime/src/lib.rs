@@ -28,6 +28,7 @@ pub mod predict;
 mod prepared;
 pub mod quant;
 pub mod read;
+pub mod sin;
 mod skp;
 
 pub use clip::{Clip, ClipLayout, JointPose};

@@ -4,8 +4,8 @@
 
 use crate::bits::BitWriter;
 
-/// Bytes of zero padding after the last field, so every field (and every record of up to
-/// 120 bits) is read with one load.
+/// Bytes of zero padding after the last field, so every field and word is read with one
+/// load.
 const PADDING: usize = 16;
 
 /// Bit fields written with a [`BitWriter`], addressed by bit position.
@@ -32,13 +32,13 @@ impl PackedBits {
         ((u64::from_le_bytes(word) >> (pos % 8)) & ((1u64 << width) - 1)) as u32
     }
 
-    /// The 120 bits from bit `pos` (a record of several fields, split with shifts).
+    /// The 64 bits from bit `pos`, of which the low 57 (at least) are fields from `pos` on.
     /// Panics only for a position beyond the fields written.
     #[inline(always)]
-    pub fn record(&self, pos: usize) -> u128 {
+    pub fn word(&self, pos: usize) -> u64 {
         let at = pos / 8;
-        let word: [u8; 16] = self.bytes[at..at + 16].try_into().unwrap_or([0; 16]);
-        u128::from_le_bytes(word) >> (pos % 8)
+        let word: [u8; 8] = self.bytes[at..at + 8].try_into().unwrap_or([0; 8]);
+        u64::from_le_bytes(word) >> (pos % 8)
     }
 
     /// Bytes held (fields and padding).
@@ -70,8 +70,11 @@ mod tests {
         let p = PackedBits::new(w);
         for (pos, width, v) in fields {
             assert_eq!(p.get(pos, width), v, "field at bit {pos}, {width} bits");
-            let low = p.record(pos) as u64 & ((1u64 << width) - 1);
-            assert_eq!(low, v as u64, "record at bit {pos}");
+            assert_eq!(
+                p.word(pos) & ((1u64 << width) - 1),
+                v as u64,
+                "word at bit {pos}"
+            );
         }
     }
 }

@@ -1,55 +1,70 @@
 //! The prepared layout of a clip's animated tracks ([`crate::ClipLayout::Prepared`], the
-//! default, made for speed): every key decoded at open, each track's frames and values
-//! contiguous, a linear rotation's slerp arcs (angle and sine) prepared per segment, and a
-//! segment table (the segment at every [`TABLE_FRAMES`]th frame). Sampling a track is a
-//! table look-up, a few steps and one evaluation. It costs several times the file's size
-//! in memory; [`crate::keys`] is the compact alternative.
+//! default, made for speed): every key decoded at open and every segment stored with what
+//! its evaluation reads, in one record (where it starts and its length in frames, and a
+//! linear rotation's slerp arc, a linear vector's two keys, or a Catmull-Rom segment's
+//! Hermite ends), the tracks grouped by how they are evaluated, and a segment table that
+//! gives the segment of any frame with one read (see [`Prepared::push_track`]). Sampling a
+//! track is a table read and one evaluation, with no search and no branch on the track's
+//! shape. It costs several times the file's size in memory; [`crate::keys`] is the compact
+//! alternative.
 
 use glam::{Quat, Vec4};
 
-use crate::clip::{JointPose, put};
-use crate::cursor::Current;
-use crate::curve::{Interpolation, SlerpArc, eval_hermite, hermite_ends, segment_u};
+use crate::clip::JointPose;
+use crate::curve::{Interpolation, SlerpArc, eval_hermite, hermite_ends, segment_u, slerp};
 use crate::keys::TABLE_FRAMES;
-use crate::payload::AnimatedRecord;
+use crate::payload::{AnimatedRecord, MAX_FRAMES};
 
-/// How an animated track's segments are evaluated, with their data prepared at load.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
-    /// Vectors, linear: the key values (`values`).
-    Lerp,
-    /// Rotations, linear: one [`SlerpArc`] per segment (`arcs`).
-    Slerp,
-    /// Catmull-Rom: the key values (`values`), Hermite ends from the segment's window of
-    /// four keys; rotations normalized.
-    Hermite { rotation: bool },
-}
+// A table entry keeps a segment index in its upper 24 bits (keys <= frames).
+const _: () = assert!(MAX_FRAMES < 1 << 24 && TABLE_FRAMES == 4);
 
-/// An animated track: where its keys, prepared segments and segment table lie.
+/// An animated track of one group: where its table entries and segments start.
 #[derive(Clone, Copy, Debug)]
 struct Track {
     joint: u32,
     /// 0 translation, 1 rotation, 2 scale.
     kind: u8,
-    shape: Shape,
-    /// First key in `key_frames`; `len` keys.
-    first_key: u32,
-    len: u32,
-    /// First segment in `arcs` (first key in `values`).
-    first_segment: u32,
     /// First entry in `table`.
     first_entry: u32,
+    /// First segment (slerp, Hermite) or key (lerp) in its group's records.
+    first: u32,
+}
+
+/// A linear rotation's segment: its slerp arc and its frames.
+#[derive(Clone, Copy, Debug)]
+struct SlerpSegment {
+    a: Quat,
+    b: Quat,
+    theta: f32,
+    sin_theta: f32,
+    /// First frame and length in frames (both as the reference decoder computes them).
+    f0: f32,
+    dt: f32,
+}
+
+/// A Catmull-Rom segment: its Hermite ends ([`hermite_ends`]) and its frames.
+#[derive(Clone, Copy, Debug)]
+struct HermiteSegment {
+    ends: [Vec4; 4],
+    f0: f32,
+    dt: f32,
 }
 
 /// A clip's animated tracks in the prepared layout (see the module documentation).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Prepared {
     frame_count: u32,
-    tracks: Vec<Track>,
-    key_frames: Vec<u32>,
-    values: Vec<Vec4>,
-    arcs: Vec<SlerpArc>,
-    /// Per track, per [`TABLE_FRAMES`] frames: the segment holding the block's first frame.
+    slerp_tracks: Vec<Track>,
+    slerps: Vec<SlerpSegment>,
+    /// Linear vector tracks: their keys, `x, y, z` and the key's frame in `w` (exact: the
+    /// frame is below 2^24), one after the other per track.
+    lerp_tracks: Vec<Track>,
+    lerp_keys: Vec<Vec4>,
+    hermite_tracks: Vec<Track>,
+    hermites: Vec<HermiteSegment>,
+    /// Per track, per block of [`TABLE_FRAMES`] frames: the segment holding the block's
+    /// first frame, shifted left by 8, and in bits `2k..2k + 2` how many segments further
+    /// on frame `k` of the block lies.
     table: Vec<u32>,
 }
 
@@ -62,135 +77,168 @@ impl Prepared {
         }
     }
 
-    /// Appends an animated track: keys, prepared segments, segment table.
+    /// Appends an animated track: its segments in its group and its segment table.
     pub fn push_track(&mut self, joint: usize, kind: usize, a: &AnimatedRecord) {
         let rotation = kind == 1;
-        let shape = match a.interpolation {
-            Interpolation::Linear if rotation => Shape::Slerp,
-            Interpolation::Linear => Shape::Lerp,
-            Interpolation::CatmullRom => Shape::Hermite { rotation },
+        let frames = &a.frames;
+        let span = |s: usize| {
+            let f0 = frames[s] as f32;
+            (f0, frames[s + 1] as f32 - f0)
         };
-        let n = a.frames.len();
-        let first_segment = if shape == Shape::Slerp {
-            let first = self.arcs.len();
-            self.arcs.extend(
-                a.values
-                    .windows(2)
-                    .map(|w| SlerpArc::new(Quat::from_vec4(w[0]), Quat::from_vec4(w[1]))),
-            );
-            first
-        } else {
-            let first = self.values.len();
-            self.values.extend_from_slice(&a.values);
-            first
-        };
-        let first_key = self.key_frames.len();
-        self.key_frames.extend_from_slice(&a.frames);
-        let first_entry = self.table.len();
-        let mut s = 0;
-        for block in 0..self.frame_count.div_ceil(TABLE_FRAMES) {
-            let f = block * TABLE_FRAMES;
-            while s + 2 < n && a.frames[s + 1] <= f {
-                s += 1;
+        let segments = 0..frames.len() - 1;
+        let (group, first) = match a.interpolation {
+            Interpolation::Linear if rotation => {
+                let first = self.slerps.len();
+                self.slerps.extend(segments.map(|s| {
+                    let arc = SlerpArc::new(
+                        Quat::from_vec4(a.values[s]),
+                        Quat::from_vec4(a.values[s + 1]),
+                    );
+                    let (a, b, theta, sin_theta) = arc.parts();
+                    let (f0, dt) = span(s);
+                    SlerpSegment {
+                        a,
+                        b,
+                        theta,
+                        sin_theta,
+                        f0,
+                        dt,
+                    }
+                }));
+                (&mut self.slerp_tracks, first)
             }
-            self.table.push(s as u32);
-        }
-        self.tracks.push(Track {
+            Interpolation::Linear => {
+                let first = self.lerp_keys.len();
+                let keys = a.values.iter().zip(frames);
+                self.lerp_keys
+                    .extend(keys.map(|(v, &f)| v.truncate().extend(f as f32)));
+                (&mut self.lerp_tracks, first)
+            }
+            Interpolation::CatmullRom => {
+                let first = self.hermites.len();
+                let last = frames.len() - 1;
+                let key = |i: usize| (frames[i] as f32, a.values[i]);
+                self.hermites.extend(segments.map(|s| {
+                    let window = [
+                        key(s.saturating_sub(1)),
+                        key(s),
+                        key(s + 1),
+                        key((s + 2).min(last)),
+                    ];
+                    let (f0, dt) = span(s);
+                    HermiteSegment {
+                        ends: hermite_ends(rotation, &window),
+                        f0,
+                        dt,
+                    }
+                }));
+                (&mut self.hermite_tracks, first)
+            }
+        };
+        group.push(Track {
             joint: joint as u32,
             kind: kind as u8,
-            shape,
-            first_key: first_key as u32,
-            len: n as u32,
-            first_segment: first_segment as u32,
-            first_entry: first_entry as u32,
+            first_entry: self.table.len() as u32,
+            first: first as u32,
         });
+        // The segment of frame f: the last key at or before f, at most the second-to-last.
+        let n = frames.len();
+        let mut s = 0;
+        let mut segment = |f: u32| {
+            while s + 2 < n && frames[s + 1] <= f {
+                s += 1;
+            }
+            s as u32
+        };
+        for block in 0..self.frame_count.div_ceil(TABLE_FRAMES) {
+            let f = block * TABLE_FRAMES;
+            let start = segment(f);
+            let mut entry = start << 8;
+            for k in 1..TABLE_FRAMES {
+                entry |= (segment(f + k) - start) << (2 * k);
+            }
+            self.table.push(entry);
+        }
     }
 
     /// Number of animated tracks.
     pub fn len(&self) -> usize {
-        self.tracks.len()
+        self.slerp_tracks.len() + self.lerp_tracks.len() + self.hermite_tracks.len()
     }
 
-    /// Bytes held (track descriptions, decoded keys, prepared arcs, tables).
+    /// Bytes held (track descriptions, segments and keys, tables).
     pub fn memory_bytes(&self) -> usize {
-        self.tracks.len() * std::mem::size_of::<Track>()
-            + self.key_frames.len() * 4
-            + self.values.len() * std::mem::size_of::<Vec4>()
-            + self.arcs.len() * std::mem::size_of::<SlerpArc>()
+        use std::mem::size_of;
+        self.len() * size_of::<Track>()
+            + self.slerps.len() * size_of::<SlerpSegment>()
+            + self.lerp_keys.len() * size_of::<Vec4>()
+            + self.hermites.len() * size_of::<HermiteSegment>()
             + self.table.len() * 4
     }
 
-    /// Track `t`'s key frames.
-    #[inline(always)]
-    fn frames(&self, t: &Track) -> &[u32] {
-        let first = t.first_key as usize;
-        &self.key_frames[first..first + t.len as usize]
-    }
-
-    /// The segment of `frames` holding `fi` (the last key at or before it, at most the
-    /// second-to-last key), searched forward from segment `s`.
-    #[inline(always)]
-    fn step(frames: &[u32], mut s: usize, fi: u32) -> usize {
-        while s + 2 < frames.len() && frames[s + 1] <= fi {
-            s += 1;
-        }
-        s
-    }
-
-    /// Evaluates segment `s` of track `t` at frame `f`.
-    #[inline(always)]
-    fn eval(&self, t: &Track, frames: &[u32], s: usize, f: f32) -> Vec4 {
-        let f0 = frames[s] as f32;
-        let dt = frames[s + 1] as f32 - f0;
-        let u = segment_u(f0, dt, f);
-        match t.shape {
-            Shape::Lerp => {
-                let k = t.first_segment as usize + s;
-                self.values[k].lerp(self.values[k + 1], u)
-            }
-            Shape::Slerp => Vec4::from(self.arcs[t.first_segment as usize + s].at(u)),
-            Shape::Hermite { rotation } => {
-                let first = t.first_segment as usize;
-                let values = &self.values[first..first + frames.len()];
-                let last = frames.len() - 1;
-                let key = |i: usize| (frames[i] as f32, values[i]);
-                let window = [
-                    key(s.saturating_sub(1)),
-                    key(s),
-                    key(s + 1),
-                    key((s + 2).min(last)),
-                ];
-                eval_hermite(&hermite_ends(rotation, &window), rotation, u)
-            }
-        }
-    }
-
     /// Random access at frame `f` (clamped; `fi` its integer part): writes each animated
-    /// track into `out` (which holds the fixed pose).
+    /// track into `out` (which holds the fixed pose). Forward playback is the same.
     pub fn sample(&self, f: f32, fi: u32, out: &mut [JointPose]) {
-        let block = (fi / TABLE_FRAMES) as usize;
-        for t in &self.tracks {
-            let Some(pose) = out.get_mut(t.joint as usize) else {
-                break;
-            };
-            let frames = self.frames(t);
-            let start = self.table[t.first_entry as usize + block] as usize;
-            let s = Self::step(frames, start, fi);
-            put(pose, t.kind, self.eval(t, frames, s, f));
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA.
+            return unsafe { self.sample_fma(f, fi, out) };
         }
+        self.sample_with(f, fi, out)
     }
 
-    /// Forward playback: like [`Prepared::sample`], each track stepping on from the segment
-    /// in `state` (one entry per track).
-    pub fn sample_forward(&self, state: &mut [Current], f: f32, fi: u32, out: &mut [JointPose]) {
-        for (t, c) in self.tracks.iter().zip(state.iter_mut()) {
+    /// [`Prepared::sample`] compiled with FMA instructions (the slerp's sines).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn sample_fma(&self, f: f32, fi: u32, out: &mut [JointPose]) {
+        self.sample_with(f, fi, out)
+    }
+
+    /// [`Prepared::sample`]'s loops.
+    #[inline(always)]
+    fn sample_with(&self, f: f32, fi: u32, out: &mut [JointPose]) {
+        let block = (fi / TABLE_FRAMES) as usize;
+        let shift = (fi % TABLE_FRAMES) * 2;
+        // Segment index within the track's group.
+        let segment = |t: &Track| {
+            let entry = self.table[t.first_entry as usize + block];
+            (t.first + (entry >> 8) + ((entry >> shift) & 3)) as usize
+        };
+        for t in &self.slerp_tracks {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
-            let frames = self.frames(t);
-            let s = Self::step(frames, c.segment as usize, fi);
-            c.segment = s as u32;
-            put(pose, t.kind, self.eval(t, frames, s, f));
+            let g = &self.slerps[segment(t)];
+            let u = segment_u(g.f0, g.dt, f);
+            let q = slerp(g.a, g.b, g.theta, g.sin_theta, u);
+            pose.rotation = q.normalize().to_array();
+        }
+        for t in &self.lerp_tracks {
+            let Some(pose) = out.get_mut(t.joint as usize) else {
+                break;
+            };
+            let k = segment(t);
+            let (p0, p1) = (self.lerp_keys[k], self.lerp_keys[k + 1]);
+            let u = segment_u(p0.w, p1.w - p0.w, f);
+            let v = p0.lerp(p1, u).truncate().to_array();
+            if t.kind == 0 {
+                pose.translation = v;
+            } else {
+                pose.scale = v;
+            }
+        }
+        for t in &self.hermite_tracks {
+            let Some(pose) = out.get_mut(t.joint as usize) else {
+                break;
+            };
+            let g = &self.hermites[segment(t)];
+            let rotation = t.kind == 1;
+            let v = eval_hermite(&g.ends, rotation, segment_u(g.f0, g.dt, f));
+            match t.kind {
+                0 => pose.translation = v.truncate().to_array(),
+                1 => pose.rotation = Quat::from_vec4(v).normalize().to_array(),
+                _ => pose.scale = v.truncate().to_array(),
+            }
         }
     }
 }
