@@ -299,7 +299,13 @@ impl GltfClip {
         for (mut candidate, splits) in tries {
             let (e, r) = fit(&mut candidate, splits);
             let c = cost(&candidate);
-            if r <= worst_ratio.max(1.0) * (1.0 + 1e-4) && c < best_cost {
+            // Within tolerance beats over it; then the smaller wins among those no worse.
+            let better = if (r <= 1.0) != (worst_ratio <= 1.0) {
+                r <= 1.0
+            } else {
+                r <= worst_ratio.max(1.0) * (1.0 + 1e-4) && c < best_cost
+            };
+            if better {
                 (channels, max_error, worst_ratio, best_cost) = (candidate, e, r, c);
             }
         }
