@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 
 use super::channels::{Channel, Interp, Player, Storage, TICKS, channels_of, tick_frame};
 use super::gltf_doc::component;
+use super::verify::Splits;
 use super::{ExportError, GltfDoc, GltfFormat, compact};
 use crate::codec::CompressedClip;
 use crate::import::Asset;
@@ -208,7 +209,17 @@ impl GltfClip {
                 c.held_end = !every;
             }
         }
+        // Without the rate anchor as well, where the last frame stays keyed (the duration
+        // holds; an importer then infers the rate from the keys as they are).
+        let mut unanchored = channels.clone();
         anchor_time_grid(&mut channels, compressed.frame_count);
+        let last = compressed.frame_count.saturating_sub(1) as u32 * TICKS;
+        let unanchored = (unanchored != channels
+            && unanchored.iter().any(|c| c.ticks.last() == Some(&last)))
+        .then(|| {
+            exact_end_keys(&mut unanchored, raw);
+            unanchored
+        });
         exact_end_keys(&mut channels, raw);
         // With meshopt, translations on a power-of-two step well inside the tolerance (in
         // the parent's space: its scale divides the step).
@@ -222,7 +233,7 @@ impl GltfClip {
                 .collect(),
             None => Vec::new(),
         };
-        let fit = |channels: &mut Vec<Channel>, lazy: bool| {
+        let fit = |channels: &mut Vec<Channel>, splits: Splits| {
             if options.meshopt.is_some() {
                 super::layout::round_translations(channels, &step);
             }
@@ -234,7 +245,7 @@ impl GltfClip {
                 compressed.frame_count,
                 settings,
                 options.player,
-                lazy,
+                splits,
                 options.meshopt.is_some(),
             )
         };
@@ -258,27 +269,43 @@ impl GltfClip {
         let dense_sourced = densified && super::layout::source_frames(&mut dense_source, raw, true);
         // (Fitted below: the codec's keys with wide segments split first, then the others.)
         let codec_keys = channels.clone();
-        let (mut max_error, mut worst_ratio) = fit(&mut channels, false);
+        let (mut max_error, mut worst_ratio) = fit(&mut channels, Splits::First);
         let mut best_cost = cost(&channels);
         // Each layout is also tried with nlerp splits only where measured over (sparse keys
-        // far apart often stay within tolerance under nlerp: SimpleSkin).
-        let mut tries = vec![(codec_keys, true)];
+        // far apart often stay within tolerance under nlerp: SimpleSkin), the codec's keys
+        // also with the whole rotation budget for the first split.
+        let mut tries = vec![
+            (codec_keys.clone(), Splits::WhereOver),
+            (codec_keys, Splits::WhereOverWide),
+        ];
+        if let Some(keys) = unanchored {
+            tries.push((keys, Splits::WhereOverWide));
+        }
         if densified {
-            tries.extend([(dense.clone(), true), (dense, false)]);
+            tries.extend([(dense.clone(), Splits::WhereOver), (dense, Splits::First)]);
         }
         if all_densified {
-            tries.extend([(all_dense.clone(), true), (all_dense, false)]);
+            tries.extend([
+                (all_dense.clone(), Splits::WhereOver),
+                (all_dense, Splits::First),
+            ]);
         }
         if sourced {
-            tries.push((source, true));
+            tries.push((source, Splits::WhereOver));
         }
         if dense_sourced {
-            tries.push((dense_source, true));
+            tries.push((dense_source, Splits::WhereOver));
         }
-        for (mut candidate, lazy) in tries {
-            let (e, r) = fit(&mut candidate, lazy);
+        for (mut candidate, splits) in tries {
+            let (e, r) = fit(&mut candidate, splits);
             let c = cost(&candidate);
-            if r <= worst_ratio.max(1.0) * (1.0 + 1e-4) && c < best_cost {
+            // Within tolerance beats over it; then the smaller wins among those no worse.
+            let better = if (r <= 1.0) != (worst_ratio <= 1.0) {
+                r <= 1.0
+            } else {
+                r <= worst_ratio.max(1.0) * (1.0 + 1e-4) && c < best_cost
+            };
+            if better {
                 (channels, max_error, worst_ratio, best_cost) = (candidate, e, r, c);
             }
         }

@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use glam::Vec4;
+
 use super::channels::{Channel, Interp, TICKS};
 
 /// Bytes of one stored value: rotations are assumed normalized SHORT (as most become).
@@ -121,8 +123,10 @@ pub fn bytes(channels: &[Channel]) -> usize {
 pub fn stored_bytes(channels: &[Channel], rate: f32) -> usize {
     use super::channels::Storage;
     let mut times = std::collections::HashSet::new();
-    // (stride, filtered) -> stream bytes
+    // (stride, filtered) -> stream bytes; EXPONENTIAL-filtered floats also kept unfiltered
+    // (`exp_plain`) to price them in the plain view, as the meshopt pass decides.
     let mut streams: std::collections::BTreeMap<(usize, bool), Vec<u8>> = Default::default();
+    let mut exp_plain: std::collections::BTreeMap<usize, Vec<u8>> = Default::default();
     for c in channels {
         if times.insert(&c.ticks) {
             let s = streams.entry((4, false)).or_default();
@@ -147,20 +151,36 @@ pub fn stored_bytes(channels: &[Channel], rate: f32) -> usize {
             }
             Storage::Float => {
                 let n = if c.is_rotation() { 4 } else { 3 };
-                let s = streams.entry((4 * n, false)).or_default();
-                for v in &out {
-                    s.extend(v.to_array()[..n].iter().flat_map(|x| x.to_le_bytes()));
+                let bytes: Vec<u8> = out
+                    .iter()
+                    .flat_map(|v| v.to_array()[..n].to_vec())
+                    .flat_map(f32::to_le_bytes)
+                    .collect();
+                match super::meshopt::exp_filtered(&bytes, n) {
+                    Some(f) if !c.is_rotation() => {
+                        streams.entry((4 * n, true)).or_default().extend(f);
+                        exp_plain.entry(4 * n).or_default().extend(bytes);
+                    }
+                    _ => streams.entry((4 * n, false)).or_default().extend(bytes),
                 }
             }
         }
     }
-    streams
-        .iter()
-        .map(|(&(stride, _), bytes)| {
-            super::meshopt::encode_attributes(bytes, stride)
-                .map_or(bytes.len(), |p| p.len().min(bytes.len()))
-        })
-        .sum()
+    let view = super::meshopt::view_bytes;
+    let mut total = 0;
+    for (&(stride, filtered), bytes) in &streams {
+        match exp_plain.get(&stride) {
+            // Quaternion-filtered rotations (stride 8) have no plain floats beside them.
+            Some(plain) if filtered => {
+                let other = streams.get(&(stride, false)).map_or(&[][..], Vec::as_slice);
+                let merged: Vec<u8> = other.iter().chain(plain).copied().collect();
+                total += (view(bytes, stride) + view(other, stride)).min(view(&merged, stride));
+            }
+            Some(_) => {} // counted with its filtered stream
+            None => total += view(bytes, stride),
+        }
+    }
+    total
 }
 
 /// Translation values rounded to a power-of-two step (per joint, `step[joint]`): the floats
@@ -173,7 +193,8 @@ pub fn round_translations(channels: &mut [Channel], step: &[f32]) {
         };
         let s = 2f32.powi(s.log2().floor() as i32);
         for v in c.values.iter_mut() {
-            *v = (*v / s).round() * s;
+            // `+ 0.0` turns -0.0 into 0.0, the zero the EXPONENTIAL filter decodes to.
+            *v = (*v / s).round() * s + Vec4::ZERO;
         }
     }
 }

@@ -55,21 +55,32 @@ pub fn compress_animation_data(doc: &GltfDoc, fallback: Fallback) -> Result<Gltf
     //    together. Views nothing references any more are then dropped, buffer 0 repacked.
     //    Rotations that are exactly what the QUATERNION filter decodes to are stored
     //    filtered (in a view of their own).
-    let mut groups: std::collections::BTreeMap<(usize, bool), Vec<Member>> = Default::default();
+    let mut groups: std::collections::BTreeMap<(usize, Filter), Vec<Member>> = Default::default();
     for ai in animation_accessors(&out) {
         if let Some(bytes) = out.element_bytes(ai) {
-            let filtered = quat_filtered(&out, ai, &bytes);
-            let key = (out.element_size(ai), filtered.is_some());
+            let (filter, filtered) = match quat_filtered(&out, ai, &bytes) {
+                Some(f) => (Filter::Quaternion, Some(f)),
+                None => match exp_eligible(&out, ai)
+                    .then(|| exp_filtered(&bytes, out.element_size(ai) / 4))
+                    .flatten()
+                {
+                    Some(f) => (Filter::Exponential, Some(f)),
+                    None => (Filter::None, None),
+                },
+            };
+            let key = (out.element_size(ai), filter);
             let stored = filtered.unwrap_or_else(|| bytes.clone());
             groups.entry(key).or_default().push((ai, bytes, stored));
         }
     }
-    let mut filtered_views: Vec<Vec<u8>> = Vec::new();
-    for ((stride, quat), members) in groups {
+    unfilter_where_larger(&mut groups);
+    let mut filtered_views: Vec<(Vec<u8>, Filter)> = Vec::new();
+    for ((stride, filter), members) in groups {
         let all: Vec<u8> = members.iter().flat_map(|m| m.1.iter().copied()).collect();
         let view = out.push_view(&all, None);
-        let filtered = quat.then(|| {
-            filtered_views.push(members.iter().flat_map(|m| m.2.iter().copied()).collect());
+        let filtered = (filter != Filter::None).then(|| {
+            let stored = members.iter().flat_map(|m| m.2.iter().copied()).collect();
+            filtered_views.push((stored, filter));
             filtered_views.len() - 1
         });
         out.json["bufferViews"][view][MARK] = json!({ "stride": stride, "filtered": filtered });
@@ -98,7 +109,7 @@ pub fn compress_animation_data(doc: &GltfDoc, fallback: Fallback) -> Result<Gltf
         let filtered = mark
             .as_ref()
             .and_then(|m| m["filtered"].as_u64())
-            .map(|i| filtered_views[i as usize].as_slice());
+            .map(|i| &filtered_views[i as usize]);
         let mark = mark.and_then(|m| m["stride"].as_u64());
         let aligned = |b: &mut Vec<u8>| {
             b.resize(b.len().next_multiple_of(4), 0);
@@ -110,7 +121,7 @@ pub fn compress_animation_data(doc: &GltfDoc, fallback: Fallback) -> Result<Gltf
             view["byteOffset"] = json!(at);
             continue;
         };
-        let packed = encode_attributes(filtered.unwrap_or(bytes), stride)?;
+        let packed = encode_attributes(filtered.map_or(bytes, |f| f.0.as_slice()), stride)?;
         if packed.len() >= len {
             let at = aligned(&mut stored);
             stored.extend_from_slice(bytes);
@@ -142,8 +153,8 @@ pub fn compress_animation_data(doc: &GltfDoc, fallback: Fallback) -> Result<Gltf
             "count": len / stride,
             "mode": "ATTRIBUTES",
         });
-        if filtered.is_some() {
-            view["extensions"][EXTENSION]["filter"] = json!("QUATERNION");
+        if let Some((_, filter)) = filtered {
+            view["extensions"][EXTENSION]["filter"] = json!(filter.name());
         }
         any = true;
     }
@@ -164,6 +175,138 @@ pub fn compress_animation_data(doc: &GltfDoc, fallback: Fallback) -> Result<Gltf
         add_name(&mut out, "extensionsRequired");
     }
     Ok(out)
+}
+
+/// The extension's filter a compressed view is stored with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Filter {
+    None,
+    /// Normalized SHORT rotations (`quat_filtered`).
+    Quaternion,
+    /// 32-bit floats as a 24-bit mantissa and an 8-bit exponent (`exp_filtered`).
+    Exponential,
+}
+
+impl Filter {
+    fn name(self) -> &'static str {
+        match self {
+            Filter::None => "NONE",
+            Filter::Quaternion => "QUATERNION",
+            Filter::Exponential => "EXPONENTIAL",
+        }
+    }
+}
+
+/// Bytes a view of `bytes` takes once stored: meshoptimizer's encoding, or the bytes as
+/// they are where that is not smaller (as [`compress_animation_data`] decides).
+pub(super) fn view_bytes(bytes: &[u8], stride: usize) -> usize {
+    if bytes.is_empty() {
+        return 0;
+    }
+    encode_attributes(bytes, stride).map_or(bytes.len(), |p| p.len().min(bytes.len()))
+}
+
+/// Exponential-filtered accessors go back to the unfiltered view of their element size
+/// where the two views together would store larger than one unfiltered view.
+fn unfilter_where_larger(groups: &mut std::collections::BTreeMap<(usize, Filter), Vec<Member>>) {
+    let strides: Vec<usize> = groups
+        .keys()
+        .filter(|k| k.1 == Filter::Exponential)
+        .map(|k| k.0)
+        .collect();
+    for stride in strides {
+        let exp = groups
+            .remove(&(stride, Filter::Exponential))
+            .unwrap_or_default();
+        let plain = groups.remove(&(stride, Filter::None)).unwrap_or_default();
+        let cat = |m: &[Member], stored: bool| -> Vec<u8> {
+            m.iter()
+                .flat_map(|m| if stored { &m.2 } else { &m.1 }.iter().copied())
+                .collect()
+        };
+        let apart = view_bytes(&cat(&exp, true), stride) + view_bytes(&cat(&plain, false), stride);
+        let mut merged = plain.clone();
+        merged.extend(exp.iter().map(|m| (m.0, m.1.clone(), m.1.clone())));
+        merged.sort_by_key(|m| m.0);
+        if apart < view_bytes(&cat(&merged, false), stride) {
+            groups.insert((stride, Filter::Exponential), exp);
+            if !plain.is_empty() {
+                groups.insert((stride, Filter::None), plain);
+            }
+        } else {
+            groups.insert((stride, Filter::None), merged);
+        }
+    }
+}
+
+/// Whether accessor `ai` may be stored with the EXPONENTIAL filter: non-normalized floats
+/// (the filter decodes to 32-bit floats).
+fn exp_eligible(doc: &GltfDoc, ai: usize) -> bool {
+    let a = &doc.array("accessors")[ai];
+    a.get("componentType").and_then(Value::as_u64) == Some(5126)
+        && a.get("normalized").and_then(Value::as_bool) != Some(true)
+}
+
+/// 32-bit floats (little-endian; elements of `comps` components) as the EXPONENTIAL
+/// filter's inputs that meshoptimizer's decoder turns back into exactly the same bits, or
+/// `None` where some value has no such input. Each component position (`x`, `y`, `z` of a
+/// VEC3 ...) shares one exponent, the smallest its values need, so the mantissas are
+/// integers on one step: the rounded translations of `--meshopt` exports (a power-of-two
+/// step) delta-code far better this way than as floats.
+pub fn exp_filtered(bytes: &[u8], comps: usize) -> Option<Vec<u8>> {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(4 * comps.max(1)) {
+        return None;
+    }
+    let values: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let comps = comps.max(1);
+    // The largest exponent e with v = m * 2^e, m an integer (None for zero).
+    let own = |v: f32| -> Option<i32> {
+        if v == 0.0 || !v.is_finite() {
+            return None;
+        }
+        let bits = v.to_bits();
+        let (exp, frac) = ((bits >> 23 & 0xff) as i32, bits & 0x7f_ffff);
+        let (m, e) = if exp == 0 {
+            (frac, -149)
+        } else {
+            (frac | 0x80_0000, exp - 150)
+        };
+        Some(e + m.trailing_zeros() as i32)
+    };
+    let shared: Vec<i32> = (0..comps)
+        .map(|k| {
+            values
+                .iter()
+                .skip(k)
+                .step_by(comps)
+                .filter_map(|&v| own(v))
+                .min()
+                .unwrap_or(0)
+                .clamp(-126, 127)
+        })
+        .collect();
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, &v) in values.iter().enumerate() {
+        if !v.is_finite() {
+            return None;
+        }
+        let e = shared[i % comps];
+        let m = (f64::from(v) / 2f64.powi(e)).round();
+        if m.abs() >= f64::from(1 << 23) {
+            return None;
+        }
+        let code = ((e as u32) << 24) | (m as i32 as u32 & 0xff_ffff);
+        let mut decoded = [[code]];
+        meshopt::encoding::decode_filter_exp(&mut decoded);
+        if decoded[0][0] != v.to_bits() {
+            return None;
+        }
+        out.extend_from_slice(&code.to_le_bytes());
+    }
+    Some(out)
 }
 
 /// A normalized SHORT VEC4 rotation output that meshoptimizer's QUATERNION filter
@@ -400,6 +543,35 @@ mod tests {
         for ai in 0..2 {
             assert_eq!(accessor_values(&plain, ai), accessor_values(&d, ai));
             assert_eq!(accessor_values(&decoded(&m), ai), accessor_values(&d, ai));
+        }
+    }
+
+    #[test]
+    fn exponential_filter_is_exact_on_a_power_of_two_step_and_refuses_the_rest() {
+        let step = 2f32.powi(-12);
+        let values: Vec<f32> = (0..90)
+            .map(|i| ((i as f32 * 0.31).sin() * 0.7 / step).round() * step + 0.0)
+            .collect();
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let f = exp_filtered(&bytes, 3).expect("values on a power-of-two step");
+        let mut codes: Vec<[u32; 1]> = f
+            .chunks_exact(4)
+            .map(|b| [u32::from_le_bytes([b[0], b[1], b[2], b[3]])])
+            .collect();
+        meshopt::encoding::decode_filter_exp(&mut codes);
+        let back: Vec<u8> = codes.iter().flat_map(|c| c[0].to_le_bytes()).collect();
+        assert_eq!(back, bytes, "decodes to exactly the same floats");
+        assert!(
+            view_bytes(&f, 12) < view_bytes(&bytes, 12),
+            "and stores smaller"
+        );
+        // A full 24-bit significand has no 24-bit signed mantissa; -0.0 decodes to 0.0.
+        for bad in [1.0f32 / 3.0, -0.0] {
+            let b: Vec<u8> = [0.5f32, 0.25, bad]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect();
+            assert_eq!(exp_filtered(&b, 3), None, "{bad}");
         }
     }
 

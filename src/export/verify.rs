@@ -19,12 +19,25 @@ pub const PLAYER_GUARD: f32 = 0.99;
 /// returns SHORT rotations on its chain to float).
 const MAX_ROUNDS: usize = 32;
 
+/// Where [`fit_players`] inserts nlerp-safe rotation keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Splits {
+    /// Every segment wider than half the rotation budget allows is split first.
+    First,
+    /// Only chains measured over their limit are split, at half the budget, halved again
+    /// while still over (a channel keyed at every frame usually needs no split at all).
+    WhereOver,
+    /// As `WhereOver`, but the first split allows nlerp the whole rotation budget: fewer
+    /// keys where the other errors are small (SimpleSkin's 90-degree ramps need one key
+    /// each, not three).
+    WhereOverWide,
+}
+
 /// Fits `channels` (a clip's, at `rate` over `frames` frames) to `player`: nlerp-safe keys
 /// and SHORT storage where they hold. Each joint must stay within the larger of its
 /// tolerance and what the codec's own curves reach under the spec. Returns the largest error
-/// over all rules and the worst error / tolerance ratio. With `lazy`, rotation segments are
-/// split for nlerp only on chains measured over their limit (a channel keyed at every
-/// frame usually needs no split at all); otherwise every wide segment is split first.
+/// over all rules and the worst error / tolerance ratio. `splits` says where rotation
+/// segments are split for nlerp.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_players(
     channels: &mut [Channel],
@@ -34,9 +47,10 @@ pub fn fit_players(
     frames: usize,
     settings: &Resolved,
     player: Player,
-    lazy: bool,
+    splits: Splits,
     quat: bool,
 ) -> (f32, f32) {
+    let lazy = splits != Splits::First;
     let mut limits = settings.limits.clone();
     for t in limits.tolerance.iter_mut() {
         *t *= PLAYER_GUARD;
@@ -52,6 +66,11 @@ pub fn fit_players(
     let rules = player.rules();
     let nlerp = rules.contains(&Rule::Nlerp);
     let mut chord = initial_chords(skeleton, &limits);
+    if splits == Splits::WhereOverWide {
+        for c in chord.iter_mut() {
+            *c *= 2.0;
+        }
+    }
     // Chains split at their current chord already (the next fix halves it).
     let mut split_yet = vec![!lazy; skeleton.len()];
     if nlerp && !lazy {
