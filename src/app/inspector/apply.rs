@@ -1,5 +1,5 @@
 //! Applying actions: menus, keys, panels and tests push [`Action`]s; they run here, after
-//! the frame's UI. Settings edits are debounced; actions that would lose unsaved settings
+//! the frame's UI. A settings edit recompresses at once; actions that would lose unsaved settings
 //! ask first.
 
 use std::path::PathBuf;

@@ -2,7 +2,7 @@
 //! document and history, `view_state.rs` selection / playback / viewport, `chrome.rs` status
 //! and dialogs, `work.rs` jobs and results, `measure.rs` latency and frame timing) and opens
 //! files; `frame.rs` lays out one frame, `apply.rs` applies actions
-//! (debounced recompression, the unsaved-settings question), `export_jobs.rs` runs exports on a
+//! (recompression at once after an edit, the unsaved-settings question), `export_jobs.rs` runs exports on a
 //! worker, `autopilot.rs` drives `skelpack view`.
 
 use std::collections::BTreeSet;
