@@ -12,8 +12,9 @@
 //!
 //! The file is validated on open (every corrupt input gives an [`Error`], never a panic);
 //! each clip's keys are laid out for sampling ([`ClipLayout`]: decoded and prepared for
-//! speed, or compact, about the size of the file), which then allocates nothing. A C API ([`capi`], `include/skelpack.h`) wraps the same types. docs/RUNTIME.md
-//! documents embedding, memory and speed.
+//! speed, or compact, about the size of the file), which then allocates nothing. A C API
+//! ([`capi`], `include/skelpack.h`) wraps the same types. docs/RUNTIME.md documents
+//! embedding, memory and speed.
 
 pub mod bits;
 pub mod capi;

@@ -9,6 +9,9 @@
 //! [`sin`] picks the FMA instructions when the CPU has them; loops compiled with the `fma`
 //! target feature call [`sin_inline`] directly. `examples/sin_check.rs` compares every input
 //! below 120 with the platform's `sinf`.
+//!
+//! The algorithm and its coefficients are those of `sinf` in Arm's optimized-routines
+//! (MIT OR Apache-2.0 WITH LLVM-exception), the code glibc ships as its `sinf` since 2.28.
 
 /// Polynomial coefficients of one half of glibc's `__sincosf_table`.
 struct Poly {

@@ -1,6 +1,6 @@
 //! Applying actions: menus, keys, panels and tests push [`Action`]s; they run here, after
-//! the frame's UI. A settings edit recompresses at once; actions that would lose unsaved settings
-//! ask first.
+//! the frame's UI. A settings edit recompresses at once; actions that would lose unsaved
+//! settings ask first.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

@@ -1,9 +1,9 @@
 //! The inspector window: the [`App`] owns the state, grouped by concern (`session.rs` the
 //! document and history, `view_state.rs` selection / playback / viewport, `chrome.rs` status
 //! and dialogs, `work.rs` jobs and results, `measure.rs` latency and frame timing) and opens
-//! files; `frame.rs` lays out one frame, `apply.rs` applies actions
-//! (recompression at once after an edit, the unsaved-settings question), `export_jobs.rs` runs exports on a
-//! worker, `autopilot.rs` drives `skelpack view`.
+//! files; `frame.rs` lays out one frame, `apply.rs` applies actions (recompression at once
+//! after an edit, the unsaved-settings question), `export_jobs.rs` runs exports on a worker,
+//! `autopilot.rs` drives `skelpack view`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
