@@ -4,10 +4,11 @@
 //! ([`crate::keys`]). Sampling writes the fixed pose and then evaluates only the animated
 //! tracks:
 //!
-//! * [`Clip::sample`] (random access): per track, one read of the segment table (an entry
-//!   per block of [`TABLE_FRAMES`] frames: the segment of its first frame and how many
-//!   segments further each other frame lies) gives the segment; it is evaluated (compact:
-//!   its keys dequantized and the segment prepared first).
+//! * [`Clip::sample`] (random access): per track, one read of the segment table
+//!   ([`crate::table`]: an entry per block of 4 frames, the segment of its first frame and
+//!   how many segments further each other frame lies; larger blocks and a short step for
+//!   tracks with few keys on long clips) gives the segment; it is evaluated (compact: its
+//!   keys dequantized and the segment prepared first).
 //! * [`Clip::sample_forward`] (forward playback, [`crate::cursor`]): prepared, the same;
 //!   compact, per track the search steps on from the cursor's segment, which stays
 //!   prepared in the cursor until playback leaves it.
@@ -18,7 +19,6 @@ use glam::{Quat, Vec3, Vec4};
 
 use crate::bits::BitWriter;
 use crate::keys::KeyTrack;
-pub use crate::keys::TABLE_FRAMES;
 use crate::packed::PackedBits;
 use crate::payload::{PayloadRecord, TrackRecord};
 use crate::prepared::Prepared;

@@ -1,8 +1,7 @@
 //! One animated track kept compact: its keys as fixed-width bit records in the clip's
 //! [`PackedBits`] (the key's frame, for rotations the sign its value takes after hemisphere
 //! alignment, then the quantized codes as stored, at the track's own widths) and a segment
-//! table (per block of [`TABLE_FRAMES`] frames, the segment holding its first frame and
-//! each further frame's offset from it). A key is dequantized when a
+//! table ([`crate::table`]). A key is dequantized when a
 //! segment needs it, with the same function the reference decoder uses, so values are bit
 //! for bit the same as decoding every key at open.
 
@@ -13,15 +12,10 @@ use crate::curve::{Interpolation, Segment};
 use crate::packed::PackedBits;
 use crate::payload::{AnimatedRecord, count_bits};
 use crate::quant::{KeyFormat, KeyRange, decode};
+use crate::table::{DENSE_SHIFT, OFFSET_BITS, dense_offset, entries, table_shift};
 
-/// Frames per entry of a track's segment table. An entry holds the segment of the block's
-/// first frame and, in its low [`OFFSET_BITS`] bits, 2 bits per further frame: how many
-/// segments past it that frame lies (at most 3: keys sit on distinct frames).
-pub const TABLE_FRAMES: u32 = 4;
 /// Bits one [`PackedBits::word`] read holds at any alignment.
 const WORD_BITS: u32 = 57;
-/// Low bits of a table entry holding the block's offsets (see [`TABLE_FRAMES`]).
-const OFFSET_BITS: u32 = 2 * (TABLE_FRAMES - 1);
 
 /// An animated track: how to read its keys and table from the clip's bits.
 #[derive(Clone, Copy, Debug)]
@@ -47,9 +41,11 @@ pub struct KeyTrack {
     /// ranged formats, which makes the mapping the identity).
     low_bits: u8,
     index_shift: u8,
-    /// Bit position of the segment table; each entry is `table_bits` bits.
+    /// Bit position of the segment table; each entry is `table_bits` bits (the segment,
+    /// then in dense tables [`OFFSET_BITS`] of offsets), one per `2^table_shift` frames.
     table: usize,
     table_bits: u8,
+    table_shift: u8,
 }
 
 /// Code field widths, then the value bits and index position of code 0 (see [`KeyTrack`]).
@@ -92,6 +88,7 @@ impl KeyTrack {
             index_shift,
             table: 0,
             table_bits: count_bits(n - 2) as u8,
+            table_shift: table_shift(frame_count, n) as u8,
         };
         t.stride = t.frame_bits as u32
             + t.sign_bits as u32
@@ -113,21 +110,16 @@ impl KeyTrack {
             w.put(codes[2], code_bits[2] as u32);
         }
         t.table = w.len_bits() as usize;
-        let mut s = 0;
-        let mut segment = |f: u32| {
-            while s + 2 < n && a.frames[s + 1] <= f {
-                s += 1;
+        let dense = t.table_shift as u32 == DENSE_SHIFT;
+        if dense {
+            t.table_bits += OFFSET_BITS as u8;
+        }
+        for (start, offsets) in entries(&a.frames, frame_count, t.table_shift as u32) {
+            if dense {
+                w.put(start << OFFSET_BITS | offsets, t.table_bits as u32);
+            } else {
+                w.put(start, t.table_bits as u32);
             }
-            s as u32
-        };
-        for block in 0..frame_count.div_ceil(TABLE_FRAMES) {
-            let f = block * TABLE_FRAMES;
-            let start = segment(f);
-            let mut entry = start << OFFSET_BITS;
-            for k in 1..TABLE_FRAMES {
-                entry |= (segment(f + k) - start) << (2 * (k - 1));
-            }
-            w.put(entry, t.table_bits as u32 + OFFSET_BITS);
         }
         t
     }
@@ -183,17 +175,17 @@ impl KeyTrack {
     }
 
     /// The segment holding frame `fi` (the last key at or before it, at most the
-    /// second-to-last key), from one read of the table.
+    /// second-to-last key): one read of a dense table, or a sparse table's block segment
+    /// and a step forward over the keys in the block.
     #[inline(always)]
     pub fn segment_at(&self, bits: &PackedBits, fi: u32) -> usize {
-        let width = self.table_bits as u32 + OFFSET_BITS;
-        let entry = bits.get(
-            self.table + (fi / TABLE_FRAMES) as usize * width as usize,
-            width,
-        );
-        // Frame k of the block lies `(entry >> 2 (k - 1)) & 3` segments past its first.
-        let offset = ((entry << 2) >> (2 * (fi % TABLE_FRAMES))) & 3;
-        ((entry >> OFFSET_BITS) + offset) as usize
+        let width = self.table_bits as u32;
+        let block = (fi >> self.table_shift) as usize;
+        let entry = bits.get(self.table + block * width as usize, width);
+        if self.table_shift as u32 == DENSE_SHIFT {
+            return ((entry >> OFFSET_BITS) + dense_offset(entry, fi)) as usize;
+        }
+        self.step(bits, entry as usize, fi)
     }
 
     /// The segment holding frame `fi` (the last key at or before it, at most the

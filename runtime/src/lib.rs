@@ -31,6 +31,7 @@ pub mod quant;
 pub mod read;
 pub mod sin;
 mod skp;
+pub mod table;
 
 pub use clip::{Clip, ClipLayout, JointPose};
 pub use cursor::{Cursor, CursorState};

@@ -355,10 +355,12 @@ fn animated_descriptor(
         (FORMAT_S3_WIDE, true) if (16..=23).contains(&bits) && mask == 0 => {
             KeyFormat::SmallestThreeWide { bits }
         }
-        (FORMAT_RANGED_ROTATION, true) if (1..=24).contains(&bits) => {
+        // A ranged track varies in at least one component: its keys then take bits, so
+        // the key count (and what the layouts allocate for it) is bounded by the file.
+        (FORMAT_RANGED_ROTATION, true) if (1..=24).contains(&bits) && mask != 0 => {
             KeyFormat::RangedRotation { bits }
         }
-        (FORMAT_RANGED_VECTOR, false) if (1..=24).contains(&bits) => {
+        (FORMAT_RANGED_VECTOR, false) if (1..=24).contains(&bits) && mask != 0 => {
             KeyFormat::RangedVector { bits }
         }
         _ => {

@@ -3,7 +3,8 @@
 //! its evaluation reads, in one record (where it starts and its length in frames, and a
 //! linear rotation's slerp arc, a linear vector's two keys, or a Catmull-Rom segment's
 //! Hermite ends), the tracks grouped by how they are evaluated, and a segment table that
-//! gives the segment of any frame with one read (see [`Prepared::push_track`]). Sampling a
+//! gives the segment of any frame with one read ([`crate::table`]; a sparse track on a long
+//! clip steps over the few keys of a larger block). Sampling a
 //! track is a table read and one evaluation, with no search and no branch on the track's
 //! shape. It costs several times the file's size in memory; [`crate::keys`] is the compact
 //! alternative.
@@ -12,11 +13,12 @@ use glam::{Quat, Vec4};
 
 use crate::clip::JointPose;
 use crate::curve::{Interpolation, SlerpArc, eval_hermite, hermite_ends, segment_u, slerp};
-use crate::keys::TABLE_FRAMES;
 use crate::payload::{AnimatedRecord, MAX_FRAMES};
+use crate::table::{DENSE_SHIFT, entries, table_shift};
 
-// A table entry keeps a segment index in its upper 24 bits (keys <= frames).
-const _: () = assert!(MAX_FRAMES < 1 << 24 && TABLE_FRAMES == 4);
+// A dense table entry keeps a segment index in its upper 24 bits (keys <= frames) and
+// its offsets in the low 8 (6 used).
+const _: () = assert!(MAX_FRAMES < 1 << 24 && crate::table::OFFSET_BITS <= 8);
 
 /// An animated track of one group: where its table entries and segments start.
 #[derive(Clone, Copy, Debug)]
@@ -24,10 +26,14 @@ struct Track {
     joint: u32,
     /// 0 translation, 1 rotation, 2 scale.
     kind: u8,
+    /// `log2` of the frames per entry of its table ([`crate::table`]).
+    table_shift: u8,
     /// First entry in `table`.
     first_entry: u32,
     /// First segment (slerp, Hermite) or key (lerp) in its group's records.
     first: u32,
+    /// Its last segment in its group's records (for lerp, the segment's first key).
+    last: u32,
 }
 
 /// A linear rotation's segment: its slerp arc and its frames.
@@ -62,9 +68,11 @@ pub(crate) struct Prepared {
     lerp_keys: Vec<Vec4>,
     hermite_tracks: Vec<Track>,
     hermites: Vec<HermiteSegment>,
-    /// Per track, per block of [`TABLE_FRAMES`] frames: the segment holding the block's
-    /// first frame, shifted left by 8, and in bits `2k..2k + 2` how many segments further
-    /// on frame `k` of the block lies.
+    /// Whether some track's table is sparse (sampling then checks each track's).
+    any_sparse: bool,
+    /// Per track, per block of its table's frames: the segment holding the block's first
+    /// frame (relative to the track's first); in a dense table shifted left by 8, with
+    /// frame `k`'s offset ([`crate::table::entries`]) in bits `2k..2k + 2`.
     table: Vec<u32>,
 }
 
@@ -135,30 +143,26 @@ impl Prepared {
                 (&mut self.hermite_tracks, first)
             }
         };
+        let shift = table_shift(self.frame_count, frames.len());
         group.push(Track {
             joint: joint as u32,
             kind: kind as u8,
+            table_shift: shift as u8,
             first_entry: self.table.len() as u32,
             first: first as u32,
+            last: (first + frames.len() - 2) as u32,
         });
-        // The segment of frame f: the last key at or before f, at most the second-to-last.
-        let n = frames.len();
-        let mut s = 0;
-        let mut segment = |f: u32| {
-            while s + 2 < n && frames[s + 1] <= f {
-                s += 1;
-            }
-            s as u32
-        };
-        for block in 0..self.frame_count.div_ceil(TABLE_FRAMES) {
-            let f = block * TABLE_FRAMES;
-            let start = segment(f);
-            let mut entry = start << 8;
-            for k in 1..TABLE_FRAMES {
-                entry |= (segment(f + k) - start) << (2 * k);
-            }
-            self.table.push(entry);
-        }
+        let dense = shift == DENSE_SHIFT;
+        self.any_sparse |= !dense;
+        self.table.extend(
+            entries(frames, self.frame_count, shift).map(|(start, offsets)| {
+                if dense {
+                    start << 8 | offsets << 2
+                } else {
+                    start
+                }
+            }),
+        );
     }
 
     /// Number of animated tracks.
@@ -174,6 +178,30 @@ impl Prepared {
             + self.lerp_keys.len() * size_of::<Vec4>()
             + self.hermites.len() * size_of::<HermiteSegment>()
             + self.table.len() * 4
+    }
+
+    /// The index in its group's records of track `t`'s segment at frame `fi`; `starts(s)`
+    /// is the first frame of the segment at index `s`. `SPARSE`: whether the clip has
+    /// sparse tables (else every table is dense, and the check is compiled out).
+    #[inline(always)]
+    fn segment<const SPARSE: bool>(
+        &self,
+        t: &Track,
+        fi: u32,
+        starts: impl Fn(usize) -> f32,
+    ) -> usize {
+        if !SPARSE || t.table_shift as u32 == DENSE_SHIFT {
+            let entry = self.table[t.first_entry as usize + (fi / 4) as usize];
+            // Frame k of the block lies `(entry >> 2k) & 3` segments past its first.
+            return (t.first + (entry >> 8) + ((entry >> (2 * (fi % 4))) & 3)) as usize;
+        }
+        // A sparse table: step over the keys in the block.
+        let entry = self.table[t.first_entry as usize + (fi >> t.table_shift) as usize];
+        let mut s = (t.first + entry) as usize;
+        while s < t.last as usize && starts(s + 1) <= fi as f32 {
+            s += 1;
+        }
+        s
     }
 
     /// Random access at frame `f` (clamped; `fi` its integer part): writes each animated
@@ -194,21 +222,24 @@ impl Prepared {
         self.sample_with(f, fi, out)
     }
 
-    /// [`Prepared::sample`]'s loops.
+    /// [`Prepared::sample`]'s loops, for a clip with or without sparse tables.
     #[inline(always)]
     fn sample_with(&self, f: f32, fi: u32, out: &mut [JointPose]) {
-        let block = (fi / TABLE_FRAMES) as usize;
-        let shift = (fi % TABLE_FRAMES) * 2;
-        // Segment index within the track's group.
-        let segment = |t: &Track| {
-            let entry = self.table[t.first_entry as usize + block];
-            (t.first + (entry >> 8) + ((entry >> shift) & 3)) as usize
-        };
+        if self.any_sparse {
+            self.sample_loops::<true>(f, fi, out)
+        } else {
+            self.sample_loops::<false>(f, fi, out)
+        }
+    }
+
+    /// The loops of [`Prepared::sample_with`].
+    #[inline(always)]
+    fn sample_loops<const SPARSE: bool>(&self, f: f32, fi: u32, out: &mut [JointPose]) {
         for t in &self.slerp_tracks {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
-            let g = &self.slerps[segment(t)];
+            let g = &self.slerps[self.segment::<SPARSE>(t, fi, |s| self.slerps[s].f0)];
             let u = segment_u(g.f0, g.dt, f);
             let q = slerp(g.a, g.b, g.theta, g.sin_theta, u);
             pose.rotation = q.normalize().to_array();
@@ -217,7 +248,7 @@ impl Prepared {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
-            let k = segment(t);
+            let k = self.segment::<SPARSE>(t, fi, |k| self.lerp_keys[k].w);
             let (p0, p1) = (self.lerp_keys[k], self.lerp_keys[k + 1]);
             let u = segment_u(p0.w, p1.w - p0.w, f);
             let v = p0.lerp(p1, u).truncate().to_array();
@@ -231,7 +262,7 @@ impl Prepared {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
-            let g = &self.hermites[segment(t)];
+            let g = &self.hermites[self.segment::<SPARSE>(t, fi, |s| self.hermites[s].f0)];
             let rotation = t.kind == 1;
             let v = eval_hermite(&g.ends, rotation, segment_u(g.f0, g.dt, f));
             match t.kind {

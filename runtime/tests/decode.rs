@@ -99,6 +99,115 @@ fn the_compact_layout_holds_a_clip_in_about_its_payload_size() {
     }
 }
 
+/// CesiumMan's clip with every key frame multiplied by `stretch`: a long clip whose tracks
+/// hold few keys, as a parsed payload (the reference decoder and both layouts read it).
+fn stretched(stretch: u32) -> (skelpack_runtime::payload::PayloadRecord, Vec<JointPose>) {
+    use skelpack_runtime::payload::{TrackRecord, parse};
+    let (_, bytes) = common::skp("CesiumMan.glb", None);
+    let skp = Skp::open(bytes.as_slice()).unwrap();
+    let record = &skp.clip_records()[0];
+    let mut p = parse(
+        &skp.bytes()[record.payload.clone()],
+        "stretched",
+        skp.joint_count(),
+    )
+    .unwrap();
+    p.frame_count = (p.frame_count - 1) * stretch + 1;
+    for t in p.tracks.iter_mut().flatten() {
+        if let TrackRecord::Animated(a) = t {
+            a.frames.iter_mut().for_each(|f| *f *= stretch);
+        }
+    }
+    let rest = (0..skp.joint_count()).map(|j| skp.joint_rest(j)).collect();
+    (p, rest)
+}
+
+#[test]
+fn a_long_clip_with_few_keys_keeps_small_tables_and_samples_as_the_reference() {
+    use skelpack_runtime::Clip;
+    // 940,001 frames; every track keeps its (at most 48) keys.
+    let (p, rest) = stretched(20_000);
+    let keys: usize = p
+        .tracks
+        .iter()
+        .flatten()
+        .map(|t| match t {
+            skelpack_runtime::payload::TrackRecord::Animated(a) => a.frames.len(),
+            _ => 0,
+        })
+        .sum();
+    let rest_t: Vec<Transform> = rest
+        .iter()
+        .map(|r| Transform {
+            translation: r.translation.into(),
+            rotation: glam::Quat::from_array(r.rotation),
+            scale: r.scale.into(),
+        })
+        .collect();
+    let reference = skelpack::container::payload::from_record(p.clone(), "stretched", &rest_t);
+    let n = rest.len();
+    let mut want = vec![Transform::IDENTITY; n];
+    let mut got = vec![JointPose::default(); n];
+    let mut fwd = got.clone();
+    for layout in [ClipLayout::Prepared, ClipLayout::Compact] {
+        let clip = Clip::with_layout(&p, &rest, layout);
+        // Dense tables would take a 4-byte entry per 4 frames per track (about 13 MB); the
+        // tables are bounded by the keys: at most 256 entries or 16 per key, per track.
+        let tables_bound = 4 * (256 * clip.animated_tracks() + 16 * keys);
+        let prepared_keys = 64 * keys;
+        assert!(
+            clip.memory_bytes() < tables_bound + prepared_keys + 64 * 1024,
+            "{layout:?}: {} bytes",
+            clip.memory_bytes()
+        );
+        // Random frames, every key's frame and its neighbours, forward then backward.
+        let mut x = 12_345u32;
+        let mut times: Vec<f32> = (0..2_000)
+            .map(|_| {
+                x = x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (x >> 8) as f32 / (1 << 24) as f32 * p.frame_count as f32
+            })
+            .collect();
+        times.extend((0..48u32).flat_map(|k| {
+            let f = (k * 20_000) as f32;
+            [f - 1.0, f - 0.5, f, f + 0.25, f + 1.0]
+        }));
+        times.sort_by(f32::total_cmp);
+        let mut cursor = Cursor::new(&clip);
+        for &t in times.iter().chain(times.iter().rev().step_by(7)) {
+            reference.sample_local(t, &mut want);
+            clip.sample(t, &mut got);
+            cursor.sample(t, &mut fwd);
+            for j in 0..n {
+                assert!(same(&want[j], &got[j]), "{layout:?} joint {j} at {t}");
+                assert!(
+                    same(&want[j], &fwd[j]),
+                    "{layout:?} cursor joint {j} at {t}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ranged_track_that_varies_in_no_component_is_refused_by_both_readers() {
+    // Its keys would take no bits: a few bytes could declare millions of keys.
+    use skelpack::codec::{TrackData, quantize::Format};
+    let (a, _) = common::skp("CesiumMan.glb", None);
+    let mut clips = common::compress(&a, None);
+    let ranged = clips[0].tracks.iter_mut().flatten().find_map(|t| match t {
+        TrackData::Animated(x) if matches!(x.format, Format::RangedVector { .. }) => Some(x),
+        _ => None,
+    });
+    let track = ranged.expect("CesiumMan has a ranged vector track");
+    track.range.extent = [0.0; 3];
+    track.codes.iter_mut().for_each(|c| *c = [0; 3]);
+    let bytes = skelpack::container::to_bytes(&a.skeleton, &clips);
+    let e = Skp::open(bytes.as_slice()).unwrap_err();
+    assert!(e.to_string().contains("invalid format"), "{e}");
+    assert!(skelpack::container::from_bytes(&bytes).is_err());
+}
+
 #[test]
 fn every_single_byte_corruption_is_refused_or_decodes_finite_poses() {
     let (_, bytes) = common::skp("SimpleSkin.gltf", None);

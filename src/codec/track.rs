@@ -323,8 +323,8 @@ impl<'a> TrackEncoder<'a> {
             }
         }
         match best {
-            Some((cost, a)) if refined => TrackData::Animated(self.refined(cost, a, tolerance)),
-            Some((_, a)) => TrackData::Animated(a),
+            Some((cost, a)) if refined => flat_as_constant(self.refined(cost, a, tolerance)),
+            Some((_, a)) => flat_as_constant(a),
             None => every_key(&self.input, &self.formats),
         }
     }
@@ -499,13 +499,31 @@ fn every_key(input: &TrackInput, formats: &[Format]) -> TrackData {
         })
         .min_by(|a, b| max_distance(rot, raw, &a.3).total_cmp(&max_distance(rot, raw, &b.3)))
         .expect("at least one candidate format");
-    TrackData::Animated(Animated {
+    flat_as_constant(Animated {
         curve: Curve::new(Interpolation::Linear, rot, frames.clone(), values),
         format,
         range,
         codes,
         insert_order: frames,
     })
+}
+
+/// `a`, or the constant it decodes to where its keys would take no bits (a ranged format
+/// over a range that varies in no component, which the container refuses: such keys would
+/// cost nothing to declare). Every key of such a track decodes to the same value.
+fn flat_as_constant(a: Animated) -> TrackData {
+    let ranged = matches!(
+        a.format,
+        Format::RangedRotation { .. } | Format::RangedVector { .. }
+    );
+    if ranged && a.range.varying() == 0 {
+        TrackData::Constant {
+            value: a.curve.values[0],
+            quantized: false,
+        }
+    } else {
+        TrackData::Animated(a)
+    }
 }
 
 /// The largest distance between samples and their decoded keys.
@@ -568,5 +586,44 @@ fn range_of(input: &TrackInput, format: Format) -> Range {
             r
         }
         Format::RangedVector { .. } => Range::of(input.raw.iter().map(|v| v.truncate().to_array())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_track_whose_keys_would_take_no_bits_is_stored_as_its_constant() {
+        // Equal samples: a ranged rotation relative to them varies in no component.
+        let q = Quat::from_rotation_z(0.3);
+        let raw = vec![Vec4::from(q); 10];
+        let input = TrackInput {
+            raw: &raw,
+            mids: None,
+            rest: Vec4::from(Quat::IDENTITY),
+            is_rotation: true,
+        };
+        for t in [
+            finest_track(&input, Bits::Auto),
+            encode_track(&input, 1e-9, Method::CatmullRom, Bits::Auto),
+        ] {
+            match t {
+                TrackData::Constant { value, quantized } => {
+                    assert!(!quantized);
+                    assert!(distance(true, value, Vec4::from(q)) < 1e-6);
+                }
+                TrackData::Animated(a) => assert!(stores_bits(&a), "{:?}", a.format),
+                TrackData::Rest => panic!("the track is not at rest"),
+            }
+        }
+    }
+
+    /// Whether an animated track's keys take bits.
+    fn stores_bits(a: &Animated) -> bool {
+        matches!(
+            a.format,
+            Format::SmallestThree48 | Format::SmallestThreeWide { .. }
+        ) || a.range.varying() > 0
     }
 }
