@@ -291,8 +291,12 @@ pub fn removable_keys(
             && c.kind < 2
             && c.ticks.len() >= 3
             && c.ticks.len() < frames
-            && c.ticks.iter().all(|t| t % TICKS == 0)
-            && raw.tracks.get(c.joint).is_some();
+            && c.ticks
+                .iter()
+                .all(|t| t % TICKS == 0 && ((t / TICKS) as usize) < frames)
+            && raw.tracks.get(c.joint).is_some()
+            && angle_budget.len() > c.joint
+            && move_budget.len() > c.joint;
         if !eligible {
             continue;
         }
