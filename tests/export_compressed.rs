@@ -311,7 +311,9 @@ fn cesium_man_is_smaller_than_the_reference_optimizers() {
     let path = common::asset("CesiumMan.glb");
     let Exported { result, .. } = export(&path, "glb");
     let bytes: usize = result.animations.iter().map(|a| a.exported_bytes).sum();
-    assert!(bytes < 10_144, "{bytes} animation bytes");
+    // Issue 14: below 8,000 bytes raw (8,044 before key pruning), within the tolerance.
+    assert!(bytes < 8_000, "{bytes} animation bytes");
+    assert!(result.animations.iter().all(|a| a.worst_ratio <= 1.0));
     assert!(result.compacted);
 }
 

@@ -167,6 +167,10 @@ fn meshopt_exports_are_smaller_decode_alike_and_hold_the_tolerance() {
             stored < raw,
             "{name}: stored {stored} B not below raw {raw} B"
         );
+        if name == "CesiumMan.glb" {
+            // Issue 14: below 4,000 B stored (4,070 before the accessor order in the view).
+            assert!(stored < 4_000, "{name}: stored {stored} B");
+        }
         assert!(
             stored < sum(&r_plain, "exported_bytes"),
             "{name}: stored above the plain export"

@@ -347,7 +347,7 @@ fn worst(reports: &[ErrorReport], j: usize) -> f32 {
 /// rotation that moves some marker at or below the joint by its tolerance at the rest pose
 /// (a rotation of angle a moves a point at distance r by at most a * r; a quaternion chord
 /// is about half the rotation angle). The fit loop halves it where that is not enough.
-fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f32> {
+pub(super) fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f32> {
     let n = skeleton.len();
     let mut obj = vec![DAffine3::IDENTITY; n];
     local_to_object_f64(skeleton, &skeleton.rest_pose(), &mut obj);

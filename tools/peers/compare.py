@@ -4,6 +4,10 @@
     (cd tools/peers && npm ci)            # the pinned peers and meshoptimizer's decoder
     cargo build --release
     python3 tools/peers/compare.py [--assets ../shared/assets] [--only NAME] [--markdown]
+                                  [--skelpack-only] [--skelpack PATH]
+
+`--skelpack-only` runs skelpack's two exports and no peer (a quick loop: every asset in about a
+minute); `--skelpack PATH` judges another skelpack binary (e.g. main's, for a before / after).
 
 Every output (peer or skelpack) is judged by ../shared/tools/animeval.py against the original
 at the asset's tolerance (0.1 mm at 3 cm markers, in scene units as `skelpack inspect --json`
@@ -34,8 +38,14 @@ GLTFPACK_CC = [['-kn', '-af', '0', '-cc']] + [
 ]
 
 
-def peers():
+def peers(skelpack_only=False):
     """(label, kind, argv builder): kind 'raw' or 'stored' (byte-compressed)."""
+    if skelpack_only:
+        return [
+            ('skelpack', 'raw', lambda i, o: [SKELPACK, 'compress', i, '-o', o, '--force']),
+            ('skelpack --meshopt', 'stored',
+             lambda i, o: [SKELPACK, 'compress', i, '-o', o, '--force', '--meshopt']),
+        ]
     out = [('gltfpack -kn -af 0', 'raw', lambda i, o: [f'{BIN}/gltfpack', '-i', i, '-o', o, '-kn', '-af', '0'])]
     for args in GLTFPACK_CC:
         label = 'gltfpack ' + ' '.join(args)
@@ -95,11 +105,11 @@ def defaults(path):
     return d['tolerance'], d['marker_offset'], d['scene_units_per_metre']
 
 
-def run_asset(path, tmp):
+def run_asset(path, tmp, skelpack_only=False):
     tol, shell, per_m = defaults(path)
     stem = os.path.splitext(os.path.basename(path))[0]
     rows = []
-    for i, (label, kind, argv) in enumerate(peers()):
+    for i, (label, kind, argv) in enumerate(peers(skelpack_only)):
         out = os.path.join(tmp, f'{stem}.{i}.glb')
         r = subprocess.run(argv(path, out), capture_output=True)
         if r.returncode or not os.path.isfile(out):
@@ -135,14 +145,19 @@ def main():
     ap.add_argument('--assets', default=os.path.join(ROOT, '..', 'shared', 'assets'))
     ap.add_argument('--only', help='one asset file name')
     ap.add_argument('--markdown', action='store_true', help='print only the summary table')
+    ap.add_argument('--skelpack-only', action='store_true', help='run no peer')
+    ap.add_argument('--skelpack', help='the skelpack binary (default: this tree\'s release build)')
     args = ap.parse_args()
+    if args.skelpack:
+        global SKELPACK
+        SKELPACK = os.path.abspath(args.skelpack)
     files = sorted(f for f in os.listdir(args.assets) if f.endswith(('.glb', '.gltf')))
     if args.only:
         files = [f for f in files if f == args.only]
     summary = []
     with tempfile.TemporaryDirectory() as tmp:
         for f in files:
-            stem, tol, per_m, rows = run_asset(os.path.join(args.assets, f), tmp)
+            stem, tol, per_m, rows = run_asset(os.path.join(args.assets, f), tmp, args.skelpack_only)
             ok = within(tol)
             if not args.markdown:
                 print(f'== {f} (tolerance {mm(tol, per_m):.3f} mm)')
