@@ -127,35 +127,57 @@ impl Insertions {
     /// The fit at `tolerance` (`None` when impossible), or [`Finer`] when `tolerance` is
     /// finer than the recording reached.
     pub fn fit(&self, tolerance: f32) -> Result<Option<Fit>, Finer> {
-        let n = self.frames;
+        Ok(self.prefix(tolerance)?.map(|p| self.fit_of(p)))
+    }
+
+    /// How many of the recorded insertions the fit at `tolerance` keeps (`None` when no fit
+    /// holds it), or [`Finer`] when `tolerance` is finer than the recording reached. Equal
+    /// prefixes are equal fits ([`Insertions::fit_of`]), so a caller can key what it derives
+    /// from a fit by its prefix.
+    pub fn prefix(&self, tolerance: f32) -> Result<Option<usize>, Finer> {
         if self.floor > tolerance {
             return Ok(None);
         }
-        if n <= 2 {
-            let frames: Vec<u32> = (0..n as u32).collect();
-            return Ok((self.between_ends <= tolerance).then(|| Fit {
-                insert_order: frames.clone(),
-                frames,
-            }));
+        if self.frames <= 2 {
+            return Ok((self.between_ends <= tolerance).then_some(0));
         }
-        let mut order = vec![0, n as u32 - 1];
+        let mut inserted = 0;
         for &step in &self.steps {
             match step {
                 Step::Insert(err, _) | Step::GiveUp(err) | Step::Stop(err) if err <= tolerance => {
                     break;
                 }
-                Step::Insert(_, frame) => order.push(frame),
+                Step::Insert(..) => inserted += 1,
                 Step::GiveUp(_) => return Ok(None),
                 Step::Stop(_) | Step::Unrecorded => return Err(Finer),
                 Step::Exhausted => break,
             }
         }
+        Ok(Some(inserted))
+    }
+
+    /// The fit made of the end keys and the first `prefix` recorded insertions.
+    pub fn fit_of(&self, prefix: usize) -> Fit {
+        let n = self.frames;
+        if n <= 2 {
+            let frames: Vec<u32> = (0..n as u32).collect();
+            return Fit {
+                insert_order: frames.clone(),
+                frames,
+            };
+        }
+        let mut order = Vec::with_capacity(prefix + 2);
+        order.extend([0, n as u32 - 1]);
+        order.extend(self.steps.iter().take(prefix).map(|step| match step {
+            Step::Insert(_, frame) => *frame,
+            _ => unreachable!("a prefix holds insertions only"),
+        }));
         let mut frames = order.clone();
         frames.sort_unstable();
-        Ok(Some(Fit {
+        Fit {
             frames,
             insert_order: order,
-        }))
+        }
     }
 }
 

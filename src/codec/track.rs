@@ -209,6 +209,8 @@ struct Quantized {
     codes: Vec<Codes>,
     key_values: Vec<Vec4>,
     insertions: Vec<Option<Insertions>>,
+    /// Per interpolation, the bits of the fits already costed, by insertion prefix.
+    costs: Vec<Vec<(usize, u64)>>,
 }
 
 impl<'a> TrackEncoder<'a> {
@@ -271,9 +273,9 @@ impl<'a> TrackEncoder<'a> {
         if let Some((_, c)) = self.constants.iter().find(|(dev, _)| *dev <= tolerance) {
             return c.clone();
         }
-        let raw = self.input.raw;
-        let rot = self.input.is_rotation;
-        let mut best: Option<(u64, Animated)> = None;
+        // The cheapest candidate as (cost, format, interpolation, prefix of the recorded
+        // insertions): only the winner is built.
+        let mut best: Option<(u64, usize, usize, usize)> = None;
         // Narrowing the width first shrinks the track, then the extra keys it needs outweigh
         // the saved bits: stop once the cost has risen at two widths in a row.
         let (mut previous, mut rising) = (u64::MAX, 0);
@@ -282,31 +284,14 @@ impl<'a> TrackEncoder<'a> {
             let mut any = false;
             let mut width_best = u64::MAX;
             for (ii, &interp) in self.method.candidates().iter().enumerate() {
-                let Some(Fit {
-                    frames,
-                    insert_order,
-                }) = self.fit(fi, ii, interp, tolerance)
-                else {
+                let Some(prefix) = self.fit(fi, ii, interp, tolerance) else {
                     continue;
                 };
                 any = true;
-                let q = self.quantized[fi].as_ref().expect("quantized by fit");
-                let kept: Vec<Codes> = frames.iter().map(|&f| q.codes[f as usize]).collect();
-                let cost = animated_bits(format, &q.range, &frames, &kept, raw.len());
+                let cost = self.cost(fi, ii, prefix);
                 width_best = width_best.min(cost);
-                if best.as_ref().is_none_or(|(b, _)| cost < *b) {
-                    let values = frames.iter().map(|&f| q.key_values[f as usize]).collect();
-                    let curve = Curve::new(interp, rot, frames, values);
-                    best = Some((
-                        cost,
-                        Animated {
-                            curve,
-                            format,
-                            range: q.range,
-                            codes: kept,
-                            insert_order,
-                        },
-                    ));
+                if best.is_none_or(|(b, ..)| cost < b) {
+                    best = Some((cost, fi, ii, prefix));
                 }
             }
             let ranged = matches!(
@@ -322,10 +307,73 @@ impl<'a> TrackEncoder<'a> {
                 break;
             }
         }
-        match best {
-            Some((cost, a)) if refined => TrackData::Animated(self.refined(cost, a, tolerance)),
-            Some((_, a)) => TrackData::Animated(a),
-            None => every_key(&self.input, &self.formats),
+        let Some((cost, fi, ii, prefix)) = best else {
+            return every_key(&self.input, &self.formats);
+        };
+        let a = self.animated(fi, ii, prefix);
+        if refined {
+            TrackData::Animated(self.refined(cost, a, tolerance))
+        } else {
+            TrackData::Animated(a)
+        }
+    }
+
+    /// The keys of format `fi` with interpolation `ii` that the first `prefix` recorded
+    /// insertions leave (every frame with [`Method::None`]).
+    fn fit_of(&self, fi: usize, ii: usize, prefix: usize) -> Fit {
+        if self.method == Method::None {
+            let all: Vec<u32> = (0..self.input.raw.len() as u32).collect();
+            return Fit {
+                insert_order: all.clone(),
+                frames: all,
+            };
+        }
+        let q = self.quantized[fi].as_ref().expect("quantized by fit");
+        q.insertions[ii]
+            .as_ref()
+            .expect("recorded by fit")
+            .fit_of(prefix)
+    }
+
+    /// Bits of the candidate [`TrackEncoder::fit_of`] gives, computed once per candidate.
+    fn cost(&mut self, fi: usize, ii: usize, prefix: usize) -> u64 {
+        let known = self.quantized[fi].as_ref().expect("quantized by fit").costs[ii]
+            .iter()
+            .find(|(p, _)| *p == prefix)
+            .map(|&(_, cost)| cost);
+        if let Some(cost) = known {
+            return cost;
+        }
+        let frames = self.fit_of(fi, ii, prefix).frames;
+        let q = self.quantized[fi].as_mut().expect("quantized by fit");
+        let kept: Vec<Codes> = frames.iter().map(|&f| q.codes[f as usize]).collect();
+        let cost = animated_bits(
+            self.formats[fi],
+            &q.range,
+            &frames,
+            &kept,
+            self.input.raw.len(),
+        );
+        q.costs[ii].push((prefix, cost));
+        cost
+    }
+
+    /// The animated track of candidate `(fi, ii, prefix)` ([`TrackEncoder::fit_of`]).
+    fn animated(&self, fi: usize, ii: usize, prefix: usize) -> Animated {
+        let Fit {
+            frames,
+            insert_order,
+        } = self.fit_of(fi, ii, prefix);
+        let q = self.quantized[fi].as_ref().expect("quantized by fit");
+        let codes = frames.iter().map(|&f| q.codes[f as usize]).collect();
+        let values = frames.iter().map(|&f| q.key_values[f as usize]).collect();
+        let interp = self.method.candidates()[ii];
+        Animated {
+            curve: Curve::new(interp, self.input.is_rotation, frames, values),
+            format: self.formats[fi],
+            range: q.range,
+            codes,
+            insert_order,
         }
     }
 
@@ -365,8 +413,15 @@ impl<'a> TrackEncoder<'a> {
         }
     }
 
-    /// The fit of format `fi` with interpolation `interp` (candidate `ii`) at `tolerance`.
-    fn fit(&mut self, fi: usize, ii: usize, interp: Interpolation, tolerance: f32) -> Option<Fit> {
+    /// The fit of format `fi` with interpolation `interp` (candidate `ii`) at `tolerance`,
+    /// as the prefix of recorded insertions it keeps ([`TrackEncoder::fit_of`]).
+    fn fit(
+        &mut self,
+        fi: usize,
+        ii: usize,
+        interp: Interpolation,
+        tolerance: f32,
+    ) -> Option<usize> {
         let input = self.input;
         let format = self.formats[fi];
         let n_interp = self.method.candidates().len();
@@ -383,6 +438,7 @@ impl<'a> TrackEncoder<'a> {
                 codes,
                 key_values,
                 insertions: vec![None; n_interp],
+                costs: vec![Vec::new(); n_interp],
             }
         });
         let target = Target {
@@ -392,17 +448,16 @@ impl<'a> TrackEncoder<'a> {
             is_rotation: input.is_rotation,
         };
         if self.method == Method::None {
-            let all: Vec<u32> = (0..input.raw.len() as u32).collect();
-            return fit_all(&target, tolerance, all);
+            return fits_all(&target, tolerance).then_some(0);
         }
         let recorded = &mut q.insertions[ii];
-        if let Some(Ok(fit)) = recorded.as_ref().map(|r| r.fit(tolerance)) {
-            return fit;
+        if let Some(Ok(prefix)) = recorded.as_ref().map(|r| r.prefix(tolerance)) {
+            return prefix;
         }
         for to in [tolerance.min(self.finest), tolerance] {
             let r = recorded.insert(Insertions::record(&target, interp, to));
-            if let Ok(fit) = r.fit(tolerance) {
-                return fit;
+            if let Ok(prefix) = r.prefix(tolerance) {
+                return prefix;
             }
         }
         unreachable!("insertions recorded down to the tolerance answer it")
@@ -516,13 +571,10 @@ fn max_distance(rot: bool, raw: &[Vec4], values: &[Vec4]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-fn fit_all(target: &Target, tolerance: f32, frames: Vec<u32>) -> Option<Fit> {
-    let ok = (0..target.raw.len())
-        .all(|f| distance(target.is_rotation, target.raw[f], target.key_values[f]) <= tolerance);
-    ok.then(|| Fit {
-        insert_order: frames.clone(),
-        frames,
-    })
+/// Whether every key value is within `tolerance` of its sample.
+fn fits_all(target: &Target, tolerance: f32) -> bool {
+    (0..target.raw.len())
+        .all(|f| distance(target.is_rotation, target.raw[f], target.key_values[f]) <= tolerance)
 }
 
 fn to_quats(v: &[Vec4]) -> Vec<Quat> {
