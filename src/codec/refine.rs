@@ -17,7 +17,7 @@
 use glam::Vec4;
 
 use super::curve::Interpolation;
-use super::fit::{Deviations, Fit, Target, distance, segment, segment_error};
+use super::fit::{Fit, Target, distance, segment, segment_error_until};
 use super::predict::{SEGMENT_KEYS, best_order, predict, stored_components, width_of, zigzag};
 use super::quantize::{Codes, Format, Range, decode, encode};
 
@@ -35,7 +35,6 @@ struct Keys<'a> {
     frames: Vec<u32>,
     values: Vec<Vec4>,
     codes: Vec<Codes>,
-    dev: Deviations,
 }
 
 /// Refines `fit` (a fit of `target` at `tolerance`, with `codes` the quantized codes of
@@ -59,7 +58,6 @@ pub fn refine(
         frames: fit.frames.clone(),
         values: target.key_values.to_vec(),
         codes: codes.to_vec(),
-        dev: Deviations::new(target.is_rotation),
     };
     for _ in 0..ROUNDS {
         for i in 0..keys.frames.len() {
@@ -96,24 +94,31 @@ impl Keys<'_> {
     }
 
     /// Largest error over the segments keys `a..=b` shape, and at those keys themselves.
-    fn local_error(&mut self, a: usize, b: usize) -> f32 {
+    fn local_error(&self, a: usize, b: usize) -> f32 {
+        self.local_error_until(a, b, f32::INFINITY)
+    }
+
+    /// [`Keys::local_error`], or as soon as one point's error exceeds `limit`, that error:
+    /// enough to compare the local error with `limit`.
+    fn local_error_until(&self, a: usize, b: usize, limit: f32) -> f32 {
         let reach = self.reach();
         let lo = a.saturating_sub(1 + reach);
         let hi = (b + reach).min(self.frames.len() - 2);
-        let target = Target {
-            raw: self.raw,
-            mids: self.mids,
-            key_values: &self.values,
-            is_rotation: self.is_rotation,
-        };
+        let target = self.target();
         let mut worst = 0.0f32;
-        for s in lo..=hi {
-            let e = segment_error(&target, self.interpolation, &self.frames, s, &mut self.dev).0;
-            worst = worst.max(e);
-        }
         for &f in &self.frames[a..=b] {
             let f = f as usize;
             worst = worst.max(distance(self.is_rotation, self.raw[f], self.values[f]));
+            if worst > limit {
+                return worst;
+            }
+        }
+        for s in lo..=hi {
+            let e = segment_error_until(&target, self.interpolation, &self.frames, s, limit);
+            worst = worst.max(e);
+            if worst > limit {
+                return worst;
+            }
         }
         worst
     }
@@ -137,8 +142,7 @@ impl Keys<'_> {
             }
             self.values[f] = q;
             self.codes[f] = c;
-            let after = self.local_error(i, i);
-            if after < before {
+            if self.local_error_until(i, i, before) < before {
                 return true;
             }
         }
@@ -268,7 +272,7 @@ impl Keys<'_> {
             let f = self.frames[i] as usize;
             self.codes[f] = codes[i];
             self.values[f] = decode(self.format, &self.range, codes[i]);
-            if self.local_error(i, i) > tolerance {
+            if self.local_error_until(i, i, tolerance) > tolerance {
                 for (k, (v, code)) in (start..end).zip(saved) {
                     let f = self.frames[k] as usize;
                     self.values[f] = v;
@@ -295,7 +299,7 @@ impl Keys<'_> {
             })
             .collect();
         self.frames.remove(i);
-        if self.local_error(i - 1, i) <= tolerance {
+        if self.local_error_until(i - 1, i, tolerance) <= tolerance {
             return;
         }
         for _ in 0..ROUNDS {
@@ -305,7 +309,7 @@ impl Keys<'_> {
         let reach = self.reach();
         let a = (i - 1).saturating_sub(reach);
         let b = (i + reach).min(self.frames.len() - 1);
-        if self.local_error(a, b) <= tolerance {
+        if self.local_error_until(a, b, tolerance) <= tolerance {
             return;
         }
         for (f, v, c) in saved {
