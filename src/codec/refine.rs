@@ -37,8 +37,8 @@ struct Keys<'a> {
     codes: Vec<Codes>,
 }
 
-/// Refines `fit` (a fit of `target` at `tolerance`, with `codes` the quantized codes of
-/// every frame): returns the kept keys, and their codes and decoded values.
+/// [`nudge_keys`], then [`refine_nudged`].
+#[cfg(test)]
 pub fn refine(
     target: &Target,
     interpolation: Interpolation,
@@ -48,21 +48,63 @@ pub fn refine(
     format: Format,
     range: Range,
 ) -> (Fit, Vec<Codes>, Vec<Vec4>) {
-    let mut keys = Keys {
-        raw: target.raw,
-        mids: target.mids,
-        is_rotation: target.is_rotation,
+    let nudged = nudge_keys(target, interpolation, fit, codes, format, range);
+    refine_nudged(
+        target,
         interpolation,
+        tolerance,
+        fit,
+        codes,
         format,
         range,
-        frames: fit.frames.clone(),
-        values: target.key_values.to_vec(),
-        codes: codes.to_vec(),
-    };
+        &nudged,
+    )
+}
+
+/// Each key's value and code.
+pub type KeyValues = Vec<(Vec4, Codes)>;
+
+/// The value and code of every key of `fit` after the nudging rounds that start a
+/// refinement: they do not depend on the tolerance, so a caller refining the same fit at
+/// several tolerances nudges once ([`refine_nudged`]).
+pub fn nudge_keys(
+    target: &Target,
+    interpolation: Interpolation,
+    fit: &Fit,
+    codes: &[Codes],
+    format: Format,
+    range: Range,
+) -> KeyValues {
+    let mut keys = Keys::new(target, interpolation, fit, codes, format, range);
     for _ in 0..ROUNDS {
         for i in 0..keys.frames.len() {
             keys.nudge(i);
         }
+    }
+    keys.frames
+        .iter()
+        .map(|&f| (keys.values[f as usize], keys.codes[f as usize]))
+        .collect()
+}
+
+/// Refines `fit` (a fit of `target` at `tolerance`, with `codes` the quantized codes of
+/// every frame) from the keys [`nudge_keys`] gave for it: returns the kept keys, and their
+/// codes and decoded values.
+#[allow(clippy::too_many_arguments)]
+pub fn refine_nudged(
+    target: &Target,
+    interpolation: Interpolation,
+    tolerance: f32,
+    fit: &Fit,
+    codes: &[Codes],
+    format: Format,
+    range: Range,
+    nudged: &[(Vec4, Codes)],
+) -> (Fit, Vec<Codes>, Vec<Vec4>) {
+    let mut keys = Keys::new(target, interpolation, fit, codes, format, range);
+    for (&f, &(value, code)) in fit.frames.iter().zip(nudged) {
+        keys.values[f as usize] = value;
+        keys.codes[f as usize] = code;
     }
     for &frame in fit.insert_order.iter().skip(2) {
         keys.try_remove(frame, tolerance);
@@ -86,6 +128,30 @@ pub fn refine(
         kept_codes,
         kept_values,
     )
+}
+
+impl<'a> Keys<'a> {
+    /// `fit`'s keys at their quantized samples.
+    fn new(
+        target: &Target<'a>,
+        interpolation: Interpolation,
+        fit: &Fit,
+        codes: &[Codes],
+        format: Format,
+        range: Range,
+    ) -> Self {
+        Keys {
+            raw: target.raw,
+            mids: target.mids,
+            is_rotation: target.is_rotation,
+            interpolation,
+            format,
+            range,
+            frames: fit.frames.clone(),
+            values: target.key_values.to_vec(),
+            codes: codes.to_vec(),
+        }
+    }
 }
 
 impl Keys<'_> {

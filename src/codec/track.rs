@@ -9,7 +9,7 @@ use super::curve::{Curve, Interpolation};
 use super::fit::{Fit, Insertions, Target, distance};
 use super::predict::value_bits;
 use super::quantize::{Codes, Format, Range, choose_reference, decode, encode, relative_xyz};
-use super::refine::refine;
+use super::refine::{KeyValues, nudge_keys, refine_nudged};
 use crate::settings::{Bits, Method};
 
 /// One track's reference data.
@@ -203,6 +203,10 @@ pub struct EncoderState {
     quantized: Vec<Option<Quantized>>,
 }
 
+/// Nudged keys kept per format and interpolation (the encoder state lives as long as the
+/// app's document: this bounds it).
+const NUDGED_KEPT: usize = 8;
+
 /// One format's keys for every frame, and the fitter's insertions through them.
 struct Quantized {
     range: Range,
@@ -211,6 +215,9 @@ struct Quantized {
     insertions: Vec<Option<Insertions>>,
     /// Per interpolation, the bits of the fits already costed, by insertion prefix.
     costs: Vec<Vec<(usize, u64)>>,
+    /// Per interpolation, the keys of the fits refined last after their nudging rounds
+    /// ([`nudge_keys`]), by insertion prefix: at most [`NUDGED_KEPT`].
+    nudged: Vec<Vec<(usize, KeyValues)>>,
 }
 
 impl<'a> TrackEncoder<'a> {
@@ -263,7 +270,7 @@ impl<'a> TrackEncoder<'a> {
         self.encode_with(tolerance, false)
     }
 
-    /// Encodes the track at `tolerance` with refined key values ([`refine`]) where that
+    /// Encodes the track at `tolerance` with refined key values ([`refine_nudged`]) where that
     /// saves bits: fewer keys, each within the tolerance, but values off the samples.
     pub fn encode_refined(&mut self, tolerance: f32) -> TrackData {
         self.encode_with(tolerance, true)
@@ -312,7 +319,7 @@ impl<'a> TrackEncoder<'a> {
         };
         let a = self.animated(fi, ii, prefix);
         if refined {
-            TrackData::Animated(self.refined(cost, a, tolerance))
+            TrackData::Animated(self.refined(cost, a, tolerance, (fi, ii, prefix)))
         } else {
             TrackData::Animated(a)
         }
@@ -377,35 +384,60 @@ impl<'a> TrackEncoder<'a> {
         }
     }
 
-    /// `a` (costing `cost` bits) with refined keys ([`refine`]) when that is smaller.
-    fn refined(&self, cost: u64, a: Animated, tolerance: f32) -> Animated {
-        let fi = self.formats.iter().position(|f| *f == a.format);
-        let Some(q) = fi.and_then(|fi| self.quantized[fi].as_ref()) else {
-            return a;
-        };
+    /// `a` (costing `cost` bits), candidate `(fi, ii, prefix)`, with refined keys
+    /// ([`refine_nudged`]) when that is smaller.
+    fn refined(
+        &mut self,
+        cost: u64,
+        a: Animated,
+        tolerance: f32,
+        (fi, ii, prefix): (usize, usize, usize),
+    ) -> Animated {
         if self.method == Method::None {
             return a;
         }
-        let target = Target {
-            raw: self.input.raw,
-            mids: self.input.mids,
-            key_values: &q.key_values,
-            is_rotation: self.input.is_rotation,
-        };
         let fit = Fit {
             frames: a.curve.frames.clone(),
             insert_order: a.insert_order.clone(),
         };
-        let (format, range) = (a.format, q.range);
-        let interp = a.curve.interpolation;
-        let (fit, codes, values) =
-            refine(&target, interp, tolerance, &fit, &q.codes, format, range);
-        let refined_cost = animated_bits(format, &range, &fit.frames, &codes, self.input.raw.len());
+        let (format, interp) = (a.format, a.curve.interpolation);
+        let input = self.input;
+        let q = self.quantized[fi].as_mut().expect("quantized by fit");
+        let target = Target {
+            raw: input.raw,
+            mids: input.mids,
+            key_values: &q.key_values,
+            is_rotation: input.is_rotation,
+        };
+        let nudged = &mut q.nudged[ii];
+        let at = match nudged.iter().position(|(p, _)| *p == prefix) {
+            Some(at) => at,
+            None => {
+                if nudged.len() == NUDGED_KEPT {
+                    nudged.remove(0);
+                }
+                let keys = nudge_keys(&target, interp, &fit, &q.codes, format, q.range);
+                nudged.push((prefix, keys));
+                nudged.len() - 1
+            }
+        };
+        let range = q.range;
+        let (fit, codes, values) = refine_nudged(
+            &target,
+            interp,
+            tolerance,
+            &fit,
+            &q.codes,
+            format,
+            range,
+            &nudged[at].1,
+        );
+        let refined_cost = animated_bits(format, &range, &fit.frames, &codes, input.raw.len());
         if refined_cost >= cost {
             return a;
         }
         Animated {
-            curve: Curve::new(interp, self.input.is_rotation, fit.frames, values),
+            curve: Curve::new(interp, input.is_rotation, fit.frames, values),
             format,
             range,
             codes,
@@ -439,6 +471,7 @@ impl<'a> TrackEncoder<'a> {
                 key_values,
                 insertions: vec![None; n_interp],
                 costs: vec![Vec::new(); n_interp],
+                nudged: vec![Vec::new(); n_interp],
             }
         });
         let target = Target {
