@@ -164,6 +164,40 @@ impl Keys<'_> {
         self.local_error_until(a, b, f32::INFINITY)
     }
 
+    /// The segments [`Keys::local_error`] covers for keys `a..=b`.
+    fn covered(&self, a: usize, b: usize) -> (usize, usize) {
+        let reach = self.reach();
+        (
+            a.saturating_sub(1 + reach),
+            (b + reach).min(self.frames.len() - 2),
+        )
+    }
+
+    /// The local errors around keys `k` and `k + 1`: of both, and of each.
+    fn around(&self, k: usize) -> Around {
+        let (lo, hi) = self.covered(k, k + 1);
+        let target = self.target();
+        let mut segments = [0.0f32; 5];
+        for s in lo..=hi {
+            segments[s - lo] =
+                segment_error_until(&target, self.interpolation, &self.frames, s, f32::INFINITY);
+        }
+        let key = |k: usize| {
+            let f = self.frames[k] as usize;
+            distance(self.is_rotation, self.raw[f], self.values[f])
+        };
+        let local = |a: usize| {
+            let (l, h) = self.covered(a, a);
+            segments[l - lo..=h - lo]
+                .iter()
+                .fold(key(a), |m, &e| m.max(e))
+        };
+        Around {
+            first: local(k),
+            second: local(k + 1),
+        }
+    }
+
     /// [`Keys::local_error`], or as soon as one point's error exceeds `limit`, that error:
     /// enough to compare the local error with `limit`.
     fn local_error_until(&self, a: usize, b: usize, limit: f32) -> f32 {
@@ -193,6 +227,11 @@ impl Keys<'_> {
     /// around the key drops. Returns whether it was kept.
     fn nudge(&mut self, i: usize) -> bool {
         let before = self.local_error(i, i);
+        self.nudge_from(i, before)
+    }
+
+    /// [`Keys::nudge`], given the local error around key `i` (`local_error(i, i)`).
+    fn nudge_from(&mut self, i: usize, before: f32) -> bool {
         let f = self.frames[i] as usize;
         let step = self.step(i);
         let (old_value, old_codes) = (self.values[f], self.codes[f]);
@@ -357,20 +396,26 @@ impl Keys<'_> {
         let Ok(i) = self.frames.binary_search(&frame) else {
             return;
         };
-        let saved: Vec<(usize, Vec4, Codes)> = [i - 1, i + 1]
-            .iter()
-            .map(|&k| {
-                let f = self.frames[k] as usize;
-                (f, self.values[f], self.codes[f])
-            })
-            .collect();
+        let saved = [i - 1, i + 1].map(|k| {
+            let f = self.frames[k] as usize;
+            (f, self.values[f], self.codes[f])
+        });
         self.frames.remove(i);
-        if self.local_error_until(i - 1, i, tolerance) <= tolerance {
+        let around = self.around(i - 1);
+        if around.both() <= tolerance {
             return;
         }
-        for _ in 0..ROUNDS {
-            self.nudge(i - 1);
-            self.nudge(i);
+        for round in 0..ROUNDS {
+            // The first round starts from the errors just measured (its second nudge only
+            // when the first changed nothing).
+            if round > 0 {
+                self.nudge(i - 1);
+                self.nudge(i);
+            } else if self.nudge_from(i - 1, around.first()) {
+                self.nudge(i);
+            } else {
+                self.nudge_from(i, around.second());
+            }
         }
         let reach = self.reach();
         let a = (i - 1).saturating_sub(reach);
@@ -383,6 +428,29 @@ impl Keys<'_> {
             self.codes[f] = c;
         }
         self.frames.insert(i, frame);
+    }
+}
+
+/// [`Keys::local_error`] around two neighbouring keys, each on its own.
+struct Around {
+    first: f32,
+    second: f32,
+}
+
+impl Around {
+    /// `local_error(k, k + 1)`.
+    fn both(&self) -> f32 {
+        self.first.max(self.second)
+    }
+
+    /// `local_error(k, k)`.
+    fn first(&self) -> f32 {
+        self.first
+    }
+
+    /// `local_error(k + 1, k + 1)`.
+    fn second(&self) -> f32 {
+        self.second
     }
 }
 
