@@ -124,6 +124,12 @@ impl Insertions {
         }
     }
 
+    /// The largest deviation of the key values themselves from the samples: no fit holds
+    /// a tolerance below it.
+    pub fn floor(&self) -> f32 {
+        self.floor
+    }
+
     /// The fit at `tolerance` (`None` when impossible), or [`Finer`] when `tolerance` is
     /// finer than the recording reached.
     pub fn fit(&self, tolerance: f32) -> Result<Option<Fit>, Finer> {

@@ -487,13 +487,20 @@ impl<'a> TrackEncoder<'a> {
         if let Some(Ok(prefix)) = recorded.as_ref().map(|r| r.prefix(tolerance)) {
             return prefix;
         }
-        for to in [tolerance.min(self.finest), tolerance] {
-            let r = recorded.insert(Insertions::record(&target, interp, to));
-            if let Ok(prefix) = r.prefix(tolerance) {
-                return prefix;
-            }
+        let r = recorded.insert(Insertions::record(
+            &target,
+            interp,
+            tolerance.min(self.finest),
+        ));
+        if let Ok(prefix) = r.prefix(tolerance) {
+            return prefix;
         }
-        unreachable!("insertions recorded down to the tolerance answer it")
+        // The key values miss the finest tolerance: record down to where they miss, which
+        // answers every tolerance this fit can hold.
+        let floor = r.floor();
+        let r = recorded.insert(Insertions::record(&target, interp, floor));
+        r.prefix(tolerance)
+            .expect("insertions recorded down to the floor answer a tolerance above it")
     }
 }
 
