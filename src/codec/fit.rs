@@ -124,38 +124,66 @@ impl Insertions {
         }
     }
 
+    /// The largest deviation of the key values themselves from the samples: no fit holds
+    /// a tolerance below it.
+    pub fn floor(&self) -> f32 {
+        self.floor
+    }
+
     /// The fit at `tolerance` (`None` when impossible), or [`Finer`] when `tolerance` is
     /// finer than the recording reached.
     pub fn fit(&self, tolerance: f32) -> Result<Option<Fit>, Finer> {
-        let n = self.frames;
+        Ok(self.prefix(tolerance)?.map(|p| self.fit_of(p)))
+    }
+
+    /// How many of the recorded insertions the fit at `tolerance` keeps (`None` when no fit
+    /// holds it), or [`Finer`] when `tolerance` is finer than the recording reached. Equal
+    /// prefixes are equal fits ([`Insertions::fit_of`]), so a caller can key what it derives
+    /// from a fit by its prefix.
+    pub fn prefix(&self, tolerance: f32) -> Result<Option<usize>, Finer> {
         if self.floor > tolerance {
             return Ok(None);
         }
-        if n <= 2 {
-            let frames: Vec<u32> = (0..n as u32).collect();
-            return Ok((self.between_ends <= tolerance).then(|| Fit {
-                insert_order: frames.clone(),
-                frames,
-            }));
+        if self.frames <= 2 {
+            return Ok((self.between_ends <= tolerance).then_some(0));
         }
-        let mut order = vec![0, n as u32 - 1];
+        let mut inserted = 0;
         for &step in &self.steps {
             match step {
                 Step::Insert(err, _) | Step::GiveUp(err) | Step::Stop(err) if err <= tolerance => {
                     break;
                 }
-                Step::Insert(_, frame) => order.push(frame),
+                Step::Insert(..) => inserted += 1,
                 Step::GiveUp(_) => return Ok(None),
                 Step::Stop(_) | Step::Unrecorded => return Err(Finer),
                 Step::Exhausted => break,
             }
         }
+        Ok(Some(inserted))
+    }
+
+    /// The fit made of the end keys and the first `prefix` recorded insertions.
+    pub fn fit_of(&self, prefix: usize) -> Fit {
+        let n = self.frames;
+        if n <= 2 {
+            let frames: Vec<u32> = (0..n as u32).collect();
+            return Fit {
+                insert_order: frames.clone(),
+                frames,
+            };
+        }
+        let mut order = Vec::with_capacity(prefix + 2);
+        order.extend([0, n as u32 - 1]);
+        order.extend(self.steps.iter().take(prefix).map(|step| match step {
+            Step::Insert(_, frame) => *frame,
+            _ => unreachable!("a prefix holds insertions only"),
+        }));
         let mut frames = order.clone();
         frames.sort_unstable();
-        Ok(Some(Fit {
+        Fit {
             frames,
             insert_order: order,
-        }))
+        }
     }
 }
 
@@ -249,6 +277,102 @@ pub(super) fn segment_error(
         }
     }
     dev.worst(k0 as f32)
+}
+
+/// The largest error strictly inside segment `s` (and at its midpoints), as
+/// [`segment_error`] gives it, or, as soon as one point's error exceeds `limit`, that error
+/// instead: enough to compare the segment's error with `limit`, without the work of the
+/// points after it. The largest [`distance`] is the distance of the largest square (the
+/// root and `asin` never decrease), so only the largest square is kept.
+pub(super) fn segment_error_until(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+    limit: f32,
+) -> f32 {
+    let (k0, k1) = (keys[s], keys[s + 1]);
+    let curve = segment(target, interpolation, keys, s);
+    let rot = target.is_rotation;
+    let beyond = Beyond::new(rot, limit);
+    let mut largest = 0.0f32;
+    let mut point = |reference: Vec4, x: f32| {
+        let d = squared_distance(rot, reference, curve.eval(x));
+        largest = largest.max(d);
+        beyond.exceeds(d)
+    };
+    for f in k0 + 1..k1 {
+        if let Some(e) = point(target.raw[f as usize], f as f32) {
+            return e;
+        }
+    }
+    if let Some(mids) = target.mids {
+        for f in k0..k1 {
+            if let Some(e) = point(mids[f as usize], f as f32 + 0.5) {
+                return e;
+            }
+        }
+    }
+    distance_of_squared(rot, largest)
+}
+
+/// The square [`distance`] is taken of: the squared chord for rotations.
+#[inline]
+fn squared_distance(is_rotation: bool, reference: Vec4, value: Vec4) -> f32 {
+    if is_rotation {
+        quat_chord_squared(Quat::from_vec4(reference), Quat::from_vec4(value))
+    } else {
+        (reference - value).truncate().length_squared()
+    }
+}
+
+/// [`distance`] from its square ([`squared_distance`]).
+#[inline]
+fn distance_of_squared(is_rotation: bool, d: f32) -> f32 {
+    if is_rotation {
+        angle_of_chord_squared(d)
+    } else {
+        d.sqrt()
+    }
+}
+
+/// Finds squares whose [`distance`] exceeds a limit: only squares above the limit's own
+/// square (less 0.1%, far beyond the rounding of `sqrtf`, `sinf` and `asinf`) are taken the
+/// root of, and the answer is always the exact comparison.
+struct Beyond {
+    is_rotation: bool,
+    limit: f32,
+    square: f32,
+}
+
+impl Beyond {
+    fn new(is_rotation: bool, limit: f32) -> Self {
+        let square = if limit.is_nan() || limit < 0.0 {
+            0.0
+        } else if !is_rotation {
+            limit * limit * 0.999
+        } else if limit < 2.0 * std::f32::consts::PI {
+            let chord = 2.0 * (limit * 0.25).sin();
+            chord * chord * 0.999
+        } else {
+            f32::INFINITY
+        };
+        Self {
+            is_rotation,
+            limit,
+            square,
+        }
+    }
+
+    /// The distance of square `d` when it exceeds the limit.
+    #[inline]
+    fn exceeds(&self, d: f32) -> Option<f32> {
+        if d < self.square {
+            return None;
+        }
+        let e = distance_of_squared(self.is_rotation, d);
+        (e > self.limit).then_some(e)
+    }
 }
 
 /// Distances of points from their reference values, collected to find the largest

@@ -17,7 +17,7 @@
 use glam::Vec4;
 
 use super::curve::Interpolation;
-use super::fit::{Deviations, Fit, Target, distance, segment, segment_error};
+use super::fit::{Fit, Target, distance, segment, segment_error_until};
 use super::predict::{SEGMENT_KEYS, best_order, predict, stored_components, width_of, zigzag};
 use super::quantize::{Codes, Format, Range, decode, encode};
 
@@ -35,11 +35,10 @@ struct Keys<'a> {
     frames: Vec<u32>,
     values: Vec<Vec4>,
     codes: Vec<Codes>,
-    dev: Deviations,
 }
 
-/// Refines `fit` (a fit of `target` at `tolerance`, with `codes` the quantized codes of
-/// every frame): returns the kept keys, and their codes and decoded values.
+/// [`nudge_keys`], then [`refine_nudged`].
+#[cfg(test)]
 pub fn refine(
     target: &Target,
     interpolation: Interpolation,
@@ -49,22 +48,63 @@ pub fn refine(
     format: Format,
     range: Range,
 ) -> (Fit, Vec<Codes>, Vec<Vec4>) {
-    let mut keys = Keys {
-        raw: target.raw,
-        mids: target.mids,
-        is_rotation: target.is_rotation,
+    let nudged = nudge_keys(target, interpolation, fit, codes, format, range);
+    refine_nudged(
+        target,
         interpolation,
+        tolerance,
+        fit,
+        codes,
         format,
         range,
-        frames: fit.frames.clone(),
-        values: target.key_values.to_vec(),
-        codes: codes.to_vec(),
-        dev: Deviations::new(target.is_rotation),
-    };
+        &nudged,
+    )
+}
+
+/// Each key's value and code.
+pub type KeyValues = Vec<(Vec4, Codes)>;
+
+/// The value and code of every key of `fit` after the nudging rounds that start a
+/// refinement: they do not depend on the tolerance, so a caller refining the same fit at
+/// several tolerances nudges once ([`refine_nudged`]).
+pub fn nudge_keys(
+    target: &Target,
+    interpolation: Interpolation,
+    fit: &Fit,
+    codes: &[Codes],
+    format: Format,
+    range: Range,
+) -> KeyValues {
+    let mut keys = Keys::new(target, interpolation, fit, codes, format, range);
     for _ in 0..ROUNDS {
         for i in 0..keys.frames.len() {
             keys.nudge(i);
         }
+    }
+    keys.frames
+        .iter()
+        .map(|&f| (keys.values[f as usize], keys.codes[f as usize]))
+        .collect()
+}
+
+/// Refines `fit` (a fit of `target` at `tolerance`, with `codes` the quantized codes of
+/// every frame) from the keys [`nudge_keys`] gave for it: returns the kept keys, and their
+/// codes and decoded values.
+#[allow(clippy::too_many_arguments)]
+pub fn refine_nudged(
+    target: &Target,
+    interpolation: Interpolation,
+    tolerance: f32,
+    fit: &Fit,
+    codes: &[Codes],
+    format: Format,
+    range: Range,
+    nudged: &[(Vec4, Codes)],
+) -> (Fit, Vec<Codes>, Vec<Vec4>) {
+    let mut keys = Keys::new(target, interpolation, fit, codes, format, range);
+    for (&f, &(value, code)) in fit.frames.iter().zip(nudged) {
+        keys.values[f as usize] = value;
+        keys.codes[f as usize] = code;
     }
     for &frame in fit.insert_order.iter().skip(2) {
         keys.try_remove(frame, tolerance);
@@ -90,30 +130,95 @@ pub fn refine(
     )
 }
 
+impl<'a> Keys<'a> {
+    /// `fit`'s keys at their quantized samples.
+    fn new(
+        target: &Target<'a>,
+        interpolation: Interpolation,
+        fit: &Fit,
+        codes: &[Codes],
+        format: Format,
+        range: Range,
+    ) -> Self {
+        Keys {
+            raw: target.raw,
+            mids: target.mids,
+            is_rotation: target.is_rotation,
+            interpolation,
+            format,
+            range,
+            frames: fit.frames.clone(),
+            values: target.key_values.to_vec(),
+            codes: codes.to_vec(),
+        }
+    }
+}
+
 impl Keys<'_> {
     fn reach(&self) -> usize {
         usize::from(self.interpolation == Interpolation::CatmullRom)
     }
 
     /// Largest error over the segments keys `a..=b` shape, and at those keys themselves.
-    fn local_error(&mut self, a: usize, b: usize) -> f32 {
+    fn local_error(&self, a: usize, b: usize) -> f32 {
+        self.local_error_until(a, b, f32::INFINITY)
+    }
+
+    /// The segments [`Keys::local_error`] covers for keys `a..=b`.
+    fn covered(&self, a: usize, b: usize) -> (usize, usize) {
+        let reach = self.reach();
+        (
+            a.saturating_sub(1 + reach),
+            (b + reach).min(self.frames.len() - 2),
+        )
+    }
+
+    /// The local errors around keys `k` and `k + 1`: of both, and of each.
+    fn around(&self, k: usize) -> Around {
+        let (lo, hi) = self.covered(k, k + 1);
+        let target = self.target();
+        let mut segments = [0.0f32; 5];
+        for s in lo..=hi {
+            segments[s - lo] =
+                segment_error_until(&target, self.interpolation, &self.frames, s, f32::INFINITY);
+        }
+        let key = |k: usize| {
+            let f = self.frames[k] as usize;
+            distance(self.is_rotation, self.raw[f], self.values[f])
+        };
+        let local = |a: usize| {
+            let (l, h) = self.covered(a, a);
+            segments[l - lo..=h - lo]
+                .iter()
+                .fold(key(a), |m, &e| m.max(e))
+        };
+        Around {
+            first: local(k),
+            second: local(k + 1),
+        }
+    }
+
+    /// [`Keys::local_error`], or as soon as one point's error exceeds `limit`, that error:
+    /// enough to compare the local error with `limit`.
+    fn local_error_until(&self, a: usize, b: usize, limit: f32) -> f32 {
         let reach = self.reach();
         let lo = a.saturating_sub(1 + reach);
         let hi = (b + reach).min(self.frames.len() - 2);
-        let target = Target {
-            raw: self.raw,
-            mids: self.mids,
-            key_values: &self.values,
-            is_rotation: self.is_rotation,
-        };
+        let target = self.target();
         let mut worst = 0.0f32;
-        for s in lo..=hi {
-            let e = segment_error(&target, self.interpolation, &self.frames, s, &mut self.dev).0;
-            worst = worst.max(e);
-        }
         for &f in &self.frames[a..=b] {
             let f = f as usize;
             worst = worst.max(distance(self.is_rotation, self.raw[f], self.values[f]));
+            if worst > limit {
+                return worst;
+            }
+        }
+        for s in lo..=hi {
+            let e = segment_error_until(&target, self.interpolation, &self.frames, s, limit);
+            worst = worst.max(e);
+            if worst > limit {
+                return worst;
+            }
         }
         worst
     }
@@ -122,6 +227,11 @@ impl Keys<'_> {
     /// around the key drops. Returns whether it was kept.
     fn nudge(&mut self, i: usize) -> bool {
         let before = self.local_error(i, i);
+        self.nudge_from(i, before)
+    }
+
+    /// [`Keys::nudge`], given the local error around key `i` (`local_error(i, i)`).
+    fn nudge_from(&mut self, i: usize, before: f32) -> bool {
         let f = self.frames[i] as usize;
         let step = self.step(i);
         let (old_value, old_codes) = (self.values[f], self.codes[f]);
@@ -137,8 +247,7 @@ impl Keys<'_> {
             }
             self.values[f] = q;
             self.codes[f] = c;
-            let after = self.local_error(i, i);
-            if after < before {
+            if self.local_error_until(i, i, before) < before {
                 return true;
             }
         }
@@ -268,7 +377,7 @@ impl Keys<'_> {
             let f = self.frames[i] as usize;
             self.codes[f] = codes[i];
             self.values[f] = decode(self.format, &self.range, codes[i]);
-            if self.local_error(i, i) > tolerance {
+            if self.local_error_until(i, i, tolerance) > tolerance {
                 for (k, (v, code)) in (start..end).zip(saved) {
                     let f = self.frames[k] as usize;
                     self.values[f] = v;
@@ -287,25 +396,31 @@ impl Keys<'_> {
         let Ok(i) = self.frames.binary_search(&frame) else {
             return;
         };
-        let saved: Vec<(usize, Vec4, Codes)> = [i - 1, i + 1]
-            .iter()
-            .map(|&k| {
-                let f = self.frames[k] as usize;
-                (f, self.values[f], self.codes[f])
-            })
-            .collect();
+        let saved = [i - 1, i + 1].map(|k| {
+            let f = self.frames[k] as usize;
+            (f, self.values[f], self.codes[f])
+        });
         self.frames.remove(i);
-        if self.local_error(i - 1, i) <= tolerance {
+        let around = self.around(i - 1);
+        if around.both() <= tolerance {
             return;
         }
-        for _ in 0..ROUNDS {
-            self.nudge(i - 1);
-            self.nudge(i);
+        for round in 0..ROUNDS {
+            // The first round starts from the errors just measured (its second nudge only
+            // when the first changed nothing).
+            if round > 0 {
+                self.nudge(i - 1);
+                self.nudge(i);
+            } else if self.nudge_from(i - 1, around.first()) {
+                self.nudge(i);
+            } else {
+                self.nudge_from(i, around.second());
+            }
         }
         let reach = self.reach();
         let a = (i - 1).saturating_sub(reach);
         let b = (i + reach).min(self.frames.len() - 1);
-        if self.local_error(a, b) <= tolerance {
+        if self.local_error_until(a, b, tolerance) <= tolerance {
             return;
         }
         for (f, v, c) in saved {
@@ -313,6 +428,29 @@ impl Keys<'_> {
             self.codes[f] = c;
         }
         self.frames.insert(i, frame);
+    }
+}
+
+/// [`Keys::local_error`] around two neighbouring keys, each on its own.
+struct Around {
+    first: f32,
+    second: f32,
+}
+
+impl Around {
+    /// `local_error(k, k + 1)`.
+    fn both(&self) -> f32 {
+        self.first.max(self.second)
+    }
+
+    /// `local_error(k, k)`.
+    fn first(&self) -> f32 {
+        self.first
+    }
+
+    /// `local_error(k + 1, k + 1)`.
+    fn second(&self) -> f32 {
+        self.second
     }
 }
 

@@ -9,7 +9,7 @@ use super::curve::{Curve, Interpolation};
 use super::fit::{Fit, Insertions, Target, distance};
 use super::predict::value_bits;
 use super::quantize::{Codes, Format, Range, choose_reference, decode, encode, relative_xyz};
-use super::refine::refine;
+use super::refine::{KeyValues, nudge_keys, refine_nudged};
 use crate::settings::{Bits, Method};
 
 /// One track's reference data.
@@ -203,12 +203,21 @@ pub struct EncoderState {
     quantized: Vec<Option<Quantized>>,
 }
 
+/// Nudged keys kept per format and interpolation (the encoder state lives as long as the
+/// app's document: this bounds it).
+const NUDGED_KEPT: usize = 8;
+
 /// One format's keys for every frame, and the fitter's insertions through them.
 struct Quantized {
     range: Range,
     codes: Vec<Codes>,
     key_values: Vec<Vec4>,
     insertions: Vec<Option<Insertions>>,
+    /// Per interpolation, the bits of the fits already costed, by insertion prefix.
+    costs: Vec<Vec<(usize, u64)>>,
+    /// Per interpolation, the keys of the fits refined last after their nudging rounds
+    /// ([`nudge_keys`]), by insertion prefix: at most [`NUDGED_KEPT`].
+    nudged: Vec<Vec<(usize, KeyValues)>>,
 }
 
 impl<'a> TrackEncoder<'a> {
@@ -261,7 +270,7 @@ impl<'a> TrackEncoder<'a> {
         self.encode_with(tolerance, false)
     }
 
-    /// Encodes the track at `tolerance` with refined key values ([`refine`]) where that
+    /// Encodes the track at `tolerance` with refined key values ([`refine_nudged`]) where that
     /// saves bits: fewer keys, each within the tolerance, but values off the samples.
     pub fn encode_refined(&mut self, tolerance: f32) -> TrackData {
         self.encode_with(tolerance, true)
@@ -271,9 +280,9 @@ impl<'a> TrackEncoder<'a> {
         if let Some((_, c)) = self.constants.iter().find(|(dev, _)| *dev <= tolerance) {
             return c.clone();
         }
-        let raw = self.input.raw;
-        let rot = self.input.is_rotation;
-        let mut best: Option<(u64, Animated)> = None;
+        // The cheapest candidate as (cost, format, interpolation, prefix of the recorded
+        // insertions): only the winner is built.
+        let mut best: Option<(u64, usize, usize, usize)> = None;
         // Narrowing the width first shrinks the track, then the extra keys it needs outweigh
         // the saved bits: stop once the cost has risen at two widths in a row.
         let (mut previous, mut rising) = (u64::MAX, 0);
@@ -282,31 +291,14 @@ impl<'a> TrackEncoder<'a> {
             let mut any = false;
             let mut width_best = u64::MAX;
             for (ii, &interp) in self.method.candidates().iter().enumerate() {
-                let Some(Fit {
-                    frames,
-                    insert_order,
-                }) = self.fit(fi, ii, interp, tolerance)
-                else {
+                let Some(prefix) = self.fit(fi, ii, interp, tolerance) else {
                     continue;
                 };
                 any = true;
-                let q = self.quantized[fi].as_ref().expect("quantized by fit");
-                let kept: Vec<Codes> = frames.iter().map(|&f| q.codes[f as usize]).collect();
-                let cost = animated_bits(format, &q.range, &frames, &kept, raw.len());
+                let cost = self.cost(fi, ii, prefix);
                 width_best = width_best.min(cost);
-                if best.as_ref().is_none_or(|(b, _)| cost < *b) {
-                    let values = frames.iter().map(|&f| q.key_values[f as usize]).collect();
-                    let curve = Curve::new(interp, rot, frames, values);
-                    best = Some((
-                        cost,
-                        Animated {
-                            curve,
-                            format,
-                            range: q.range,
-                            codes: kept,
-                            insert_order,
-                        },
-                    ));
+                if best.is_none_or(|(b, ..)| cost < b) {
+                    best = Some((cost, fi, ii, prefix));
                 }
             }
             let ranged = matches!(
@@ -322,42 +314,130 @@ impl<'a> TrackEncoder<'a> {
                 break;
             }
         }
-        match best {
-            Some((cost, a)) if refined => flat_as_constant(self.refined(cost, a, tolerance)),
-            Some((_, a)) => flat_as_constant(a),
-            None => every_key(&self.input, &self.formats),
+        let Some((cost, fi, ii, prefix)) = best else {
+            return every_key(&self.input, &self.formats);
+        };
+        let a = self.animated(fi, ii, prefix);
+        if refined {
+            flat_as_constant(self.refined(cost, a, tolerance, (fi, ii, prefix)))
+        } else {
+            flat_as_constant(a)
         }
     }
 
-    /// `a` (costing `cost` bits) with refined keys ([`refine`]) when that is smaller.
-    fn refined(&self, cost: u64, a: Animated, tolerance: f32) -> Animated {
-        let fi = self.formats.iter().position(|f| *f == a.format);
-        let Some(q) = fi.and_then(|fi| self.quantized[fi].as_ref()) else {
-            return a;
-        };
+    /// The keys of format `fi` with interpolation `ii` that the first `prefix` recorded
+    /// insertions leave (every frame with [`Method::None`]).
+    fn fit_of(&self, fi: usize, ii: usize, prefix: usize) -> Fit {
+        if self.method == Method::None {
+            let all: Vec<u32> = (0..self.input.raw.len() as u32).collect();
+            return Fit {
+                insert_order: all.clone(),
+                frames: all,
+            };
+        }
+        let q = self.quantized[fi].as_ref().expect("quantized by fit");
+        q.insertions[ii]
+            .as_ref()
+            .expect("recorded by fit")
+            .fit_of(prefix)
+    }
+
+    /// Bits of the candidate [`TrackEncoder::fit_of`] gives, computed once per candidate.
+    fn cost(&mut self, fi: usize, ii: usize, prefix: usize) -> u64 {
+        let known = self.quantized[fi].as_ref().expect("quantized by fit").costs[ii]
+            .iter()
+            .find(|(p, _)| *p == prefix)
+            .map(|&(_, cost)| cost);
+        if let Some(cost) = known {
+            return cost;
+        }
+        let frames = self.fit_of(fi, ii, prefix).frames;
+        let q = self.quantized[fi].as_mut().expect("quantized by fit");
+        let kept: Vec<Codes> = frames.iter().map(|&f| q.codes[f as usize]).collect();
+        let cost = animated_bits(
+            self.formats[fi],
+            &q.range,
+            &frames,
+            &kept,
+            self.input.raw.len(),
+        );
+        q.costs[ii].push((prefix, cost));
+        cost
+    }
+
+    /// The animated track of candidate `(fi, ii, prefix)` ([`TrackEncoder::fit_of`]).
+    fn animated(&self, fi: usize, ii: usize, prefix: usize) -> Animated {
+        let Fit {
+            frames,
+            insert_order,
+        } = self.fit_of(fi, ii, prefix);
+        let q = self.quantized[fi].as_ref().expect("quantized by fit");
+        let codes = frames.iter().map(|&f| q.codes[f as usize]).collect();
+        let values = frames.iter().map(|&f| q.key_values[f as usize]).collect();
+        let interp = self.method.candidates()[ii];
+        Animated {
+            curve: Curve::new(interp, self.input.is_rotation, frames, values),
+            format: self.formats[fi],
+            range: q.range,
+            codes,
+            insert_order,
+        }
+    }
+
+    /// `a` (costing `cost` bits), candidate `(fi, ii, prefix)`, with refined keys
+    /// ([`refine_nudged`]) when that is smaller.
+    fn refined(
+        &mut self,
+        cost: u64,
+        a: Animated,
+        tolerance: f32,
+        (fi, ii, prefix): (usize, usize, usize),
+    ) -> Animated {
         if self.method == Method::None {
             return a;
         }
-        let target = Target {
-            raw: self.input.raw,
-            mids: self.input.mids,
-            key_values: &q.key_values,
-            is_rotation: self.input.is_rotation,
-        };
         let fit = Fit {
             frames: a.curve.frames.clone(),
             insert_order: a.insert_order.clone(),
         };
-        let (format, range) = (a.format, q.range);
-        let interp = a.curve.interpolation;
-        let (fit, codes, values) =
-            refine(&target, interp, tolerance, &fit, &q.codes, format, range);
-        let refined_cost = animated_bits(format, &range, &fit.frames, &codes, self.input.raw.len());
+        let (format, interp) = (a.format, a.curve.interpolation);
+        let input = self.input;
+        let q = self.quantized[fi].as_mut().expect("quantized by fit");
+        let target = Target {
+            raw: input.raw,
+            mids: input.mids,
+            key_values: &q.key_values,
+            is_rotation: input.is_rotation,
+        };
+        let nudged = &mut q.nudged[ii];
+        let at = match nudged.iter().position(|(p, _)| *p == prefix) {
+            Some(at) => at,
+            None => {
+                if nudged.len() == NUDGED_KEPT {
+                    nudged.remove(0);
+                }
+                let keys = nudge_keys(&target, interp, &fit, &q.codes, format, q.range);
+                nudged.push((prefix, keys));
+                nudged.len() - 1
+            }
+        };
+        let range = q.range;
+        let (fit, codes, values) = refine_nudged(
+            &target,
+            interp,
+            tolerance,
+            &fit,
+            &q.codes,
+            format,
+            range,
+            &nudged[at].1,
+        );
+        let refined_cost = animated_bits(format, &range, &fit.frames, &codes, input.raw.len());
         if refined_cost >= cost {
             return a;
         }
         Animated {
-            curve: Curve::new(interp, self.input.is_rotation, fit.frames, values),
+            curve: Curve::new(interp, input.is_rotation, fit.frames, values),
             format,
             range,
             codes,
@@ -365,8 +445,15 @@ impl<'a> TrackEncoder<'a> {
         }
     }
 
-    /// The fit of format `fi` with interpolation `interp` (candidate `ii`) at `tolerance`.
-    fn fit(&mut self, fi: usize, ii: usize, interp: Interpolation, tolerance: f32) -> Option<Fit> {
+    /// The fit of format `fi` with interpolation `interp` (candidate `ii`) at `tolerance`,
+    /// as the prefix of recorded insertions it keeps ([`TrackEncoder::fit_of`]).
+    fn fit(
+        &mut self,
+        fi: usize,
+        ii: usize,
+        interp: Interpolation,
+        tolerance: f32,
+    ) -> Option<usize> {
         let input = self.input;
         let format = self.formats[fi];
         let n_interp = self.method.candidates().len();
@@ -383,6 +470,8 @@ impl<'a> TrackEncoder<'a> {
                 codes,
                 key_values,
                 insertions: vec![None; n_interp],
+                costs: vec![Vec::new(); n_interp],
+                nudged: vec![Vec::new(); n_interp],
             }
         });
         let target = Target {
@@ -392,20 +481,26 @@ impl<'a> TrackEncoder<'a> {
             is_rotation: input.is_rotation,
         };
         if self.method == Method::None {
-            let all: Vec<u32> = (0..input.raw.len() as u32).collect();
-            return fit_all(&target, tolerance, all);
+            return fits_all(&target, tolerance).then_some(0);
         }
         let recorded = &mut q.insertions[ii];
-        if let Some(Ok(fit)) = recorded.as_ref().map(|r| r.fit(tolerance)) {
-            return fit;
+        if let Some(Ok(prefix)) = recorded.as_ref().map(|r| r.prefix(tolerance)) {
+            return prefix;
         }
-        for to in [tolerance.min(self.finest), tolerance] {
-            let r = recorded.insert(Insertions::record(&target, interp, to));
-            if let Ok(fit) = r.fit(tolerance) {
-                return fit;
-            }
+        let r = recorded.insert(Insertions::record(
+            &target,
+            interp,
+            tolerance.min(self.finest),
+        ));
+        if let Ok(prefix) = r.prefix(tolerance) {
+            return prefix;
         }
-        unreachable!("insertions recorded down to the tolerance answer it")
+        // The key values miss the finest tolerance: record down to where they miss, which
+        // answers every tolerance this fit can hold.
+        let floor = r.floor();
+        let r = recorded.insert(Insertions::record(&target, interp, floor));
+        r.prefix(tolerance)
+            .expect("insertions recorded down to the floor answer a tolerance above it")
     }
 }
 
@@ -534,13 +629,10 @@ fn max_distance(rot: bool, raw: &[Vec4], values: &[Vec4]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-fn fit_all(target: &Target, tolerance: f32, frames: Vec<u32>) -> Option<Fit> {
-    let ok = (0..target.raw.len())
-        .all(|f| distance(target.is_rotation, target.raw[f], target.key_values[f]) <= tolerance);
-    ok.then(|| Fit {
-        insert_order: frames.clone(),
-        frames,
-    })
+/// Whether every key value is within `tolerance` of its sample.
+fn fits_all(target: &Target, tolerance: f32) -> bool {
+    (0..target.raw.len())
+        .all(|f| distance(target.is_rotation, target.raw[f], target.key_values[f]) <= tolerance)
 }
 
 fn to_quats(v: &[Vec4]) -> Vec<Quat> {
