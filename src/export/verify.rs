@@ -6,7 +6,8 @@
 use glam::{DAffine3, Quat, Vec4};
 
 use super::channels::{Channel, Played, Player, Rule, Storage};
-use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
+use super::remeasure::Remeasure;
+use crate::metric::{JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 use crate::settings::Resolved;
 
@@ -83,12 +84,15 @@ pub fn fit_players(
             c.storage = Storage::Short;
         }
     }
-    let mut reports = measure_rules(
+    // Each later measurement recomputes only the joints below the channels that changed.
+    let mut errors = Remeasure::new(
         channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
     );
+    // Per rule, each joint's largest error (the reports are built once, at the end).
+    let mut joint_max = errors.joint_max();
     for _ in 0..MAX_ROUNDS {
         let over: Vec<usize> = (0..skeleton.len())
-            .filter(|&j| limits.evaluated[j] && worst(&reports, j) > allowed[j])
+            .filter(|&j| limits.evaluated[j] && worst(&joint_max, j) > allowed[j])
             .collect();
         if over.is_empty() {
             break;
@@ -100,7 +104,7 @@ pub fn fit_players(
                 rules
                     .iter()
                     .position(|&x| x == r)
-                    .map_or(0.0, |i| reports[i].joint_max[j])
+                    .map_or(0.0, |i| joint_max[i][j])
             };
             let mut fixed = false;
             if nlerp
@@ -133,15 +137,22 @@ pub fn fit_players(
         if !changed {
             break;
         }
-        reports = measure_rules(
-            channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
-        );
+        errors.update(channels);
+        joint_max = errors.joint_max();
     }
     if quat {
-        reports = fit_quat_filter(
-            channels, skeleton, &reference, &rest, rate, frames, &limits, rules, &allowed, reports,
+        fit_quat_filter(
+            channels,
+            skeleton,
+            &mut errors,
+            rate,
+            &limits,
+            &allowed,
+            &joint_max,
         );
     }
+    errors.update(channels);
+    let reports = errors.reports();
     let max = reports
         .iter()
         .map(|e| e.samples.max.max(e.midpoints.map_or(0.0, |m| m.max)))
@@ -185,27 +196,25 @@ fn quat_bits_by_lever(skeleton: &Skeleton, limits: &JointLimits) -> Vec<u8> {
 
 /// `--meshopt` exports: SHORT rotations become what the QUATERNION filter decodes to, at as
 /// few bits as keep every joint within its limit under every rule (chains over their limit
-/// get more bits, then plain SHORT). Returns the final reports.
+/// get more bits, then plain SHORT). `before` is each rule's joint maxima before; when no
+/// choice holds, the channels are left as they were.
 #[allow(clippy::too_many_arguments)]
 fn fit_quat_filter(
     channels: &mut [Channel],
     skeleton: &Skeleton,
-    reference: &Reference,
-    rest: &[Transform],
+    errors: &mut Remeasure,
     rate: f32,
-    frames: usize,
     limits: &JointLimits,
-    rules: &[Rule],
     allowed: &[f32],
-    before: Vec<ErrorReport>,
-) -> Vec<ErrorReport> {
+    before: &[Vec<f32>],
+) {
     let was: Vec<Storage> = channels.iter().map(|c| c.storage).collect();
     let over_before: Vec<bool> = (0..skeleton.len())
-        .map(|j| worst(&before, j) > allowed[j])
+        .map(|j| worst(before, j) > allowed[j])
         .collect();
-    let over = |reports: &[ErrorReport]| -> Vec<usize> {
+    let over = |joint_max: &[Vec<f32>]| -> Vec<usize> {
         (0..skeleton.len())
-            .filter(|&j| limits.evaluated[j] && !over_before[j] && worst(reports, j) > allowed[j])
+            .filter(|&j| limits.evaluated[j] && !over_before[j] && worst(joint_max, j) > allowed[j])
             .collect()
     };
     // Bits by lever: a joint whose farthest marker below is far (relative to its
@@ -213,12 +222,9 @@ fn fit_quat_filter(
     let own = quat_bits_by_lever(skeleton, limits);
     let filtered = |c: &Channel| c.interp == super::channels::Interp::Linear;
     let shifted = |j: usize, extra: i32| (i32::from(own[j]) + extra).clamp(QUAT_MIN, 16) as u8;
-    let measure_over = |channels: &[Channel]| {
-        let reports = measure_rules(
-            channels, skeleton, reference, rest, rate, frames, limits, rules,
-        );
-        let o = over(&reports);
-        (reports, o)
+    let measure_over = |errors: &mut Remeasure, channels: &[Channel]| {
+        errors.update(channels);
+        over(&errors.joint_max())
     };
     let set_bits = |channels: &mut [Channel], bits: &dyn Fn(usize) -> u8| {
         for (c, w) in channels.iter_mut().zip(&was) {
@@ -228,11 +234,11 @@ fn fit_quat_filter(
         }
     };
     // Chains over their limit raised a step at a time (then SHORT) until none is over.
-    let settle = |channels: &mut [Channel]| -> Option<Vec<ErrorReport>> {
+    let settle = |errors: &mut Remeasure, channels: &mut [Channel]| -> bool {
         for _ in 0..=(16 - QUAT_MIN) as usize + 2 {
-            let (reports, over) = measure_over(channels);
+            let over = measure_over(errors, channels);
             if over.is_empty() {
-                return Some(reports);
+                return true;
             }
             for c in channels.iter_mut() {
                 if let Storage::Quat(b) = c.storage
@@ -248,7 +254,7 @@ fn fit_quat_filter(
                 }
             }
         }
-        None
+        false
     };
     // (a) The fewest bits by lever at which every joint holds, or only the joints that do
     // not hold at the most bits are over (bisection over the shift: the error grows as bits
@@ -256,12 +262,11 @@ fn fit_quat_filter(
     // The one that stores smaller wins.
     let (mut lo, mut hi) = (*QUAT_EXTRA.start(), *QUAT_EXTRA.end());
     set_bits(channels, &|j| shifted(j, hi));
-    let stubborn = measure_over(channels).1;
+    let stubborn = measure_over(errors, channels);
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         set_bits(channels, &|j| shifted(j, mid));
-        if measure_over(channels)
-            .1
+        if measure_over(errors, channels)
             .iter()
             .all(|j| stubborn.contains(j))
         {
@@ -272,19 +277,25 @@ fn fit_quat_filter(
     }
     set_bits(channels, &|j| shifted(j, hi));
     set_bits(channels, &|j| shifted(j, hi));
-    let by_lever = settle(channels).map(|r| (r, channels.to_vec()));
+    let by_lever = settle(errors, channels).then(|| channels.to_vec());
     set_bits(channels, &|_| QUAT_START);
-    let uniform = settle(channels).map(|r| (r, channels.to_vec()));
+    let uniform = settle(errors, channels).then(|| channels.to_vec());
     let best = [by_lever, uniform]
         .into_iter()
         .flatten()
-        .min_by_key(|(_, c)| super::layout::stored_bytes(c, rate));
-    if let Some((mut reports, settled)) = best {
+        .min_by_key(|c| super::layout::stored_bytes(c, rate));
+    if let Some(settled) = best {
         channels.clone_from_slice(&settled);
         // Then channels down a bit at a time while everything holds, leaves first, in
         // rounds (a round lowers each channel at most once) until none goes lower.
         let mut order: Vec<usize> = (0..channels.len()).collect();
         order.sort_by_key(|&i| std::cmp::Reverse(skeleton.depth_of(channels[i].joint)));
+        // Each step re-measures only the lowered channel's subtree (every other joint
+        // keeps its error, within its limit), stopping at the first joint over.
+        let counts: Vec<bool> = (0..skeleton.len())
+            .map(|j| limits.evaluated[j] && !over_before[j])
+            .collect();
+        errors.update(channels);
         let mut budget = QUAT_DESCENT_MEASURES;
         let mut stuck = vec![false; channels.len()];
         while budget > 0 && stuck.iter().any(|s| !s) {
@@ -299,48 +310,23 @@ fn fit_quat_filter(
                 }
                 budget -= 1;
                 channels[i].storage = Storage::Quat(b - 1);
-                let (r, o) = measure_over(channels);
-                if o.is_empty() {
-                    reports = r;
-                } else {
+                if !errors.apply_if_holds(i, channels, allowed, &counts) {
                     channels[i].storage = Storage::Quat(b);
                     stuck[i] = true;
                 }
             }
         }
-        return reports;
+        return;
     }
     // Did not settle: the SHORT layout that was verified.
     for (c, s) in channels.iter_mut().zip(was) {
         c.storage = s;
     }
-    before
 }
 
-/// One error report per rule.
-#[allow(clippy::too_many_arguments)]
-fn measure_rules(
-    channels: &[Channel],
-    skeleton: &Skeleton,
-    reference: &Reference,
-    rest: &[Transform],
-    rate: f32,
-    frames: usize,
-    limits: &JointLimits,
-    rules: &[Rule],
-) -> Vec<ErrorReport> {
-    rules
-        .iter()
-        .map(|&rule| {
-            let played = Played::with_rule(rest, channels, rate, frames, rule);
-            measure(skeleton, reference, &played, limits, true)
-        })
-        .collect()
-}
-
-/// Joint `j`'s largest error over the rules.
-fn worst(reports: &[ErrorReport], j: usize) -> f32 {
-    reports.iter().map(|e| e.joint_max[j]).fold(0.0, f32::max)
+/// Joint `j`'s largest error over the rules (`joint_max`: per rule, per joint).
+fn worst(joint_max: &[Vec<f32>], j: usize) -> f32 {
+    joint_max.iter().map(|m| m[j]).fold(0.0, f32::max)
 }
 
 /// Per joint, the quaternion chord by which nlerp may leave slerp's path: half of the

@@ -1,0 +1,464 @@
+//! Re-measuring a clip after one channel changed: the poses and errors of the last accepted
+//! channels are kept per rule and per point (samples, then the inner points between them),
+//! and a change to one channel recomputes only its joint's subtree, the other joints' errors
+//! being those of the last measurement. The arithmetic is the same as
+//! [`crate::metric::measure`] on a [`Played`] clip, so verdicts and reports are identical.
+
+use glam::{DAffine3, Quat, Vec4};
+
+use super::channels::{Channel, Interp, Rule, tick_frame};
+use crate::metric::{ErrorReport, JointLimits, Reference, joint_error};
+use crate::model::{Skeleton, Transform};
+
+/// The accepted state under one rule: per point (frame-major, `points * joints`), local
+/// poses, object poses and errors.
+struct RuleState {
+    rule: Rule,
+    local: Vec<Transform>,
+    obj: Vec<DAffine3>,
+    errors: Vec<f32>,
+}
+
+/// Errors of a clip's channels under every rule of a player, updated a channel at a time.
+pub(super) struct Remeasure<'a> {
+    skeleton: &'a Skeleton,
+    reference: &'a Reference,
+    limits: &'a JointLimits,
+    rate: f32,
+    frames: usize,
+    /// Frame position of each point: the samples, then the inner points by interval.
+    points: Vec<f32>,
+    /// Per joint, itself and every joint below it, in index order (parents first).
+    subtrees: Vec<Vec<usize>>,
+    states: Vec<RuleState>,
+    /// The channels the accepted state measures.
+    accepted: Vec<Channel>,
+    /// Object poses and errors of the subtree being measured, per rule, point and subtree
+    /// joint.
+    pending_obj: Vec<DAffine3>,
+    pending_errors: Vec<f32>,
+}
+
+impl<'a> Remeasure<'a> {
+    /// Measures `channels` under each of `rules` as [`crate::metric::measure`] does, at
+    /// the reference's samples and inner points.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        channels: &[Channel],
+        skeleton: &'a Skeleton,
+        reference: &'a Reference,
+        rest: &[Transform],
+        rate: f32,
+        frames: usize,
+        limits: &'a JointLimits,
+        rules: &[Rule],
+    ) -> Self {
+        let n = skeleton.len();
+        let points = point_positions(reference);
+        let subtrees = (0..n)
+            .map(|j| {
+                (j..n)
+                    .filter(|&k| skeleton.is_ancestor_or_self(j, k))
+                    .collect()
+            })
+            .collect();
+        // The rest pose, then every channel applied as if it had changed.
+        let states = rules
+            .iter()
+            .map(|&rule| RuleState {
+                rule,
+                local: rest.repeat(points.len()),
+                obj: vec![DAffine3::IDENTITY; points.len() * n],
+                errors: vec![0.0; points.len() * n],
+            })
+            .collect();
+        let mut me = Self {
+            skeleton,
+            reference,
+            limits,
+            rate,
+            frames,
+            points,
+            subtrees,
+            states,
+            accepted: channels.to_vec(),
+            pending_obj: Vec::new(),
+            pending_errors: Vec::new(),
+        };
+        let stored: Vec<Channel> = channels.iter().map(|c| c.as_stored(rate)).collect();
+        me.remeasure(&stored, &vec![true; n]);
+        me
+    }
+
+    /// Joint `j`'s error at point `p` for its object pose `obj` (0 where not evaluated).
+    fn error(&self, p: usize, j: usize, obj: &DAffine3) -> f32 {
+        if !self.limits.evaluated[j] {
+            return 0.0;
+        }
+        let n = self.reference.joints;
+        let f = self.reference.frames;
+        let refs = if p < f {
+            &self.reference.at_samples[p * n..(p + 1) * n]
+        } else {
+            &self.reference.at_midpoints[(p - f) * n..(p - f + 1) * n]
+        };
+        joint_error(&refs[j], obj, self.limits.local_marker(j))
+    }
+
+    /// Measures `channels` (the accepted ones with every channel that differs changed),
+    /// recomputing only the subtrees of the changed channels' joints, and makes that the
+    /// accepted state.
+    pub fn update(&mut self, channels: &[Channel]) {
+        assert_eq!(
+            channels.len(),
+            self.accepted.len(),
+            "channels added or removed"
+        );
+        let n = self.skeleton.len();
+        let changed: Vec<usize> = (0..channels.len())
+            .filter(|&i| channels[i] != self.accepted[i])
+            .collect();
+        if changed.is_empty() {
+            return;
+        }
+        let mut dirty = vec![false; n];
+        for &i in &changed {
+            for &k in &self.subtrees[channels[i].joint] {
+                dirty[k] = true;
+            }
+        }
+        let stored: Vec<Channel> = changed
+            .iter()
+            .map(|&i| channels[i].as_stored(self.rate))
+            .collect();
+        self.remeasure(&stored, &dirty);
+        for &i in &changed {
+            self.accepted[i] = channels[i].clone();
+        }
+    }
+
+    /// Under every rule at every point: the components `stored` (channels as stored)
+    /// drive, then the object poses and errors of the `dirty` joints (parents first).
+    fn remeasure(&mut self, stored: &[Channel], dirty: &[bool]) {
+        let n = self.skeleton.len();
+        let rules: Vec<Rule> = self.states.iter().map(|s| s.rule).collect();
+        let mut values = vec![Vec4::ZERO; rules.len()];
+        for p in 0..self.points.len() {
+            let f = self.clamped(p);
+            for c in stored {
+                sample_rules(c, f, &rules, &mut values);
+                for (state, &v) in self.states.iter_mut().zip(&values) {
+                    set_component(&mut state.local[p * n + c.joint], c.kind, v);
+                }
+            }
+            for s in 0..self.states.len() {
+                self.compose(s, p, dirty);
+            }
+        }
+    }
+
+    /// Under rule `s` at point `p`: the object poses and errors of the `dirty` joints.
+    fn compose(&mut self, s: usize, p: usize, dirty: &[bool]) {
+        let n = self.skeleton.len();
+        let state = &mut self.states[s];
+        for k in (0..n).filter(|&k| dirty[k]) {
+            let m = state.local[p * n + k].to_daffine();
+            state.obj[p * n + k] = match self.skeleton.joints[k].parent {
+                Some(q) => state.obj[p * n + q] * m,
+                None => m,
+            };
+        }
+        for k in (0..n).filter(|&k| dirty[k]) {
+            let e = self.error(p, k, &self.states[s].obj[p * n + k]);
+            self.states[s].errors[p * n + k] = e;
+        }
+    }
+
+    /// Measures the accepted channels with channel `i` replaced by `channels[i]`,
+    /// recomputing only its joint's subtree, and makes that the accepted state when it
+    /// holds. It does not hold as soon as a joint of the subtree with `counts[joint]` goes
+    /// over `allowed[joint]` under some rule (the joints outside it keep their accepted
+    /// errors, within their limits); then nothing changes.
+    pub fn apply_if_holds(
+        &mut self,
+        i: usize,
+        channels: &[Channel],
+        allowed: &[f32],
+        counts: &[bool],
+    ) -> bool {
+        let channel = &channels[i];
+        let stored = channel.as_stored(self.rate);
+        let sub = std::mem::take(&mut self.subtrees[channel.joint]);
+        let holds = self.measure_subtree(&stored, &sub, allowed, counts);
+        if holds {
+            self.commit(&stored, &sub);
+            self.accepted[i] = channel.clone();
+        }
+        self.subtrees[channel.joint] = sub;
+        holds
+    }
+
+    /// Object poses and errors of subtree `sub` (of `stored`'s joint) into the pending
+    /// buffers, per rule and point; false at the first joint over its limit.
+    fn measure_subtree(
+        &mut self,
+        stored: &Channel,
+        sub: &[usize],
+        allowed: &[f32],
+        counts: &[bool],
+    ) -> bool {
+        let n = self.skeleton.len();
+        let joint = stored.joint;
+        // Each joint's parent by its position in `sub` (the root of `sub` excepted).
+        let parent_at: Vec<usize> = sub
+            .iter()
+            .map(|&k| match self.skeleton.joints[k].parent {
+                Some(q) if k != joint => sub.binary_search(&q).expect("parent in subtree"),
+                _ => usize::MAX,
+            })
+            .collect();
+        let size = self.points.len() * sub.len();
+        self.pending_obj
+            .resize(size * self.states.len(), DAffine3::IDENTITY);
+        self.pending_errors.resize(size * self.states.len(), 0.0);
+        let mut worst = vec![0.0f32; sub.len()];
+        for s in 0..self.states.len() {
+            for p in 0..self.points.len() {
+                let state = &self.states[s];
+                let mut local = state.local[p * n + joint];
+                let v = stored.sample_as(self.clamped(p), state.rule);
+                set_component(&mut local, stored.kind, v);
+                let base = s * size + p * sub.len();
+                for (i, &k) in sub.iter().enumerate() {
+                    let obj = if i == 0 {
+                        let m = local.to_daffine();
+                        match self.skeleton.joints[k].parent {
+                            Some(q) => state.obj[p * n + q] * m,
+                            None => m,
+                        }
+                    } else {
+                        self.pending_obj[base + parent_at[i]] * state.local[p * n + k].to_daffine()
+                    };
+                    let e = self.error(p, k, &obj);
+                    self.pending_obj[base + i] = obj;
+                    self.pending_errors[base + i] = e;
+                    worst[i] = worst[i].max(e);
+                    if counts[k] && worst[i] > allowed[k] {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Point `p`'s frame as [`Played`] clamps it.
+    fn clamped(&self, p: usize) -> f32 {
+        self.points[p].clamp(0.0, self.frames.saturating_sub(1) as f32)
+    }
+
+    /// Makes the pending poses and errors of subtree `sub` (of `stored`'s joint) the
+    /// accepted state.
+    fn commit(&mut self, stored: &Channel, sub: &[usize]) {
+        let n = self.skeleton.len();
+        let size = self.points.len() * sub.len();
+        for s in 0..self.states.len() {
+            for p in 0..self.points.len() {
+                let f = self.clamped(p);
+                let state = &mut self.states[s];
+                let v = stored.sample_as(f, state.rule);
+                set_component(&mut state.local[p * n + stored.joint], stored.kind, v);
+                let base = s * size + p * sub.len();
+                for (i, &k) in sub.iter().enumerate() {
+                    state.obj[p * n + k] = self.pending_obj[base + i];
+                    state.errors[p * n + k] = self.pending_errors[base + i];
+                }
+            }
+        }
+    }
+
+    /// Per rule, each joint's largest error over every point of the accepted state (the
+    /// reports' `joint_max`, without building them).
+    pub fn joint_max(&self) -> Vec<Vec<f32>> {
+        let n = self.skeleton.len();
+        self.states
+            .iter()
+            .map(|state| {
+                let mut max = vec![0.0f32; n];
+                for row in state.errors.chunks_exact(n.max(1)) {
+                    for (m, &e) in max.iter_mut().zip(row) {
+                        *m = m.max(e);
+                    }
+                }
+                max
+            })
+            .collect()
+    }
+
+    /// The accepted state's reports, one per rule, as [`crate::metric::measure`] builds
+    /// them.
+    pub fn reports(&self) -> Vec<ErrorReport> {
+        let n = self.skeleton.len();
+        let frames = self.reference.frames;
+        let inner = self.reference.inner;
+        self.states
+            .iter()
+            .map(|state| {
+                let samples = state.errors[..frames * n].to_vec();
+                let m = frames.saturating_sub(1);
+                let mut mids = vec![0.0f32; m * n];
+                for f in 0..m {
+                    for k in 0..inner {
+                        let at = (frames + f * inner + k) * n;
+                        let point = &state.errors[at..at + n];
+                        for (dst, &v) in mids[f * n..(f + 1) * n].iter_mut().zip(point) {
+                            *dst = dst.max(v);
+                        }
+                    }
+                }
+                ErrorReport::new(n, frames, samples, Some(mids), self.limits)
+            })
+            .collect()
+    }
+}
+
+/// Sets the component of `local` a channel of `kind` drives to its sampled value `v`, as
+/// [`super::channels::Played`] does.
+fn set_component(local: &mut Transform, kind: usize, v: Vec4) {
+    match kind {
+        0 => local.translation = v.truncate(),
+        1 => local.rotation = Quat::from_vec4(v),
+        _ => local.scale = v.truncate(),
+    }
+}
+
+/// `stored`'s value at frame `f` under each of `rules` (as [`Channel::sample_as`]), into
+/// `out`. Translation and scale do not depend on the rule; slerp and raw keys differ only
+/// at keys and outside them, so between keys the slerp is computed once for both.
+fn sample_rules(stored: &Channel, f: f32, rules: &[Rule], out: &mut [Vec4]) {
+    if !stored.is_rotation() {
+        out.fill(stored.sample(f));
+        return;
+    }
+    let shared = slerp_is_raw(stored, f);
+    let mut slerp = None;
+    for (o, &rule) in out.iter_mut().zip(rules) {
+        *o = match rule {
+            Rule::Slerp | Rule::Raw if shared => {
+                *slerp.get_or_insert_with(|| stored.sample_as(f, Rule::Slerp))
+            }
+            _ => stored.sample_as(f, rule),
+        };
+    }
+}
+
+/// Whether a LINEAR rotation channel's slerp and raw-key values at `f` are the same
+/// computation: strictly between its first and last keys and at no key (where
+/// [`Channel::sample_as`] slerps rather than returning a key).
+fn slerp_is_raw(c: &Channel, f: f32) -> bool {
+    let (Some(&first), Some(&last)) = (c.ticks.first(), c.ticks.last()) else {
+        return false;
+    };
+    c.interp == Interp::Linear
+        && c.ticks.len() > 1
+        && f > tick_frame(first)
+        && f < tick_frame(last)
+        && c.ticks
+            .binary_search_by(|&k| tick_frame(k).total_cmp(&f))
+            .is_err()
+}
+
+/// The frame positions [`crate::metric::measure`] evaluates: every sample, then per
+/// interval its inner points.
+fn point_positions(reference: &Reference) -> Vec<f32> {
+    let inner = reference.inner;
+    let mut points: Vec<f32> = (0..reference.frames).map(|f| f as f32).collect();
+    for f in 0..reference.frames.saturating_sub(1) {
+        for k in 0..inner {
+            points.push(f as f32 + (k + 1) as f32 / (inner + 1) as f32);
+        }
+    }
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::channels::{Played, Storage, TICKS};
+    use crate::metric::measure;
+    use crate::model::{Clip, Joint};
+    use glam::Vec3;
+
+    fn chain() -> Skeleton {
+        let at = |x: f32| Transform::new(Vec3::new(x, 0.0, 0.0), Quat::IDENTITY, Vec3::ONE);
+        Skeleton::new(vec![
+            Joint::new("a", None, at(0.0)),
+            Joint::new("b", Some(0), at(1.0)),
+            Joint::new("c", Some(1), at(1.0)),
+            Joint::new("d", Some(0), at(0.5)),
+        ])
+        .unwrap()
+    }
+
+    fn rotation(joint: usize, angle: f32) -> Channel {
+        let values = (0..3)
+            .map(|i| Vec4::from(Quat::from_rotation_z(angle * i as f32)))
+            .collect();
+        Channel {
+            joint,
+            kind: 1,
+            interp: Interp::Linear,
+            ticks: vec![0, 4 * TICKS, 8 * TICKS],
+            values,
+            tangents: vec![],
+            storage: Storage::Quat(12),
+            held_end: false,
+        }
+    }
+
+    /// Every rule's full measurement, as the verifier made it before.
+    fn measured(s: &Skeleton, r: &Reference, cs: &[Channel], l: &JointLimits) -> Vec<Vec<f32>> {
+        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        [Rule::Slerp, Rule::Nlerp, Rule::Raw]
+            .iter()
+            .map(|&rule| {
+                let played = Played::with_rule(&rest, cs, 30.0, 9, rule);
+                let e = measure(s, r, &played, l, true);
+                assert!(e.midpoints.is_some());
+                e.joint_max
+            })
+            .collect()
+    }
+
+    #[test]
+    fn partial_measurements_equal_whole_ones() {
+        let s = chain();
+        let mut clip = Clip::rest("c", &s, 30.0, 9);
+        for f in 0..9 {
+            clip.tracks[1].rotations[f] = Quat::from_rotation_z(f as f32 * 0.05);
+            clip.tracks[3].rotations[f] = Quat::from_rotation_y(f as f32 * 0.02);
+        }
+        let r = Reference::with_inner_points(&s, &clip, 9, 3);
+        let l = JointLimits::uniform(&s, 0.03, 1e-4);
+        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let rules = [Rule::Slerp, Rule::Nlerp, Rule::Raw];
+        let mut cs = vec![rotation(1, 0.2), rotation(3, 0.08)];
+        let mut m = Remeasure::new(&cs, &s, &r, &rest, 30.0, 9, &l, &rules);
+        assert_eq!(m.joint_max(), measured(&s, &r, &cs, &l));
+        cs[0].storage = Storage::Quat(7);
+        m.update(&cs);
+        assert_eq!(m.joint_max(), measured(&s, &r, &cs, &l));
+        let joint_max = |m: &Remeasure| -> Vec<Vec<f32>> {
+            m.reports().into_iter().map(|e| e.joint_max).collect()
+        };
+        assert_eq!(joint_max(&m), measured(&s, &r, &cs, &l));
+        // A change that holds is applied; one over a limit leaves everything as it was.
+        cs[1].storage = Storage::Quat(9);
+        assert!(m.apply_if_holds(1, &cs, &[f32::INFINITY; 4], &[true; 4]));
+        assert_eq!(m.joint_max(), measured(&s, &r, &cs, &l));
+        let before = m.joint_max();
+        cs[0].storage = Storage::Quat(4);
+        assert!(!m.apply_if_holds(0, &cs, &[0.0; 4], &[true; 4]));
+        assert_eq!(m.joint_max(), before);
+    }
+}
