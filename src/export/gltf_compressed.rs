@@ -176,7 +176,7 @@ pub struct GltfClip {
     /// The tolerance scale the codec ran at (1 = the user's tolerance).
     pub tolerance_factor: f32,
     /// What the layout choice minimized (see [`Self::cost`]).
-    cost: usize,
+    pub(super) cost: usize,
 }
 
 impl GltfClip {
@@ -318,7 +318,7 @@ impl GltfClip {
 /// storage where it holds; with meshopt, translations first rounded to a power-of-two step
 /// well inside the tolerance, in the parent's space: its scale divides the step). Returns
 /// the largest error and the worst error / tolerance ratio.
-fn fit_layout(
+pub(super) fn fit_layout(
     channels: &mut [Channel],
     skeleton: &Skeleton,
     raw: &crate::model::Clip,
@@ -328,13 +328,8 @@ fn fit_layout(
     splits: Splits,
 ) -> (f32, f32) {
     if options.meshopt.is_some() {
-        let step: Vec<f32> = settings
-            .limits
-            .tolerance
-            .iter()
-            .zip(super::verify::parent_scales(skeleton))
-            .map(|(t, s)| t * TRANSLATION_STEP / s.max(f32::MIN_POSITIVE))
-            .collect();
+        let step =
+            super::verify::tolerance_in_parent_space(skeleton, &settings.limits, TRANSLATION_STEP);
         super::layout::round_translations(channels, &step);
     }
     super::verify::fit_players(
@@ -348,106 +343,6 @@ fn fit_layout(
         splits,
         options.meshopt.is_some(),
     )
-}
-
-/// Most verifications [`GltfClip::prune_keys`] spends on one clip.
-const PRUNE_FITS: usize = 12;
-
-impl GltfClip {
-    /// A removable key by its channels and its time (stable while other keys go).
-    fn key_id(&self, r: &super::layout::Removable) -> (Vec<usize>, u32) {
-        (r.group.clone(), self.channels[r.group[0]].ticks[r.key])
-    }
-
-    /// Drops keys the verifier's slack allows: interior keys of channels keyed on their own
-    /// frames (channels sharing key times together, so they keep sharing one time accessor),
-    /// the keys whose neighbours' segment stays closest to the source first, in batches
-    /// (halved when the batch does not hold). A result is kept only when every rule of the
-    /// player still holds within the tolerance and it costs less (raw or stored bytes).
-    pub fn prune_keys(
-        &mut self,
-        skeleton: &Skeleton,
-        raw: &crate::model::Clip,
-        settings: &Resolved,
-        options: &GltfOptions,
-    ) {
-        if self.worst_ratio > 1.0 {
-            return;
-        }
-        let limits = &settings.limits;
-        // `initial_chords` is a quarter of the angle that moves the farthest marker below by
-        // the whole tolerance.
-        let angle_budget: Vec<f32> = super::verify::initial_chords(skeleton, limits)
-            .into_iter()
-            .map(|c| 4.0 * c)
-            .collect();
-        let move_budget: Vec<f32> = limits
-            .tolerance
-            .iter()
-            .zip(super::verify::parent_scales(skeleton))
-            .map(|(t, s)| t / s.max(f32::MIN_POSITIVE))
-            .collect();
-        let consecutive = |cs: &[Channel]| {
-            cs.iter()
-                .any(|c| c.ticks.windows(2).any(|w| w[1] == w[0] + TICKS))
-        };
-        let had_consecutive = consecutive(&self.channels);
-        let rate = self.compressed.sample_rate;
-        let cost = |c: &[Channel]| match options.meshopt {
-            Some(_) => super::layout::stored_bytes(c, rate),
-            None => super::layout::bytes(c),
-        };
-        let mut batch = usize::MAX;
-        let mut fits = 0;
-        // Keys that did not hold on their own (by channel group and time).
-        let mut failed: Vec<(Vec<usize>, u32)> = Vec::new();
-        while fits < PRUNE_FITS {
-            let all =
-                super::layout::removable_keys(&self.channels, raw, &angle_budget, &move_budget);
-            // One key of any two neighbours in a group (each was scored against its
-            // neighbours), and only keys whose segment stays within the joint's budget.
-            let mut picked: Vec<&super::layout::Removable> = Vec::new();
-            for r in all
-                .iter()
-                .filter(|r| r.score < 1.0 && !failed.contains(&self.key_id(r)))
-            {
-                if !picked
-                    .iter()
-                    .any(|p| p.group == r.group && p.key.abs_diff(r.key) <= 1)
-                {
-                    picked.push(r);
-                }
-            }
-            if picked.is_empty() {
-                break;
-            }
-            let n = batch.min(picked.len());
-            let mut candidate = super::layout::without_keys(&self.channels, &picked[..n]);
-            let holds = !had_consecutive || consecutive(&candidate);
-            let result = holds.then(|| {
-                fits += 1;
-                fit_layout(
-                    &mut candidate,
-                    skeleton,
-                    raw,
-                    &self.compressed,
-                    settings,
-                    options,
-                    Splits::WhereOver,
-                )
-            });
-            let c = cost(&candidate);
-            match result {
-                Some((e, r)) if r <= 1.0 && c < self.cost => {
-                    (self.channels, self.max_error, self.worst_ratio, self.cost) =
-                        (candidate, e, r, c);
-                    batch = n.saturating_mul(2);
-                }
-                _ if n > 1 => batch = n / 2,
-                _ => failed.push(self.key_id(picked[0])),
-            }
-        }
-    }
 }
 
 pub use super::verify::PLAYER_GUARD;

@@ -262,118 +262,14 @@ pub fn source_frames(channels: &mut [Channel], raw: &crate::model::Clip, only_de
     changed
 }
 
-/// A key the pruning pass may drop: the channels keyed at exactly these frames (they share
-/// one time accessor), the key's index, and how far the segment joining its neighbours would
-/// leave the source, as a fraction of the joint's budget (the worst member).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Removable {
-    pub group: Vec<usize>,
-    pub key: usize,
-    pub score: f32,
-}
-
-/// Interior keys of the LINEAR channels keyed on their own frames (not the whole frame
-/// grid: there a dropped key would cost a time accessor), grouped by identical key frames
-/// so channels sharing a time accessor keep sharing it, scored by the largest distance
-/// between the source (`raw`) and the segment that would join the key's neighbours, at the
-/// frames between them: rotation angle over `angle_budget[joint]`, translation distance
-/// over `move_budget[joint]` (both the joint's whole budget). Sorted by score, lowest first.
-pub fn removable_keys(
-    channels: &[Channel],
-    raw: &crate::model::Clip,
-    angle_budget: &[f32],
-    move_budget: &[f32],
-) -> Vec<Removable> {
-    let frames = raw.frame_count;
-    let mut groups: Vec<(Vec<u32>, Vec<usize>)> = Vec::new();
-    for (i, c) in channels.iter().enumerate() {
-        let eligible = c.interp == Interp::Linear
-            && c.kind < 2
-            && c.ticks.len() >= 3
-            && c.ticks.len() < frames
-            && c.ticks
-                .iter()
-                .all(|t| t % TICKS == 0 && ((t / TICKS) as usize) < frames)
-            && raw.tracks.get(c.joint).is_some()
-            && angle_budget.len() > c.joint
-            && move_budget.len() > c.joint;
-        if !eligible {
-            continue;
-        }
-        match groups.iter_mut().find(|g| g.0 == c.ticks) {
-            Some(g) => g.1.push(i),
-            None => groups.push((c.ticks.clone(), vec![i])),
-        }
-    }
-    // Shared with a channel that is not eligible: leave the group alone.
-    groups.retain(|(ticks, members)| {
-        channels
-            .iter()
-            .enumerate()
-            .all(|(i, c)| &c.ticks != ticks || members.contains(&i))
-    });
-    let mut out = Vec::new();
-    for (ticks, members) in groups {
-        for key in 1..ticks.len() - 1 {
-            let (f0, f1) = (ticks[key - 1] / TICKS, ticks[key + 1] / TICKS);
-            let mut score = 0f32;
-            for &m in &members {
-                let c = &channels[m];
-                let track = &raw.tracks[c.joint];
-                let (p0, p1) = (c.values[key - 1], c.values[key + 1]);
-                for f in f0 + 1..f1 {
-                    let u = (f - f0) as f32 / (f1 - f0) as f32;
-                    let s = track.at(f as usize);
-                    let d = if c.kind == 1 {
-                        let q = glam::Quat::from_vec4(p0)
-                            .normalize()
-                            .slerp(glam::Quat::from_vec4(p1).normalize(), u);
-                        q.angle_between(s.rotation) / angle_budget[c.joint]
-                    } else {
-                        (p0.lerp(p1, u).truncate() - s.translation).length() / move_budget[c.joint]
-                    };
-                    score = score.max(if d.is_nan() { f32::INFINITY } else { d });
-                }
-            }
-            out.push(Removable {
-                group: members.clone(),
-                key,
-                score,
-            });
-        }
-    }
-    out.sort_by(|a, b| a.score.total_cmp(&b.score));
-    out
-}
-
-/// The channels without the given keys (at most one of any two neighbours per group, as
-/// [`removable_keys`] scored them against their current neighbours).
-pub fn without_keys(channels: &[Channel], keys: &[&Removable]) -> Vec<Channel> {
-    let mut out = channels.to_vec();
-    let mut drop: HashMap<Vec<usize>, Vec<usize>> = HashMap::new();
-    for r in keys {
-        drop.entry(r.group.clone()).or_default().push(r.key);
-    }
-    for (group, mut keys) in drop {
-        keys.sort_unstable();
-        keys.reverse();
-        for m in group {
-            for &k in &keys {
-                out[m].ticks.remove(k);
-                out[m].values.remove(k);
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::channels::Storage;
     use super::*;
     use glam::Vec4;
 
-    fn line(ticks: &[u32]) -> Channel {
+    /// A linear translation channel keyed at `ticks` (in frames), each value the frame.
+    pub(in crate::export) fn line(ticks: &[u32]) -> Channel {
         Channel {
             joint: 0,
             kind: 0,
@@ -501,47 +397,6 @@ mod tests {
             assert_eq!(b.x / step, (b.x / step).round());
         }
         assert!(stored_bytes(&r, 30.0) < stored_bytes(&[c], 30.0));
-    }
-
-    #[test]
-    fn removable_keys_are_scored_against_the_source_and_groups_keep_sharing() {
-        use crate::model::{Clip, Joint, Skeleton, Transform};
-        let skeleton = Skeleton::new(vec![Joint::new("a", None, Transform::IDENTITY)]).unwrap();
-        let mut raw = Clip::rest("c", &skeleton, 30.0, 10);
-        // The source: a line in x with a bump of 1 at frame 5 (between two keys).
-        for f in 0..10 {
-            let bump = if f == 5 { 1.0 } else { 0.0 };
-            raw.tracks[0].translations[f] = glam::Vec3::new(f as f32, bump, 0.0);
-        }
-        let mut a = line(&[0, 2, 4, 6, 8, 9]);
-        for (v, t) in a.values.iter_mut().zip(&a.ticks) {
-            let f = t / TICKS;
-            *v = raw.tracks[0].translations[f as usize].extend(0.0);
-        }
-        let b = a.clone();
-        let grid = line(&(0..10).collect::<Vec<u32>>());
-        let cs = vec![a, b, grid];
-        let keys = removable_keys(&cs, &raw, &[1.0], &[0.5]);
-        // Interior keys of the shared group only (the grid channel is not pruned), lowest
-        // score first: dropping frame 2 or 8 leaves the line exactly, frame 4 or 6 leaves a
-        // segment across frame 5 that misses the bump by 1, twice the budget of 0.5.
-        assert!(keys.iter().all(|r| r.group == vec![0, 1]));
-        let order: Vec<(usize, f32)> = keys.iter().map(|r| (r.key, r.score)).collect();
-        assert_eq!(order.len(), 4);
-        assert!(order[0].1 < 1e-6 && order[1].1 < 1e-6, "{order:?}");
-        assert!(
-            order[2..]
-                .iter()
-                .all(|&(k, s)| (k == 2 || k == 3) && s > 1.99),
-            "{order:?}"
-        );
-        let pruned = without_keys(&cs, &[&keys[0]]);
-        assert_eq!(
-            pruned[0].ticks, pruned[1].ticks,
-            "the group still shares its key times"
-        );
-        assert_eq!(pruned[0].ticks.len(), 5);
-        assert_eq!(pruned[2], cs[2]);
     }
 
     #[test]

@@ -54,14 +54,8 @@ impl<'a> Remeasure<'a> {
         rules: &[Rule],
     ) -> Self {
         let n = skeleton.len();
-        let points = point_positions(reference);
-        let subtrees = (0..n)
-            .map(|j| {
-                (j..n)
-                    .filter(|&k| skeleton.is_ancestor_or_self(j, k))
-                    .collect()
-            })
-            .collect();
+        let points = reference.point_positions();
+        let subtrees = (0..n).map(|j| skeleton.subtree(j)).collect();
         // The rest pose, then every channel applied as if it had changed.
         let states = rules
             .iter()
@@ -366,19 +360,6 @@ fn slerp_is_raw(c: &Channel, f: f32) -> bool {
         && c.ticks
             .binary_search_by(|&k| tick_frame(k).total_cmp(&f))
             .is_err()
-}
-
-/// The frame positions [`crate::metric::measure`] evaluates: every sample, then per
-/// interval its inner points.
-fn point_positions(reference: &Reference) -> Vec<f32> {
-    let inner = reference.inner;
-    let mut points: Vec<f32> = (0..reference.frames).map(|f| f as f32).collect();
-    for f in 0..reference.frames.saturating_sub(1) {
-        for k in 0..inner {
-            points.push(f as f32 + (k + 1) as f32 / (inner + 1) as f32);
-        }
-    }
-    points
 }
 
 #[cfg(test)]

@@ -368,6 +368,21 @@ pub(super) fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f
         .collect()
 }
 
+/// Per joint, `factor` times its tolerance as a local translation error (in its parent's
+/// space: the tolerance divided by [`parent_scales`]).
+pub fn tolerance_in_parent_space(
+    skeleton: &Skeleton,
+    limits: &JointLimits,
+    factor: f32,
+) -> Vec<f32> {
+    limits
+        .tolerance
+        .iter()
+        .zip(parent_scales(skeleton))
+        .map(|(t, s)| t * factor / s.max(f32::MIN_POSITIVE))
+        .collect()
+}
+
 /// Per joint, the largest axis scale of its parent's object transform at the rest pose:
 /// a local translation error `e` moves the joint by up to `e` times it (1 for a root).
 pub fn parent_scales(skeleton: &Skeleton) -> Vec<f32> {

@@ -105,6 +105,18 @@ impl Reference {
         }
     }
 
+    /// The frame positions [`measure`] evaluates, in the order of its points: every sample,
+    /// then per interval its inner points.
+    pub fn point_positions(&self) -> Vec<f32> {
+        let mut points: Vec<f32> = (0..self.frames).map(|f| f as f32).collect();
+        for f in 0..self.frames.saturating_sub(1) {
+            for k in 0..self.inner {
+                points.push(f as f32 + Self::fraction(k, self.inner));
+            }
+        }
+        points
+    }
+
     /// Position of inner point `k` of `inner` within an interval.
     fn fraction(k: usize, inner: usize) -> f32 {
         (k + 1) as f32 / (inner + 1) as f32
