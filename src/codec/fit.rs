@@ -403,11 +403,7 @@ impl Deviations {
     /// Adds the point at position `at` whose value is `value` instead of `reference`.
     #[inline]
     fn push(&mut self, reference: Vec4, value: Vec4, at: f32) {
-        let d = if self.is_rotation {
-            quat_chord_squared(Quat::from_vec4(reference), Quat::from_vec4(value))
-        } else {
-            (reference - value).truncate().length_squared()
-        };
+        let d = squared_distance(self.is_rotation, reference, value);
         self.points.push((d, at));
     }
 
@@ -425,11 +421,7 @@ impl Deviations {
             if d < floor {
                 continue;
             }
-            let e = if self.is_rotation {
-                angle_of_chord_squared(d)
-            } else {
-                d.sqrt()
-            };
+            let e = distance_of_squared(self.is_rotation, d);
             if e > worst.0 {
                 worst = (e, x);
             }
