@@ -55,9 +55,11 @@ impl Segment {
         Self::make::<false>(interpolation, is_rotation, k)
     }
 
-    /// [`Segment::new`] with its sine inline ([`sin_inline`]: for code compiled with FMA).
+    /// [`Segment::new`] with its sine inline ([`sin_inline`]), the same values: for loops
+    /// compiled with `#[target_feature(enable = "fma")]` on CPUs that have it (elsewhere each
+    /// multiply-add is a library call).
     #[inline(always)]
-    pub(crate) fn new_inline(
+    pub fn new_inline(
         interpolation: Interpolation,
         is_rotation: bool,
         k: &[(f32, Vec4); 4],
@@ -95,9 +97,10 @@ impl Segment {
         self.value::<false>(frame)
     }
 
-    /// [`Segment::eval`] with its sines inline ([`sin_inline`]: for code compiled with FMA).
+    /// [`Segment::eval`] with its sines inline ([`sin_inline`]), the same values: for loops
+    /// compiled with `#[target_feature(enable = "fma")]`, as [`Segment::new_inline`].
     #[inline(always)]
-    pub(crate) fn eval_inline(&self, frame: f32) -> Vec4 {
+    pub fn eval_inline(&self, frame: f32) -> Vec4 {
         self.value::<true>(frame)
     }
 

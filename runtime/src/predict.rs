@@ -32,14 +32,26 @@ pub fn predict(
         return prev;
     }
     let prev2 = codes[i - 2][c] as i64;
-    let (t0, t1, t2) = (frames[i - 2] as i64, frames[i - 1] as i64, frames[i] as i64);
-    // prev + (prev - prev2) * (t2 - t1) / (t1 - t0), rounded half away from zero, in integers.
-    let num = (prev - prev2) * (t2 - t1);
-    let den = t1 - t0;
-    let q = if num >= 0 {
-        (2 * num + den) / (2 * den)
+    extrapolate(prev, prev2, [frames[i - 2], frames[i - 1], frames[i]], max)
+}
+
+/// The second-order prediction from the two previous codes `prev2` (at frame `t[0]`) and
+/// `prev` (at `t[1]`) for the key at frame `t[2]`: `prev + (prev - prev2) * (t2 - t1) /
+/// (t1 - t0)`, rounded half away from zero, in integers, clamped to `[0, max]`.
+#[inline]
+pub fn extrapolate(prev: i64, prev2: i64, t: [u32; 3], max: u64) -> i64 {
+    let (t0, t1, t2) = (t[0] as i64, t[1] as i64, t[2] as i64);
+    let (ahead, behind) = (t2 - t1, t1 - t0);
+    let num = (prev - prev2) * ahead;
+    // Equal gaps (and gaps of one frame behind) round to the exact quotient: no division.
+    let q = if ahead == behind {
+        prev - prev2
+    } else if behind == 1 {
+        num
+    } else if num >= 0 {
+        (2 * num + behind) / (2 * behind)
     } else {
-        -((-2 * num + den) / (2 * den))
+        -((-2 * num + behind) / (2 * behind))
     };
     (prev + q).clamp(0, max as i64)
 }

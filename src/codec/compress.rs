@@ -484,21 +484,21 @@ fn relax(
     control: &Control,
 ) -> Result<usize, CodecError> {
     let frames = out.frame_count;
-    let bits =
-        |out: &CompressedClip, j: usize, k: usize| out.tracks[j][k].cost(k == 1, frames).bits;
+    // Each track's bits, kept as tracks change (the cost model is not free).
+    let mut bits = track_bits(out);
     let mut relaxed = 0;
     for &factor in factors {
         // Largest tracks first (a stable sort: ties keep joint order).
         let mut order: Vec<(usize, usize, u64)> = (0..moving.len())
             .filter(|&j| moving[j])
             .flat_map(|j| (0..3).map(move |k| (j, k)))
-            .map(|(j, k)| (j, k, bits(out, j, k)))
+            .map(|(j, k)| (j, k, bits[j][k]))
             .filter(|&(_, _, b)| b > 0)
             .collect();
         order.sort_by_key(|&(_, _, b)| std::cmp::Reverse(b));
         // Candidates depend only on each track's own data: encode them in parallel, then
         // accept them one at a time against the whole skeleton.
-        let candidates: Vec<(usize, usize, f32, TrackData)> = order
+        let candidates: Vec<(usize, usize, f32, TrackData, u64)> = order
             .par_iter()
             .filter_map(|&(j, k, b)| {
                 if control.is_cancelled() {
@@ -506,25 +506,28 @@ fn relax(
                 }
                 let s = scale[j][k] * factor;
                 let c = encode(j, k, s);
-                (c.cost(k == 1, frames).bits < b).then_some((j, k, s, c))
+                let c_bits = c.cost(k == 1, frames).bits;
+                (c_bits < b).then_some((j, k, s, c, c_bits))
             })
             .collect();
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
         }
-        for (j, k, s, candidate) in candidates {
+        for (j, k, s, candidate, c_bits) in candidates {
             if control.is_cancelled() {
                 return Err(CodecError::Cancelled);
             }
             // A re-derived pinned track may have become smaller than its candidate.
-            if candidate.cost(k == 1, frames).bits >= bits(out, j, k) {
+            if c_bits >= bits[j][k] {
                 continue;
             }
             if verifier.accept(j, k, &candidate, out.rest_value(j, k)) {
                 out.tracks[j][k] = candidate;
+                bits[j][k] = c_bits;
             } else if let Some(trial) = repinned(out, j, k, &candidate, scale) {
                 *out = trial;
                 verifier.reset(out);
+                bits = track_bits(out);
             } else {
                 continue;
             }
@@ -534,6 +537,15 @@ fn relax(
         control.set_progress(control.progress() + RELAX_PROGRESS);
     }
     Ok(relaxed)
+}
+
+/// Bits of every track of a clip, per joint and kind.
+fn track_bits(clip: &CompressedClip) -> Vec<[u64; 3]> {
+    let frames = clip.frame_count;
+    clip.tracks
+        .iter()
+        .map(|t| std::array::from_fn(|k| t[k].cost(k == 1, frames).bits))
+        .collect()
 }
 
 /// Joints with a pinned joint below them.
@@ -606,15 +618,7 @@ struct Tolerances<'a> {
 
 /// Bits of every track of a clip.
 fn total_bits(clip: &CompressedClip) -> u64 {
-    let frames = clip.frame_count;
-    clip.tracks
-        .iter()
-        .flat_map(|t| {
-            t.iter()
-                .enumerate()
-                .map(move |(k, d)| d.cost(k == 1, frames).bits)
-        })
-        .sum()
+    track_bits(clip).iter().flatten().sum()
 }
 
 fn passes(e: &ErrorReport, limits: &JointLimits) -> bool {

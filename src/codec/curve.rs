@@ -140,10 +140,41 @@ impl Segment {
         Self(rt::Segment::new(interpolation.into(), is_rotation, k))
     }
 
+    /// [`Segment::new`] with its sine inline, the same values: for loops compiled with
+    /// `#[target_feature(enable = "fma")]` on CPUs that have it.
+    #[inline(always)]
+    pub fn new_inline(
+        interpolation: Interpolation,
+        is_rotation: bool,
+        k: &[(f32, Vec4); 4],
+    ) -> Self {
+        Self(rt::Segment::new_inline(
+            interpolation.into(),
+            is_rotation,
+            k,
+        ))
+    }
+
     /// The value at `frame`, clamped to the segment.
     #[inline]
     pub fn eval(&self, frame: f32) -> Vec4 {
         self.0.eval(frame)
+    }
+
+    /// [`Segment::eval`] with its sines inline, the same values (see [`Segment::new_inline`]).
+    #[inline(always)]
+    pub fn eval_inline(&self, frame: f32) -> Vec4 {
+        self.0.eval_inline(frame)
+    }
+
+    /// [`Segment::eval_inline`] when `INLINE`, else [`Segment::eval`].
+    #[inline(always)]
+    pub fn eval_in<const INLINE: bool>(&self, frame: f32) -> Vec4 {
+        if INLINE {
+            self.0.eval_inline(frame)
+        } else {
+            self.0.eval(frame)
+        }
     }
 }
 

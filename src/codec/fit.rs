@@ -98,7 +98,8 @@ impl Insertions {
     /// Runs the greedy fitter at `tolerance`, recording every insertion.
     pub fn record(target: &Target, interpolation: Interpolation, tolerance: f32) -> Self {
         let n = target.raw.len();
-        let mut dev = Deviations::new(target.is_rotation);
+        // Room for every sample and midpoint: a segment never holds more.
+        let mut dev = Deviations::with_capacity(target.is_rotation, 2 * n);
         for (f, (&r, &v)) in target.raw.iter().zip(target.key_values).enumerate() {
             dev.push(r, v, f as f32);
         }
@@ -197,13 +198,17 @@ fn insert_keys(
 ) -> Vec<Step> {
     let n = target.raw.len();
     let dist = |a: Vec4, b: Vec4| distance(target.is_rotation, a, b);
-    let mut steps = Vec::new();
-    let mut keys: Vec<u32> = vec![0, n as u32 - 1];
+    // Sized for the usual fit (a key every few frames) so that few of them grow.
+    let room = n / 2 + 2;
+    let mut steps = Vec::with_capacity(room);
+    let mut keys: Vec<u32> = Vec::with_capacity(room);
+    keys.extend([0, n as u32 - 1]);
     // Worst point per segment, keyed by the segment's first key frame; a max-heap of
     // (error, first key frame) finds the worst segment, skipping entries made stale by an
     // insertion (their error no longer matches the segment's).
-    let mut seg: Vec<(f32, f32)> = vec![segment_error(target, interpolation, &keys, 0, dev)];
-    let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::new();
+    let mut seg: Vec<(f32, f32)> = Vec::with_capacity(room);
+    seg.push(segment_error(target, interpolation, &keys, 0, dev));
+    let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::with_capacity(4 * room);
     heap.push((OrdF32(seg[0].0), 0));
     while let Some((OrdF32(err), k0)) = heap.pop() {
         let Ok(si) = keys.binary_search(&k0) else {
@@ -263,17 +268,47 @@ pub(super) fn segment_error(
     s: usize,
     dev: &mut Deviations,
 ) -> (f32, f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA.
+        return unsafe { segment_error_fma(target, interpolation, keys, s, dev) };
+    }
+    segment_error_in::<false>(target, interpolation, keys, s, dev)
+}
+
+/// [`segment_error`] compiled with FMA, its curve's sines inline.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn segment_error_fma(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+    dev: &mut Deviations,
+) -> (f32, f32) {
+    segment_error_in::<true>(target, interpolation, keys, s, dev)
+}
+
+/// [`segment_error`], its curve's sines inline when `INLINE` (for callers compiled with FMA).
+#[inline(always)]
+fn segment_error_in<const INLINE: bool>(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+    dev: &mut Deviations,
+) -> (f32, f32) {
     let (k0, k1) = (keys[s], keys[s + 1]);
-    let curve = segment(target, interpolation, keys, s);
+    let curve = segment_in::<INLINE>(target, interpolation, keys, s);
     dev.clear();
     for f in k0 + 1..k1 {
         let x = f as f32;
-        dev.push(target.raw[f as usize], curve.eval(x), x);
+        dev.push(target.raw[f as usize], curve.eval_in::<INLINE>(x), x);
     }
     if let Some(mids) = target.mids {
         for f in k0..k1 {
             let x = f as f32 + 0.5;
-            dev.push(mids[f as usize], curve.eval(x), x);
+            dev.push(mids[f as usize], curve.eval_in::<INLINE>(x), x);
         }
     }
     dev.worst(k0 as f32)
@@ -291,26 +326,52 @@ pub(super) fn segment_error_until(
     s: usize,
     limit: f32,
 ) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has FMA.
+        return unsafe { segment_error_until_fma(target, interpolation, keys, s, limit) };
+    }
+    segment_error_until_in::<false>(target, interpolation, keys, s, limit)
+}
+
+/// [`segment_error_until`] compiled with FMA, its curve's sines inline.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn segment_error_until_fma(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+    limit: f32,
+) -> f32 {
+    segment_error_until_in::<true>(target, interpolation, keys, s, limit)
+}
+
+/// [`segment_error_until`], its curve's sines inline when `INLINE`.
+#[inline(always)]
+fn segment_error_until_in<const INLINE: bool>(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+    limit: f32,
+) -> f32 {
     let (k0, k1) = (keys[s], keys[s + 1]);
-    let curve = segment(target, interpolation, keys, s);
+    let curve = segment_in::<INLINE>(target, interpolation, keys, s);
     let rot = target.is_rotation;
     let beyond = Beyond::new(rot, limit);
     let mut largest = 0.0f32;
-    let mut point = |reference: Vec4, x: f32| {
-        let d = squared_distance(rot, reference, curve.eval(x));
+    // Plain loops, no closure: a closure compiled apart would lose the FMA of its caller.
+    let samples = (k0 + 1..k1).map(|f| (target.raw[f as usize], f as f32));
+    let mids = target
+        .mids
+        .into_iter()
+        .flat_map(|m| (k0..k1).map(move |f| (m[f as usize], f as f32 + 0.5)));
+    for (reference, x) in samples.chain(mids) {
+        let d = squared_distance(rot, reference, curve.eval_in::<INLINE>(x));
         largest = largest.max(d);
-        beyond.exceeds(d)
-    };
-    for f in k0 + 1..k1 {
-        if let Some(e) = point(target.raw[f as usize], f as f32) {
+        if let Some(e) = beyond.exceeds(d) {
             return e;
-        }
-    }
-    if let Some(mids) = target.mids {
-        for f in k0..k1 {
-            if let Some(e) = point(mids[f as usize], f as f32 + 0.5) {
-                return e;
-            }
         }
     }
     distance_of_squared(rot, largest)
@@ -389,10 +450,11 @@ pub(super) struct Deviations {
 }
 
 impl Deviations {
-    pub(super) fn new(is_rotation: bool) -> Self {
+    /// No points yet, with room for `points` of them.
+    pub(super) fn with_capacity(is_rotation: bool, points: usize) -> Self {
         Self {
             is_rotation,
-            points: Vec::new(),
+            points: Vec::with_capacity(points),
         }
     }
 
@@ -438,6 +500,17 @@ pub(super) fn segment(
     keys: &[u32],
     s: usize,
 ) -> Segment {
+    segment_in::<false>(target, interpolation, keys, s)
+}
+
+/// [`segment`], its sine inline when `INLINE` ([`Segment::new_inline`]).
+#[inline(always)]
+pub(super) fn segment_in<const INLINE: bool>(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+) -> Segment {
     let key = |i: usize| (keys[i] as f32, target.key_values[keys[i] as usize]);
     let window = [
         key(s.saturating_sub(1)),
@@ -445,7 +518,11 @@ pub(super) fn segment(
         key(s + 1),
         key((s + 2).min(keys.len() - 1)),
     ];
-    Segment::new(interpolation, target.is_rotation, &window)
+    if INLINE {
+        Segment::new_inline(interpolation, target.is_rotation, &window)
+    } else {
+        Segment::new(interpolation, target.is_rotation, &window)
+    }
 }
 
 #[cfg(test)]
@@ -534,7 +611,7 @@ mod tests {
     }
 
     fn deviations(is_rotation: bool, points: &[(Vec4, Vec4)]) -> (f32, f32) {
-        let mut dev = Deviations::new(is_rotation);
+        let mut dev = Deviations::with_capacity(is_rotation, points.len());
         for (i, &(a, b)) in points.iter().enumerate() {
             dev.push(a, b, i as f32);
         }

@@ -7,7 +7,9 @@
 
 use super::quantize::{Codes, Format, Range};
 
-pub use skelpack_runtime::predict::{SEGMENT_KEYS, WIDTH_BITS, predict, unzigzag, zigzag};
+pub use skelpack_runtime::predict::{
+    SEGMENT_KEYS, WIDTH_BITS, extrapolate, predict, unzigzag, zigzag,
+};
 
 /// Bits needed to hold `z`.
 #[inline]
@@ -75,13 +77,19 @@ fn bits_per_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]
         let end = (start + SEGMENT_KEYS).min(codes.len());
         let n = (end - start) as u64;
         for c in (0..3).filter(|&c| range.extent[c] > 0.0) {
+            // `predict` of both orders, with the two previous codes carried along.
             let mut width = [0u32; 2];
+            let (mut prev2, mut prev) = (0i64, codes[start][c] as i64);
             for i in start + 1..end {
                 let code = codes[i][c] as i64;
-                let first = predict(codes, frames, start, i, c, max, 1);
-                let second = predict(codes, frames, start, i, c, max, 2);
-                width[0] = width[0].max(width_of(zigzag(code - first)));
+                let second = if i == start + 1 {
+                    prev
+                } else {
+                    extrapolate(prev, prev2, [frames[i - 2], frames[i - 1], frames[i]], max)
+                };
+                width[0] = width[0].max(width_of(zigzag(code - prev)));
                 width[1] = width[1].max(width_of(zigzag(code - second)));
+                (prev2, prev) = (prev, code);
             }
             for (t, w) in total.iter_mut().zip(width) {
                 *t += WIDTH_BITS as u64 + bits + (n - 1) * w as u64;
@@ -186,5 +194,47 @@ mod tests {
         assert_eq!(predict(&codes, &frames, 0, 2, 0, 1000, 2), 40);
         assert_eq!(predict(&codes, &frames, 0, 2, 0, 30, 2), 30);
         assert_eq!(predict(&codes, &frames, 0, 2, 0, 1000, 1), 20);
+    }
+
+    /// The extrapolation's shortcuts (equal gaps, a gap of one frame behind) give what the
+    /// rounded division gives, over every sign, gap and clamp a fixed generator reaches.
+    #[test]
+    fn extrapolation_shortcuts_round_like_the_division() {
+        let plain = |prev: i64, prev2: i64, t: [u32; 3], max: u64| {
+            let (t0, t1, t2) = (t[0] as i64, t[1] as i64, t[2] as i64);
+            let num = (prev - prev2) * (t2 - t1);
+            let den = t1 - t0;
+            let q = if num >= 0 {
+                (2 * num + den) / (2 * den)
+            } else {
+                -((-2 * num + den) / (2 * den))
+            };
+            (prev + q).clamp(0, max as i64)
+        };
+        let mut state = 0x9e37_79b9u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        for _ in 0..20_000 {
+            let bits = 3 + next(21) as u32;
+            let max = (1u64 << bits) - 1;
+            let (prev, prev2) = (next(max + 1) as i64, next(max + 1) as i64);
+            let longest = if next(2) == 0 { 2 } else { 300 };
+            let behind = 1 + next(longest) as u32;
+            let ahead = match next(3) {
+                0 => behind,
+                _ => 1 + next(300) as u32,
+            };
+            let t0 = next(10_000) as u32;
+            let t = [t0, t0 + behind, t0 + behind + ahead];
+            assert_eq!(
+                extrapolate(prev, prev2, t, max),
+                plain(prev, prev2, t, max),
+                "{prev} {prev2} {t:?} {max}"
+            );
+        }
     }
 }

@@ -17,7 +17,7 @@
 use glam::Vec4;
 
 use super::curve::Interpolation;
-use super::fit::{Fit, Target, distance, segment, segment_error_until};
+use super::fit::{Fit, Target, distance, segment_error_until, segment_in};
 use super::predict::{SEGMENT_KEYS, best_order, predict, stored_components, width_of, zigzag};
 use super::quantize::{Codes, Format, Range, decode, encode};
 
@@ -259,6 +259,24 @@ impl Keys<'_> {
     /// The least-squares change of key `i` that best cancels the errors of its two
     /// segments, each point weighted by how much the key moves it (linear hat weights).
     fn step(&self, i: usize) -> Vec4 {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA.
+            return unsafe { self.step_fma(i) };
+        }
+        self.step_in::<false>(i)
+    }
+
+    /// [`Keys::step`] compiled with FMA, its curves' sines inline.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn step_fma(&self, i: usize) -> Vec4 {
+        self.step_in::<true>(i)
+    }
+
+    /// [`Keys::step`], its curves' sines inline when `INLINE` (for callers compiled with FMA).
+    #[inline(always)]
+    fn step_in<const INLINE: bool>(&self, i: usize) -> Vec4 {
         let n = self.frames.len();
         let target = self.target();
         let f = self.frames[i] as usize;
@@ -267,27 +285,23 @@ impl Keys<'_> {
         let segments = i.checked_sub(1).into_iter().chain((i + 1 < n).then_some(i));
         for s in segments {
             let (k0, k1) = (self.frames[s], self.frames[s + 1]);
-            let curve = segment(&target, self.interpolation, &self.frames, s);
+            let curve = segment_in::<INLINE>(&target, self.interpolation, &self.frames, s);
             let span = (k1 - k0) as f32;
-            let weight = |x: f32| {
-                if s == i {
+            // Plain loops, no closure: a closure compiled apart would lose the FMA.
+            let samples = (k0 + 1..k1).map(|x| (x as f32, self.raw[x as usize]));
+            let mids = self
+                .mids
+                .into_iter()
+                .flat_map(|m| (k0..k1).map(move |x| (x as f32 + 0.5, m[x as usize])));
+            for (x, reference) in samples.chain(mids) {
+                let w = if s == i {
                     (k1 as f32 - x) / span
                 } else {
                     (x - k0 as f32) / span
-                }
-            };
-            let mut add = |x: f32, reference: Vec4| {
-                let (w, c) = (weight(x), curve.eval(x));
+                };
+                let c = curve.eval_in::<INLINE>(x);
                 num += (self.reference(reference, c) - c) * w;
                 den += w * w;
-            };
-            for x in k0 + 1..k1 {
-                add(x as f32, self.raw[x as usize]);
-            }
-            if let Some(mids) = self.mids {
-                for x in k0..k1 {
-                    add(x as f32 + 0.5, mids[x as usize]);
-                }
             }
         }
         num / den
