@@ -140,19 +140,20 @@ impl Segment {
         Self(rt::Segment::new(interpolation.into(), is_rotation, k))
     }
 
-    /// [`Segment::new`] with its sine inline, the same values: for loops compiled with
-    /// `#[target_feature(enable = "fma")]` on CPUs that have it.
+    /// [`Segment::new`], with its sine inline when `INLINE` (the same values): for loops
+    /// run through [`with_fma`].
     #[inline(always)]
-    pub fn new_inline(
+    pub fn new_in<const INLINE: bool>(
         interpolation: Interpolation,
         is_rotation: bool,
         k: &[(f32, Vec4); 4],
     ) -> Self {
-        Self(rt::Segment::new_inline(
-            interpolation.into(),
-            is_rotation,
-            k,
-        ))
+        let interpolation = interpolation.into();
+        Self(if INLINE {
+            rt::Segment::new_inline(interpolation, is_rotation, k)
+        } else {
+            rt::Segment::new(interpolation, is_rotation, k)
+        })
     }
 
     /// The value at `frame`, clamped to the segment.
@@ -161,13 +162,8 @@ impl Segment {
         self.0.eval(frame)
     }
 
-    /// [`Segment::eval`] with its sines inline, the same values (see [`Segment::new_inline`]).
-    #[inline(always)]
-    pub fn eval_inline(&self, frame: f32) -> Vec4 {
-        self.0.eval_inline(frame)
-    }
-
-    /// [`Segment::eval_inline`] when `INLINE`, else [`Segment::eval`].
+    /// [`Segment::eval`], with its sines inline when `INLINE` (the same values): for loops
+    /// run through [`with_fma`].
     #[inline(always)]
     pub fn eval_in<const INLINE: bool>(&self, frame: f32) -> Vec4 {
         if INLINE {
@@ -176,6 +172,25 @@ impl Segment {
             self.0.eval(frame)
         }
     }
+}
+
+/// `run(true)` compiled with FMA where the CPU has it, else `run(false)`: `run` evaluates
+/// many points of curves, with [`Segment::new_in`] / [`Segment::eval_in`] taking their sines
+/// inline when given `true`. Both give the same values; inline, a point costs no CPU check
+/// and no call. `run` is inlined into the FMA copy: keep the per-point work in plain loops
+/// there (a closure compiled apart would call a software `fma` for the sine).
+#[inline(always)]
+pub fn with_fma<R>(run: impl FnOnce(bool) -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("fma") {
+        #[target_feature(enable = "fma")]
+        fn fused<R>(run: impl FnOnce(bool) -> R) -> R {
+            run(true)
+        }
+        // SAFETY: the CPU has FMA.
+        return unsafe { fused(run) };
+    }
+    run(false)
 }
 
 impl From<Interpolation> for rt::Interpolation {

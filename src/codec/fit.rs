@@ -7,7 +7,7 @@ use std::collections::BinaryHeap;
 
 use glam::{Quat, Vec4};
 
-use super::curve::{Interpolation, Segment};
+use super::curve::{Interpolation, Segment, with_fma};
 use crate::model::{angle_of_chord_squared, quat_angle, quat_chord_squared};
 
 /// An f32 with a total order, for the max-heap of segment errors.
@@ -268,28 +268,19 @@ pub(super) fn segment_error(
     s: usize,
     dev: &mut Deviations,
 ) -> (f32, f32) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has FMA.
-        return unsafe { segment_error_fma(target, interpolation, keys, s, dev) };
-    }
-    segment_error_in::<false>(target, interpolation, keys, s, dev)
+    with_fma(
+        #[inline(always)]
+        |inline| {
+            if inline {
+                segment_error_in::<true>(target, interpolation, keys, s, dev)
+            } else {
+                segment_error_in::<false>(target, interpolation, keys, s, dev)
+            }
+        },
+    )
 }
 
-/// [`segment_error`] compiled with FMA, its curve's sines inline.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-fn segment_error_fma(
-    target: &Target,
-    interpolation: Interpolation,
-    keys: &[u32],
-    s: usize,
-    dev: &mut Deviations,
-) -> (f32, f32) {
-    segment_error_in::<true>(target, interpolation, keys, s, dev)
-}
-
-/// [`segment_error`], its curve's sines inline when `INLINE` (for callers compiled with FMA).
+/// [`segment_error`], its curve's sines inline when `INLINE` ([`with_fma`]).
 #[inline(always)]
 fn segment_error_in<const INLINE: bool>(
     target: &Target,
@@ -301,15 +292,8 @@ fn segment_error_in<const INLINE: bool>(
     let (k0, k1) = (keys[s], keys[s + 1]);
     let curve = segment_in::<INLINE>(target, interpolation, keys, s);
     dev.clear();
-    for f in k0 + 1..k1 {
-        let x = f as f32;
-        dev.push(target.raw[f as usize], curve.eval_in::<INLINE>(x), x);
-    }
-    if let Some(mids) = target.mids {
-        for f in k0..k1 {
-            let x = f as f32 + 0.5;
-            dev.push(mids[f as usize], curve.eval_in::<INLINE>(x), x);
-        }
+    for (x, reference) in segment_points(target, k0, k1) {
+        dev.push(reference, curve.eval_in::<INLINE>(x), x);
     }
     dev.worst(k0 as f32)
 }
@@ -326,28 +310,19 @@ pub(super) fn segment_error_until(
     s: usize,
     limit: f32,
 ) -> f32 {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has FMA.
-        return unsafe { segment_error_until_fma(target, interpolation, keys, s, limit) };
-    }
-    segment_error_until_in::<false>(target, interpolation, keys, s, limit)
+    with_fma(
+        #[inline(always)]
+        |inline| {
+            if inline {
+                segment_error_until_in::<true>(target, interpolation, keys, s, limit)
+            } else {
+                segment_error_until_in::<false>(target, interpolation, keys, s, limit)
+            }
+        },
+    )
 }
 
-/// [`segment_error_until`] compiled with FMA, its curve's sines inline.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-fn segment_error_until_fma(
-    target: &Target,
-    interpolation: Interpolation,
-    keys: &[u32],
-    s: usize,
-    limit: f32,
-) -> f32 {
-    segment_error_until_in::<true>(target, interpolation, keys, s, limit)
-}
-
-/// [`segment_error_until`], its curve's sines inline when `INLINE`.
+/// [`segment_error_until`], its curve's sines inline when `INLINE` ([`with_fma`]).
 #[inline(always)]
 fn segment_error_until_in<const INLINE: bool>(
     target: &Target,
@@ -361,13 +336,7 @@ fn segment_error_until_in<const INLINE: bool>(
     let rot = target.is_rotation;
     let beyond = Beyond::new(rot, limit);
     let mut largest = 0.0f32;
-    // Plain loops, no closure: a closure compiled apart would lose the FMA of its caller.
-    let samples = (k0 + 1..k1).map(|f| (target.raw[f as usize], f as f32));
-    let mids = target
-        .mids
-        .into_iter()
-        .flat_map(|m| (k0..k1).map(move |f| (m[f as usize], f as f32 + 0.5)));
-    for (reference, x) in samples.chain(mids) {
+    for (x, reference) in segment_points(target, k0, k1) {
         let d = squared_distance(rot, reference, curve.eval_in::<INLINE>(x));
         largest = largest.max(d);
         if let Some(e) = beyond.exceeds(d) {
@@ -375,6 +344,23 @@ fn segment_error_until_in<const INLINE: bool>(
         }
     }
     distance_of_squared(rot, largest)
+}
+
+/// The points strictly inside the segment from key frame `k0` to `k1`, then its midpoints:
+/// `(frame, reference value)`.
+#[inline(always)]
+pub(super) fn segment_points<'a>(
+    target: &Target<'a>,
+    k0: u32,
+    k1: u32,
+) -> impl Iterator<Item = (f32, Vec4)> + 'a {
+    let raw = target.raw;
+    let (mids, mid_frames) = match target.mids {
+        Some(mids) => (mids, k0..k1),
+        None => (&[][..], 0..0),
+    };
+    let samples = (k0 + 1..k1).map(move |f| (f as f32, raw[f as usize]));
+    samples.chain(mid_frames.map(move |f| (f as f32 + 0.5, mids[f as usize])))
 }
 
 /// The square [`distance`] is taken of: the squared chord for rotations.
@@ -503,7 +489,7 @@ pub(super) fn segment(
     segment_in::<false>(target, interpolation, keys, s)
 }
 
-/// [`segment`], its sine inline when `INLINE` ([`Segment::new_inline`]).
+/// [`segment`], its sine inline when `INLINE` ([`with_fma`]).
 #[inline(always)]
 pub(super) fn segment_in<const INLINE: bool>(
     target: &Target,
@@ -518,11 +504,7 @@ pub(super) fn segment_in<const INLINE: bool>(
         key(s + 1),
         key((s + 2).min(keys.len() - 1)),
     ];
-    if INLINE {
-        Segment::new_inline(interpolation, target.is_rotation, &window)
-    } else {
-        Segment::new(interpolation, target.is_rotation, &window)
-    }
+    Segment::new_in::<INLINE>(interpolation, target.is_rotation, &window)
 }
 
 #[cfg(test)]

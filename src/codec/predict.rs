@@ -103,6 +103,16 @@ fn bits_per_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]
 mod tests {
     use super::*;
 
+    /// A fixed generator: each call gives a number below its argument.
+    fn generator(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        }
+    }
+
     #[test]
     fn zigzag_round_trips() {
         for x in [-5i64, -1, 0, 1, 7, 1 << 30, -(1 << 30)] {
@@ -131,13 +141,7 @@ mod tests {
     /// writes, summed the plain way, on codes and key gaps from a fixed generator.
     #[test]
     fn both_orders_cost_what_the_written_widths_add_up_to() {
-        let mut state = 0x1234_5678u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut next = generator(0x1234_5678);
         for case in 0..200 {
             let bits = 3 + next(20) as u8;
             let keys = 1 + next(70) as usize;
@@ -211,13 +215,7 @@ mod tests {
             };
             (prev + q).clamp(0, max as i64)
         };
-        let mut state = 0x9e37_79b9u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut next = generator(0x9e37_79b9);
         for _ in 0..20_000 {
             let bits = 3 + next(21) as u32;
             let max = (1u64 << bits) - 1;

@@ -16,8 +16,8 @@
 
 use glam::Vec4;
 
-use super::curve::Interpolation;
-use super::fit::{Fit, Target, distance, segment_error_until, segment_in};
+use super::curve::{Interpolation, with_fma};
+use super::fit::{Fit, Target, distance, segment_error_until, segment_in, segment_points};
 use super::predict::{SEGMENT_KEYS, best_order, predict, stored_components, width_of, zigzag};
 use super::quantize::{Codes, Format, Range, decode, encode};
 
@@ -259,22 +259,19 @@ impl Keys<'_> {
     /// The least-squares change of key `i` that best cancels the errors of its two
     /// segments, each point weighted by how much the key moves it (linear hat weights).
     fn step(&self, i: usize) -> Vec4 {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU has FMA.
-            return unsafe { self.step_fma(i) };
-        }
-        self.step_in::<false>(i)
+        with_fma(
+            #[inline(always)]
+            |inline| {
+                if inline {
+                    self.step_in::<true>(i)
+                } else {
+                    self.step_in::<false>(i)
+                }
+            },
+        )
     }
 
-    /// [`Keys::step`] compiled with FMA, its curves' sines inline.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "fma")]
-    fn step_fma(&self, i: usize) -> Vec4 {
-        self.step_in::<true>(i)
-    }
-
-    /// [`Keys::step`], its curves' sines inline when `INLINE` (for callers compiled with FMA).
+    /// [`Keys::step`], its curves' sines inline when `INLINE` ([`with_fma`]).
     #[inline(always)]
     fn step_in<const INLINE: bool>(&self, i: usize) -> Vec4 {
         let n = self.frames.len();
@@ -287,13 +284,7 @@ impl Keys<'_> {
             let (k0, k1) = (self.frames[s], self.frames[s + 1]);
             let curve = segment_in::<INLINE>(&target, self.interpolation, &self.frames, s);
             let span = (k1 - k0) as f32;
-            // Plain loops, no closure: a closure compiled apart would lose the FMA.
-            let samples = (k0 + 1..k1).map(|x| (x as f32, self.raw[x as usize]));
-            let mids = self
-                .mids
-                .into_iter()
-                .flat_map(|m| (k0..k1).map(move |x| (x as f32 + 0.5, m[x as usize])));
-            for (x, reference) in samples.chain(mids) {
+            for (x, reference) in segment_points(&target, k0, k1) {
                 let w = if s == i {
                     (k1 as f32 - x) / span
                 } else {
