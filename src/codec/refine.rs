@@ -14,9 +14,11 @@
 //! Every check evaluates the quantized curve at samples and midpoints, as the fitter does,
 //! so a refined track holds its local tolerance exactly like a fitted one.
 
+use std::f32::consts::FRAC_PI_2;
+
 use glam::Vec4;
 
-use super::curve::{Interpolation, with_fma};
+use super::curve::{Interpolation, Segment, with_fma};
 use super::fit::{Fit, Target, distance, segment_error_until, segment_in, segment_points};
 use super::predict::{SEGMENT_KEYS, best_order, predict, stored_components, width_of, zigzag};
 use super::quantize::{Codes, Format, Range, decode, encode};
@@ -25,6 +27,7 @@ use super::quantize::{Codes, Format, Range, decode, encode};
 const ROUNDS: usize = 1;
 
 /// A track's keys while they are refined: values and codes per frame (only key frames used).
+#[derive(Clone)]
 struct Keys<'a> {
     raw: &'a [Vec4],
     mids: Option<&'a [Vec4]>,
@@ -396,11 +399,21 @@ impl Keys<'_> {
     }
 
     /// Drops the key at `frame` if, after nudging its neighbours, every point they shape
-    /// holds `tolerance`; otherwise restores it and its neighbours.
+    /// holds `tolerance` ([`Keys::remove_if_held`]), unless that is bound to fail
+    /// ([`Keys::removal_cannot_hold`]).
     fn try_remove(&mut self, frame: u32, tolerance: f32) {
         let Ok(i) = self.frames.binary_search(&frame) else {
             return;
         };
+        if !self.removal_cannot_hold(i, tolerance) {
+            self.remove_if_held(i, tolerance);
+        }
+    }
+
+    /// Drops key `i` if, after nudging its neighbours, every point they shape holds
+    /// `tolerance`; otherwise restores it and its neighbours.
+    fn remove_if_held(&mut self, i: usize, tolerance: f32) {
+        let frame = self.frames[i];
         let saved = [i - 1, i + 1].map(|k| {
             let f = self.frames[k] as usize;
             (f, self.values[f], self.codes[f])
@@ -433,6 +446,40 @@ impl Keys<'_> {
             self.codes[f] = c;
         }
         self.frames.insert(i, frame);
+    }
+}
+
+impl Keys<'_> {
+    /// Whether dropping key `i` is bound to fail [`Keys::try_remove`]'s check, whatever its
+    /// nudges do: a test of one point instead of the nudges and segments it would evaluate.
+    /// Linear keys only. The check passes only if both neighbours end within `tolerance` of
+    /// their samples, so neither moves by more than `tolerance` plus its present deviation
+    /// (`moved`). Moving the ends of a line, or of a slerp arc under a quarter turn, by at
+    /// most `moved` each moves any point of it by at most `2 * moved` (a slerp point moves
+    /// by at most the sum of its ends' moves while the arc stays under a half turn). So the
+    /// dropped key's own sample, inside the merged segment, ends within `tolerance` only if
+    /// it is now within `tolerance + 2 * moved`. The test allows 1% and a rounding margin
+    /// more, and is skipped for rotations where that bound is not small (0.1 rad).
+    fn removal_cannot_hold(&self, i: usize, tolerance: f32) -> bool {
+        if self.interpolation != Interpolation::Linear || i == 0 || i + 1 >= self.frames.len() {
+            return false;
+        }
+        let rot = self.is_rotation;
+        let [p, r, n] = [i - 1, i, i + 1].map(|k| self.frames[k] as usize);
+        let deviation = |f: usize| distance(rot, self.raw[f], self.values[f]);
+        let moved = tolerance + deviation(p).max(deviation(n));
+        let rounding = if rot {
+            1e-5
+        } else {
+            2e-6 * (self.raw[r].length() + self.values[p].length() + self.values[n].length())
+        };
+        let reach = 1.01 * (tolerance + 2.0 * moved) + rounding;
+        if rot && (reach > 0.1 || distance(rot, self.values[p], self.values[n]) > FRAC_PI_2) {
+            return false;
+        }
+        let ends = [(p, p), (p, p), (n, n), (n, n)].map(|(f, v)| (f as f32, self.values[v]));
+        let merged = Segment::new(Interpolation::Linear, rot, &ends);
+        !(distance(rot, self.raw[r], merged.eval(r as f32)) <= reach)
     }
 }
 
@@ -502,6 +549,102 @@ mod tests {
                 Vec4::new((x * 0.05).sin() + jitter, (x * 0.02).cos(), 0.01 * x, 0.0)
             })
             .collect()
+    }
+
+    /// Tracks of linear keys on every frame: smooth rotations or vectors at several speeds,
+    /// with jitter, at quantization widths whose rounding is near the tolerances tested.
+    fn jittered_tracks() -> impl Iterator<Item = (bool, Vec<Vec4>, Format)> {
+        (0..48).map(|case| {
+            let is_rotation = case % 2 == 0;
+            let speed = 0.03 * (1 + case % 5) as f32;
+            let jitter = [0.0, 1e-4, 1e-3, 1e-2][case % 4];
+            let noise = |f: usize, c: usize| {
+                ((f * 7919 + c * 104_729 + case * 31) % 1009) as f32 / 1009.0 - 0.5
+            };
+            let raw = (0..24)
+                .map(|f| {
+                    let x = f as f32 * speed;
+                    let v = |c: usize, base: f32| base + jitter * noise(f, c);
+                    if is_rotation {
+                        let q = glam::Quat::from_euler(
+                            glam::EulerRot::YXZ,
+                            v(0, x.sin()),
+                            v(1, 0.5 * x),
+                            v(2, 0.3 * x.cos()),
+                        );
+                        Vec4::from(q)
+                    } else {
+                        Vec4::new(v(0, 40.0 + 3.0 * x.sin()), v(1, x), v(2, -0.2 * x * x), 0.0)
+                    }
+                })
+                .collect();
+            let format = if is_rotation {
+                Format::SmallestThree48
+            } else {
+                Format::RangedVector {
+                    bits: 10 + (case % 7) as u8 * 2,
+                }
+            };
+            (is_rotation, raw, format)
+        })
+    }
+
+    #[test]
+    fn a_removal_ruled_out_is_one_that_fails() {
+        let (mut ruled_out, mut removed, mut failed) = (0, 0, 0);
+        for (case, (is_rotation, raw, format)) in jittered_tracks().enumerate() {
+            let mids: Vec<Vec4> = raw
+                .windows(2)
+                .map(|w| Curve::new(Interpolation::Linear, is_rotation, vec![0, 1], w.to_vec()))
+                .map(|c| c.sample(0.5))
+                .collect();
+            let range = if is_rotation {
+                Range::default()
+            } else {
+                Range::of(raw.iter().map(|v| v.truncate().to_array()))
+            };
+            let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
+            let values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
+            let target = Target {
+                raw: &raw,
+                mids: Some(&mids),
+                key_values: &values,
+                is_rotation,
+            };
+            let frames: Vec<u32> = (0..raw.len() as u32).collect();
+            let fit = Fit {
+                frames: frames.clone(),
+                insert_order: frames.clone(),
+            };
+            let mut keys = Keys::new(&target, Interpolation::Linear, &fit, &codes, format, range);
+            if case % 3 == 0 {
+                // Nudged keys, off their samples, as refinement removes from.
+                for i in 0..frames.len() {
+                    keys.nudge(i);
+                }
+            }
+            for tolerance in (0..18).map(|e| 1e-6 * 2f32.powi(e)) {
+                for i in 1..frames.len() - 1 {
+                    let mut trial = keys.clone();
+                    trial.remove_if_held(i, tolerance);
+                    let dropped = trial.frames.len() < frames.len();
+                    if keys.removal_cannot_hold(i, tolerance) {
+                        assert!(!dropped, "case {case}, key {i}, tolerance {tolerance}");
+                        ruled_out += 1;
+                    } else if dropped {
+                        removed += 1;
+                    } else {
+                        failed += 1;
+                    }
+                }
+            }
+        }
+        // Both outcomes occur, and the test rules out most failures without nudging.
+        assert!(removed > 500, "{removed} removed");
+        assert!(
+            ruled_out > 5 * failed,
+            "{ruled_out} ruled out, {failed} failed anyway"
+        );
     }
 
     #[test]
