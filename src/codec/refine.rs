@@ -479,7 +479,7 @@ impl Keys<'_> {
         }
         let ends = [(p, p), (p, p), (n, n), (n, n)].map(|(f, v)| (f as f32, self.values[v]));
         let merged = Segment::new(Interpolation::Linear, rot, &ends);
-        !(distance(rot, self.raw[r], merged.eval(r as f32)) <= reach)
+        distance(rot, self.raw[r], merged.eval(r as f32)) > reach
     }
 }
 
