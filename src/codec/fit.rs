@@ -64,7 +64,8 @@ pub fn fit(target: &Target, interpolation: Interpolation, tolerance: f32) -> Opt
 
 /// The greedy insertions that fit a target, recorded down to some tolerance. The tolerance
 /// only decides where insertion stops, so the fit at any looser tolerance is a prefix of
-/// them: one recording serves every tolerance from the one it was recorded to up.
+/// them: one recording serves every tolerance from the one it was recorded to up, or (when
+/// it stopped where the fit was bound to give up) up to the error it was bound to miss by.
 #[derive(Clone, Debug)]
 pub struct Insertions {
     frames: usize,
@@ -76,7 +77,7 @@ pub struct Insertions {
 }
 
 /// One step of the greedy loop: the error of the worst segment, and what the fitter did.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Step {
     /// Inserted a key at this frame.
     Insert(f32, u32),
@@ -84,19 +85,66 @@ enum Step {
     GiveUp(f32),
     /// Stopped recording: the error is within the recording tolerance.
     Stop(f32),
+    /// Stopped recording: two neighbouring keys whose window of keys is complete (no key
+    /// can be inserted into it) miss the recording tolerance at their midpoint by this
+    /// error. That segment never changes, so every later step has at least this error and
+    /// the loop ends giving up: no tolerance below it can be held.
+    Doomed(f32),
     /// No segment left.
     Exhausted,
     /// Not recorded: the key values themselves miss the recording tolerance.
     Unrecorded,
 }
 
+/// What recording does once the fit is bound to give up ([`Step::Doomed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Doom {
+    Stop,
+    Continue,
+}
+
 /// A tolerance finer than the one insertions were recorded to.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Finer;
 
 impl Insertions {
-    /// Runs the greedy fitter at `tolerance`, recording every insertion.
+    /// Runs the greedy fitter at `tolerance`, recording every insertion, or fewer where
+    /// the fit is bound to give up ([`Step::Doomed`]): enough to answer `tolerance`.
     pub fn record(target: &Target, interpolation: Interpolation, tolerance: f32) -> Self {
+        Self::record_with(target, interpolation, tolerance, Doom::Stop, Vec::new())
+    }
+
+    /// [`Insertions::record`] through every insertion down to `tolerance`, even where the
+    /// fit is bound to give up: it answers every tolerance from `tolerance` up.
+    pub fn record_through(target: &Target, interpolation: Interpolation, tolerance: f32) -> Self {
+        Self::record_with(target, interpolation, tolerance, Doom::Continue, Vec::new())
+    }
+
+    /// [`Insertions::record_through`], continuing these insertions (of the same target and
+    /// interpolation) where they stopped because the fit was bound to give up.
+    pub fn continue_through(
+        mut self,
+        target: &Target,
+        interpolation: Interpolation,
+        tolerance: f32,
+    ) -> Self {
+        match self.steps.last() {
+            Some(Step::Doomed(_)) => {
+                self.steps.pop();
+                Self::record_with(target, interpolation, tolerance, Doom::Continue, self.steps)
+            }
+            _ => Self::record_through(target, interpolation, tolerance),
+        }
+    }
+
+    /// Records from the end keys and the insertions `earlier` on.
+    fn record_with(
+        target: &Target,
+        interpolation: Interpolation,
+        tolerance: f32,
+        doom: Doom,
+        earlier: Vec<Step>,
+    ) -> Self {
         let n = target.raw.len();
         // Room for every sample and midpoint: a segment never holds more.
         let mut dev = Deviations::with_capacity(target.is_rotation, 2 * n);
@@ -115,7 +163,7 @@ impl Insertions {
         } else if floor > tolerance {
             steps.push(Step::Unrecorded);
         } else {
-            steps = insert_keys(target, interpolation, tolerance, &mut dev);
+            steps = insert_keys(target, interpolation, tolerance, doom, &mut dev, earlier);
         }
         Self {
             frames: n,
@@ -156,7 +204,8 @@ impl Insertions {
                 }
                 Step::Insert(..) => inserted += 1,
                 Step::GiveUp(_) => return Ok(None),
-                Step::Stop(_) | Step::Unrecorded => return Err(Finer),
+                Step::Doomed(err) if err > tolerance => return Ok(None),
+                Step::Stop(_) | Step::Doomed(_) | Step::Unrecorded => return Err(Finer),
                 Step::Exhausted => break,
             }
         }
@@ -194,22 +243,32 @@ fn insert_keys(
     target: &Target,
     interpolation: Interpolation,
     tolerance: f32,
+    doom: Doom,
     dev: &mut Deviations,
+    mut steps: Vec<Step>,
 ) -> Vec<Step> {
     let n = target.raw.len();
     let dist = |a: Vec4, b: Vec4| distance(target.is_rotation, a, b);
     // Sized for the usual fit (a key every few frames) so that few of them grow.
-    let room = n / 2 + 2;
-    let mut steps = Vec::with_capacity(room);
+    let room = (n / 2 + 2).max(steps.len() + 2);
+    steps.reserve(room - steps.len());
     let mut keys: Vec<u32> = Vec::with_capacity(room);
     keys.extend([0, n as u32 - 1]);
+    keys.extend(steps.iter().map(|step| match step {
+        Step::Insert(_, frame) => *frame,
+        _ => unreachable!("recording continues after insertions only"),
+    }));
+    keys.sort_unstable();
     // Worst point per segment, keyed by the segment's first key frame; a max-heap of
     // (error, first key frame) finds the worst segment, skipping entries made stale by an
-    // insertion (their error no longer matches the segment's).
+    // insertion (their error no longer matches the segment's). Continuing earlier steps,
+    // the heap holds each segment once: the same worst segments, in the same order.
     let mut seg: Vec<(f32, f32)> = Vec::with_capacity(room);
-    seg.push(segment_error(target, interpolation, &keys, 0, dev));
     let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::with_capacity(4 * room);
-    heap.push((OrdF32(seg[0].0), 0));
+    for s in 0..keys.len() - 1 {
+        seg.push(segment_error(target, interpolation, &keys, s, dev));
+        heap.push((OrdF32(seg[s].0), keys[s]));
+    }
     while let Some((OrdF32(err), k0)) = heap.pop() {
         let Ok(si) = keys.binary_search(&k0) else {
             continue;
@@ -255,9 +314,74 @@ fn insert_keys(
             seg[s] = segment_error(target, interpolation, &keys, s, dev);
             heap.push((OrdF32(seg[s].0), keys[s]));
         }
+        // Only these segments changed, so only they can have become bound to miss.
+        if doom == Doom::Stop
+            && let Some(e) = (lo..=hi)
+                .filter(|&s| seg[s].0 > tolerance)
+                .filter_map(|s| least_error(target, interpolation, &keys, s))
+                .find(|&e| e > tolerance)
+        {
+            steps.push(Step::Doomed(e));
+            return steps;
+        }
     }
     steps.push(Step::Exhausted);
     steps
+}
+
+/// Windows of keys [`least_error`] tries at most.
+const WINDOWS_TRIED: u32 = 64;
+
+/// The least error segment `s` can ever have, when it joins neighbouring frames (no key can
+/// be inserted into it) and the keys that can still be inserted around it leave at most
+/// [`WINDOWS_TRIED`] windows of Catmull-Rom keys to try: the nearest key before it is one
+/// of the frames from its present one on, and the nearest after likewise.
+fn least_error(
+    target: &Target,
+    interpolation: Interpolation,
+    keys: &[u32],
+    s: usize,
+) -> Option<f32> {
+    let (f0, f1) = (keys[s], keys[s + 1]);
+    if f1 != f0 + 1 {
+        return None;
+    }
+    let mids = target.mids?;
+    let before = if s == 0 {
+        f0..=f0
+    } else {
+        keys[s - 1]..=f0 - 1
+    };
+    let after = match keys.get(s + 2) {
+        Some(&b) => f1 + 1..=b,
+        None => f1..=f1,
+    };
+    let key = |f: u32| (f as f32, target.key_values[f as usize]);
+    let error = |a: u32, b: u32| {
+        let curve = Segment::new(
+            interpolation,
+            target.is_rotation,
+            &[key(a), key(f0), key(f1), key(b)],
+        );
+        distance(
+            target.is_rotation,
+            mids[f0 as usize],
+            curve.eval(f0 as f32 + 0.5),
+        )
+    };
+    if interpolation == Interpolation::Linear {
+        return Some(error(f0, f1));
+    }
+    if before.clone().count() * after.clone().count() > WINDOWS_TRIED as usize {
+        return None;
+    }
+    let mut least = f32::INFINITY;
+    for a in before {
+        for b in after.clone() {
+            least = least.min(error(a, b));
+        }
+    }
+    Some(least)
 }
 
 /// Largest error strictly inside segment `s` (and at its midpoints), and where.
@@ -570,7 +694,7 @@ mod tests {
         let mids = midpoints(&raw);
         for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
             let t = target(&raw, &mids);
-            let recorded = Insertions::record(&t, interp, 1e-4);
+            let recorded = Insertions::record_through(&t, interp, 1e-4);
             for tolerance in [1e-6, 1e-5, 1e-4, 3e-4, 1e-3, 1e-2, 1.0] {
                 match recorded.fit(tolerance) {
                     Ok(f) => assert_eq!(f, fit(&t, interp, tolerance), "{interp:?} {tolerance}"),
@@ -578,6 +702,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_recording_stopped_where_the_fit_must_give_up_answers_like_a_full_one() {
+        let raw = wave(120);
+        // Midpoints off the curve between samples: some keys next to each other miss them.
+        let mids: Vec<Vec4> = midpoints(&raw)
+            .iter()
+            .enumerate()
+            .map(|(f, m)| *m + Vec4::new(2e-3 * ((f * 37 % 11) as f32 / 11.0), 0.0, 0.0, 0.0))
+            .collect();
+        let t = target(&raw, &mids);
+        let mut doomed = 0;
+        for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
+            for tolerance in [1e-4, 3e-4, 1e-3, 1.5e-3, 2e-3] {
+                let full = Insertions::record_through(&t, interp, tolerance);
+                let stopped = Insertions::record(&t, interp, tolerance);
+                if let Some(Step::Doomed(e)) = stopped.steps.last() {
+                    assert!(*e > tolerance);
+                    assert!(stopped.steps.len() < full.steps.len());
+                    doomed += 1;
+                }
+                assert_eq!(stopped.prefix(tolerance), full.prefix(tolerance));
+                for query in [1.5, 2.0, 4.0, 1e2, 1e4].map(|x| x * tolerance) {
+                    if let Ok(answer) = stopped.prefix(query) {
+                        assert_eq!(Ok(answer), full.prefix(query), "{interp:?} {query}");
+                    }
+                }
+                let continued = stopped.continue_through(&t, interp, tolerance);
+                assert_eq!(continued.steps, full.steps, "{interp:?} {tolerance}");
+            }
+        }
+        assert!(doomed >= 4, "{doomed} recordings stopped early");
     }
 
     /// The first point with the largest [`distance`], as a plain scan finds it.

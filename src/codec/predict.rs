@@ -77,8 +77,9 @@ fn bits_per_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]
         let end = (start + SEGMENT_KEYS).min(codes.len());
         let n = (end - start) as u64;
         for c in (0..3).filter(|&c| range.extent[c] > 0.0) {
-            // `predict` of both orders, with the two previous codes carried along.
-            let mut width = [0u32; 2];
+            // `predict` of both orders, with the two previous codes carried along; the
+            // widest residual is as wide as all of them or-ed together.
+            let mut or = [0u64; 2];
             let (mut prev2, mut prev) = (0i64, codes[start][c] as i64);
             for i in start + 1..end {
                 let code = codes[i][c] as i64;
@@ -87,12 +88,12 @@ fn bits_per_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]
                 } else {
                     extrapolate(prev, prev2, [frames[i - 2], frames[i - 1], frames[i]], max)
                 };
-                width[0] = width[0].max(width_of(zigzag(code - prev)));
-                width[1] = width[1].max(width_of(zigzag(code - second)));
+                or[0] |= zigzag(code - prev);
+                or[1] |= zigzag(code - second);
                 (prev2, prev) = (prev, code);
             }
-            for (t, w) in total.iter_mut().zip(width) {
-                *t += WIDTH_BITS as u64 + bits + (n - 1) * w as u64;
+            for (t, or) in total.iter_mut().zip(or) {
+                *t += WIDTH_BITS as u64 + bits + (n - 1) * width_of(or) as u64;
             }
         }
     }
