@@ -4,6 +4,7 @@
 //! key values the quantizer will produce, so the tolerance holds after quantization.
 
 use std::collections::BinaryHeap;
+use std::ops::ControlFlow;
 
 use glam::{Quat, Vec4};
 
@@ -416,9 +417,16 @@ fn segment_error_in<const INLINE: bool>(
     let (k0, k1) = (keys[s], keys[s + 1]);
     let curve = segment_in::<INLINE>(target, interpolation, keys, s);
     dev.clear();
-    for (x, reference) in segment_points(target, k0, k1) {
-        dev.push(reference, curve.eval_in::<INLINE>(x), x);
-    }
+    let _: ControlFlow<()> = visit_points(
+        target,
+        k0,
+        k1,
+        #[inline(always)]
+        |x, reference| {
+            dev.push(reference, curve.eval_in::<INLINE>(x), x);
+            ControlFlow::Continue(())
+        },
+    );
     dev.worst(k0 as f32)
 }
 
@@ -460,31 +468,45 @@ fn segment_error_until_in<const INLINE: bool>(
     let rot = target.is_rotation;
     let beyond = Beyond::new(rot, limit);
     let mut largest = 0.0f32;
-    for (x, reference) in segment_points(target, k0, k1) {
-        let d = squared_distance(rot, reference, curve.eval_in::<INLINE>(x));
-        largest = largest.max(d);
-        if let Some(e) = beyond.exceeds(d) {
-            return e;
-        }
+    let exceeded = visit_points(
+        target,
+        k0,
+        k1,
+        #[inline(always)]
+        |x, reference| {
+            let d = squared_distance(rot, reference, curve.eval_in::<INLINE>(x));
+            largest = largest.max(d);
+            match beyond.exceeds(d) {
+                Some(e) => ControlFlow::Break(e),
+                None => ControlFlow::Continue(()),
+            }
+        },
+    );
+    match exceeded {
+        ControlFlow::Break(e) => e,
+        ControlFlow::Continue(()) => distance_of_squared(rot, largest),
     }
-    distance_of_squared(rot, largest)
 }
 
-/// The points strictly inside the segment from key frame `k0` to `k1`, then its midpoints:
-/// `(frame, reference value)`.
+/// Visits the points strictly inside the segment from key frame `k0` to `k1`, then its
+/// midpoints, as `(frame, reference value)`, until `visit` breaks. Two plain loops: pass an
+/// `#[inline(always)]` closure, so that it compiles into its caller ([`with_fma`]).
 #[inline(always)]
-pub(super) fn segment_points<'a>(
-    target: &Target<'a>,
+pub(super) fn visit_points<B>(
+    target: &Target,
     k0: u32,
     k1: u32,
-) -> impl Iterator<Item = (f32, Vec4)> + 'a {
-    let raw = target.raw;
-    let (mids, mid_frames) = match target.mids {
-        Some(mids) => (mids, k0..k1),
-        None => (&[][..], 0..0),
-    };
-    let samples = (k0 + 1..k1).map(move |f| (f as f32, raw[f as usize]));
-    samples.chain(mid_frames.map(move |f| (f as f32 + 0.5, mids[f as usize])))
+    mut visit: impl FnMut(f32, Vec4) -> ControlFlow<B>,
+) -> ControlFlow<B> {
+    for f in k0 + 1..k1 {
+        visit(f as f32, target.raw[f as usize])?;
+    }
+    if let Some(mids) = target.mids {
+        for f in k0..k1 {
+            visit(f as f32 + 0.5, mids[f as usize])?;
+        }
+    }
+    ControlFlow::Continue(())
 }
 
 /// The square [`distance`] is taken of: the squared chord for rotations.

@@ -76,6 +76,10 @@ fn bits_per_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]
     for start in (0..codes.len()).step_by(SEGMENT_KEYS) {
         let end = (start + SEGMENT_KEYS).min(codes.len());
         let n = (end - start) as u64;
+        // Keys on consecutive frames (a track keeping every frame) have equal gaps, where
+        // the second-order prediction is plain extrapolation: `extrapolate` without its
+        // branches, the same values.
+        let consecutive = frames[end - 1] - frames[start] == (end - start - 1) as u32;
         for c in (0..3).filter(|&c| range.extent[c] > 0.0) {
             // `predict` of both orders, with the two previous codes carried along; the
             // widest residual is as wide as all of them or-ed together.
@@ -85,6 +89,8 @@ fn bits_per_order(format: Format, range: &Range, codes: &[Codes], frames: &[u32]
                 let code = codes[i][c] as i64;
                 let second = if i == start + 1 {
                     prev
+                } else if consecutive {
+                    (2 * prev - prev2).clamp(0, max as i64)
                 } else {
                     extrapolate(prev, prev2, [frames[i - 2], frames[i - 1], frames[i]], max)
                 };

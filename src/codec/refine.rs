@@ -15,11 +15,12 @@
 //! so a refined track holds its local tolerance exactly like a fitted one.
 
 use std::f32::consts::FRAC_PI_2;
+use std::ops::ControlFlow;
 
 use glam::Vec4;
 
 use super::curve::{Interpolation, Segment, with_fma};
-use super::fit::{Fit, Target, distance, segment_error_until, segment_in, segment_points};
+use super::fit::{Fit, Target, distance, segment_error_until, segment_in, visit_points};
 use super::predict::{SEGMENT_KEYS, best_order, predict, stored_components, width_of, zigzag};
 use super::quantize::{Codes, Format, Range, decode, encode};
 
@@ -287,16 +288,23 @@ impl Keys<'_> {
             let (k0, k1) = (self.frames[s], self.frames[s + 1]);
             let curve = segment_in::<INLINE>(&target, self.interpolation, &self.frames, s);
             let span = (k1 - k0) as f32;
-            for (x, reference) in segment_points(&target, k0, k1) {
-                let w = if s == i {
-                    (k1 as f32 - x) / span
-                } else {
-                    (x - k0 as f32) / span
-                };
-                let c = curve.eval_in::<INLINE>(x);
-                num += (self.reference(reference, c) - c) * w;
-                den += w * w;
-            }
+            let _: ControlFlow<()> = visit_points(
+                &target,
+                k0,
+                k1,
+                #[inline(always)]
+                |x, reference| {
+                    let w = if s == i {
+                        (k1 as f32 - x) / span
+                    } else {
+                        (x - k0 as f32) / span
+                    };
+                    let c = curve.eval_in::<INLINE>(x);
+                    num += (self.reference(reference, c) - c) * w;
+                    den += w * w;
+                    ControlFlow::Continue(())
+                },
+            );
         }
         num / den
     }
