@@ -75,6 +75,9 @@ pub struct Insertions {
     /// With two frames or fewer (no insertions): the error between them.
     between_ends: f32,
     steps: Vec<Step>,
+    /// When recording stopped where the fit was bound to give up: the worst point of every
+    /// segment then (empty otherwise), so that continuing need not measure them again.
+    doomed_segments: Vec<(f32, f32)>,
 }
 
 /// One step of the greedy loop: the error of the worst segment, and what the fitter did.
@@ -101,6 +104,8 @@ enum Step {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Doom {
     Stop,
+    /// Records on (the tests' full recordings).
+    #[cfg(test)]
     Continue,
 }
 
@@ -112,39 +117,55 @@ impl Insertions {
     /// Runs the greedy fitter at `tolerance`, recording every insertion, or fewer where
     /// the fit is bound to give up ([`Step::Doomed`]): enough to answer `tolerance`.
     pub fn record(target: &Target, interpolation: Interpolation, tolerance: f32) -> Self {
-        Self::record_with(target, interpolation, tolerance, Doom::Stop, Vec::new())
+        Self::record_with(
+            target,
+            interpolation,
+            tolerance,
+            Doom::Stop,
+            Default::default(),
+        )
     }
 
     /// [`Insertions::record`] through every insertion down to `tolerance`, even where the
     /// fit is bound to give up: it answers every tolerance from `tolerance` up.
+    #[cfg(test)]
     pub fn record_through(target: &Target, interpolation: Interpolation, tolerance: f32) -> Self {
-        Self::record_with(target, interpolation, tolerance, Doom::Continue, Vec::new())
+        Self::record_with(
+            target,
+            interpolation,
+            tolerance,
+            Doom::Continue,
+            Default::default(),
+        )
     }
 
-    /// [`Insertions::record_through`], continuing these insertions (of the same target and
-    /// interpolation) where they stopped because the fit was bound to give up.
-    pub fn continue_through(
+    /// These insertions (of the same target and interpolation) continued from where they
+    /// stopped, at their tolerance or where the fit was bound to give up, as
+    /// [`Insertions::record`] records them down to `tolerance`: it answers `tolerance`.
+    pub fn continue_to(
         mut self,
         target: &Target,
         interpolation: Interpolation,
         tolerance: f32,
     ) -> Self {
         match self.steps.last() {
-            Some(Step::Doomed(_)) => {
+            Some(Step::Doomed(_) | Step::Stop(_)) => {
                 self.steps.pop();
-                Self::record_with(target, interpolation, tolerance, Doom::Continue, self.steps)
+                let earlier = (self.steps, self.doomed_segments);
+                Self::record_with(target, interpolation, tolerance, Doom::Stop, earlier)
             }
-            _ => Self::record_through(target, interpolation, tolerance),
+            _ => Self::record(target, interpolation, tolerance),
         }
     }
 
-    /// Records from the end keys and the insertions `earlier` on.
+    /// Records from the end keys and the insertions `earlier` on (with the worst point of
+    /// each segment they leave, when known).
     fn record_with(
         target: &Target,
         interpolation: Interpolation,
         tolerance: f32,
         doom: Doom,
-        earlier: Vec<Step>,
+        earlier: (Vec<Step>, Vec<(f32, f32)>),
     ) -> Self {
         let n = target.raw.len();
         // Room for every sample and midpoint: a segment never holds more.
@@ -155,6 +176,7 @@ impl Insertions {
         let floor = dev.worst(0.0).0;
         let mut between_ends = 0.0f32;
         let mut steps = Vec::new();
+        let mut doomed_segments = Vec::new();
         if n <= 2 {
             let ends: Vec<u32> = (0..n as u32).collect();
             for s in 0..n.saturating_sub(1) {
@@ -164,13 +186,15 @@ impl Insertions {
         } else if floor > tolerance {
             steps.push(Step::Unrecorded);
         } else {
-            steps = insert_keys(target, interpolation, tolerance, doom, &mut dev, earlier);
+            (steps, doomed_segments) =
+                insert_keys(target, interpolation, tolerance, doom, &mut dev, earlier);
         }
         Self {
             frames: n,
             floor,
             between_ends,
             steps,
+            doomed_segments,
         }
     }
 
@@ -246,8 +270,8 @@ fn insert_keys(
     tolerance: f32,
     doom: Doom,
     dev: &mut Deviations,
-    mut steps: Vec<Step>,
-) -> Vec<Step> {
+    (mut steps, segments): (Vec<Step>, Vec<(f32, f32)>),
+) -> (Vec<Step>, Vec<(f32, f32)>) {
     let n = target.raw.len();
     let dist = |a: Vec4, b: Vec4| distance(target.is_rotation, a, b);
     // Sized for the usual fit (a key every few frames) so that few of them grow.
@@ -264,12 +288,20 @@ fn insert_keys(
     // (error, first key frame) finds the worst segment, skipping entries made stale by an
     // insertion (their error no longer matches the segment's). Continuing earlier steps,
     // the heap holds each segment once: the same worst segments, in the same order.
-    let mut seg: Vec<(f32, f32)> = Vec::with_capacity(room);
-    let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::with_capacity(4 * room);
-    for s in 0..keys.len() - 1 {
-        seg.push(segment_error(target, interpolation, &keys, s, dev));
-        heap.push((OrdF32(seg[s].0), keys[s]));
+    let mut seg: Vec<(f32, f32)> = segments;
+    if seg.len() != keys.len() - 1 {
+        seg.clear();
+        seg.reserve(room);
+        for s in 0..keys.len() - 1 {
+            seg.push(segment_error(target, interpolation, &keys, s, dev));
+        }
     }
+    let mut heap: BinaryHeap<(OrdF32, u32)> = BinaryHeap::with_capacity(4 * room);
+    heap.extend(
+        seg.iter()
+            .zip(&keys)
+            .map(|(&(err, _), &k0)| (OrdF32(err), k0)),
+    );
     while let Some((OrdF32(err), k0)) = heap.pop() {
         let Ok(si) = keys.binary_search(&k0) else {
             continue;
@@ -279,7 +311,7 @@ fn insert_keys(
         }
         if err <= tolerance {
             steps.push(Step::Stop(err));
-            return steps;
+            return (steps, Vec::new());
         }
         let at = seg[si].1;
         // The worst point is a sample frame, or a midpoint whose neighbours may be keys.
@@ -294,7 +326,7 @@ fn insert_keys(
             // With both neighbours already keys, more keys cannot help: give up.
             let Some(frame) = candidates.max_by(|&x, &y| error(x).total_cmp(&error(y))) else {
                 steps.push(Step::GiveUp(err));
-                return steps;
+                return (steps, Vec::new());
             };
             frame
         };
@@ -323,11 +355,11 @@ fn insert_keys(
                 .find(|&e| e > tolerance)
         {
             steps.push(Step::Doomed(e));
-            return steps;
+            return (steps, seg);
         }
     }
     steps.push(Step::Exhausted);
-    steps
+    (steps, Vec::new())
 }
 
 /// Windows of keys [`least_error`] tries at most.
@@ -736,7 +768,7 @@ mod tests {
             .map(|(f, m)| *m + Vec4::new(2e-3 * ((f * 37 % 11) as f32 / 11.0), 0.0, 0.0, 0.0))
             .collect();
         let t = target(&raw, &mids);
-        let mut doomed = 0;
+        let (mut doomed, mut continued) = (0, 0);
         for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
             for tolerance in [1e-4, 3e-4, 1e-3, 1.5e-3, 2e-3] {
                 let full = Insertions::record_through(&t, interp, tolerance);
@@ -747,16 +779,23 @@ mod tests {
                     doomed += 1;
                 }
                 assert_eq!(stopped.prefix(tolerance), full.prefix(tolerance));
-                for query in [1.5, 2.0, 4.0, 1e2, 1e4].map(|x| x * tolerance) {
-                    if let Ok(answer) = stopped.prefix(query) {
-                        assert_eq!(Ok(answer), full.prefix(query), "{interp:?} {query}");
+                // Continued where a tolerance asked (looser and finer, as relaxation and
+                // repair ask), the recording answers like the full one and its insertions
+                // are the full one's.
+                let mut r = stopped;
+                for query in [2.0, 1e4, 1.0, 4.0, 1.5, 1e2].map(|x| x * tolerance) {
+                    if r.prefix(query).is_err() {
+                        r = r.continue_to(&t, interp, query);
+                        continued += 1;
                     }
+                    assert_eq!(r.prefix(query), full.prefix(query), "{interp:?} {query}");
+                    let inserted = r.steps.len() - 1;
+                    assert_eq!(r.steps[..inserted], full.steps[..inserted]);
                 }
-                let continued = stopped.continue_through(&t, interp, tolerance);
-                assert_eq!(continued.steps, full.steps, "{interp:?} {tolerance}");
             }
         }
         assert!(doomed >= 4, "{doomed} recordings stopped early");
+        assert!(continued >= 4, "{continued} recordings continued");
     }
 
     /// The first point with the largest [`distance`], as a plain scan finds it.

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::classify::{constant_quat, constant_vec3};
 use super::curve::{Curve, Interpolation};
-use super::fit::{Finer, Fit, Insertions, Target, distance};
+use super::fit::{Fit, Insertions, Target, distance};
 use super::predict::value_bits;
 use super::quantize::{Codes, Format, Range, choose_reference, decode, encode, relative_xyz};
 use super::refine::{KeyValues, nudge_keys, refine_nudged};
@@ -484,29 +484,21 @@ impl<'a> TrackEncoder<'a> {
             return fits_all(&target, tolerance).then_some(0);
         }
         let recorded = &mut q.insertions[ii];
-        let finer = match recorded.as_ref().map(|r| r.prefix(tolerance)) {
-            Some(Ok(prefix)) => return prefix,
-            Some(Err(Finer)) => true,
-            None => false,
-        };
-        let finest = tolerance.min(self.finest);
-        if !finer {
-            // The first recording stops where the fit is bound to give up: most tolerances
-            // asked later are below that too.
-            let r = recorded.insert(Insertions::record(&target, interp, finest));
-            if let Ok(prefix) = r.prefix(tolerance) {
-                return prefix;
-            }
+        if let Some(Ok(prefix)) = recorded.as_ref().map(|r| r.prefix(tolerance)) {
+            return prefix;
         }
-        // Record through to the finest tolerance, or to where the key values miss it (going
-        // on from where the fit was bound to give up): that answers every tolerance this fit
-        // can hold.
-        let r = recorded.take().expect("recorded above");
-        let through = finest.max(r.floor());
+        // The first recording goes down to the finest tolerance (or stops where the fit is
+        // bound to give up); a tolerance it does not answer continues it.
+        let mut r = recorded
+            .take()
+            .unwrap_or_else(|| Insertions::record(&target, interp, tolerance.min(self.finest)));
+        if r.prefix(tolerance).is_err() {
+            r = r.continue_to(&target, interp, tolerance);
+        }
         recorded
-            .insert(r.continue_through(&target, interp, through))
+            .insert(r)
             .prefix(tolerance)
-            .expect("insertions recorded through a tolerance answer every one above it")
+            .expect("insertions continued down to a tolerance answer it")
     }
 }
 
