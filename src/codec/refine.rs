@@ -462,12 +462,16 @@ impl Keys<'_> {
     /// nudges do: a test of one point instead of the nudges and segments it would evaluate.
     /// Linear keys only. The check passes only if both neighbours end within `tolerance` of
     /// their samples, so neither moves by more than `tolerance` plus its present deviation
-    /// (`moved`). Moving the ends of a line, or of a slerp arc under a quarter turn, by at
-    /// most `moved` each moves any point of it by at most `2 * moved` (a slerp point moves
-    /// by at most the sum of its ends' moves while the arc stays under a half turn). So the
-    /// dropped key's own sample, inside the merged segment, ends within `tolerance` only if
-    /// it is now within `tolerance + 2 * moved`. The test allows 1% and a rounding margin
-    /// more, and is skipped for rotations where that bound is not small (0.1 rad).
+    /// (`moved`). Moving the ends of a line by at most `moved` each moves any point of it by
+    /// at most `moved`. On a slerp arc of angle `θ` (on the unit sphere of quaternions, half
+    /// the rotation), the point at `u` moves by at most `sin(uθ) / sin θ` times its end's
+    /// move, and `sin((1 - u)θ) / sin θ` times its start's, whose sum is at most
+    /// `1 / cos(θ / 2)`: under 1.1 while the arc stays under `π/4 + 0.05` (a quarter turn
+    /// between the keys, and `moved` at most 0.05 rad). So the dropped key's own sample,
+    /// inside the merged segment, ends within `tolerance` only if it is now within
+    /// `tolerance + 1.1 * moved` (`moved` for vectors). The test allows 1% more, and a margin
+    /// for rounding (2e-6 rad, about eight times the largest difference between this slerp
+    /// in `f32` and the exact one found on 500,000 random arcs).
     fn removal_cannot_hold(&self, i: usize, tolerance: f32) -> bool {
         if self.interpolation != Interpolation::Linear || i == 0 || i + 1 >= self.frames.len() {
             return false;
@@ -476,15 +480,16 @@ impl Keys<'_> {
         let [p, r, n] = [i - 1, i, i + 1].map(|k| self.frames[k] as usize);
         let deviation = |f: usize| distance(rot, self.raw[f], self.values[f]);
         let moved = tolerance + deviation(p).max(deviation(n));
-        let rounding = if rot {
-            1e-5
+        let (spread, rounding) = if rot {
+            (1.1, 2e-6)
         } else {
-            2e-6 * (self.raw[r].length() + self.values[p].length() + self.values[n].length())
+            let size = self.raw[r].length() + self.values[p].length() + self.values[n].length();
+            (1.0, 2e-6 * size)
         };
-        let reach = 1.01 * (tolerance + 2.0 * moved) + rounding;
-        if rot && (reach > 0.1 || distance(rot, self.values[p], self.values[n]) > FRAC_PI_2) {
+        if rot && (moved > 0.05 || distance(rot, self.values[p], self.values[n]) > FRAC_PI_2) {
             return false;
         }
+        let reach = 1.01 * (tolerance + spread * moved) + rounding;
         let ends = [(p, p), (p, p), (n, n), (n, n)].map(|(f, v)| (f as f32, self.values[v]));
         let merged = Segment::new(Interpolation::Linear, rot, &ends);
         distance(rot, self.raw[r], merged.eval(r as f32)) > reach
