@@ -89,10 +89,10 @@ enum Step {
     GiveUp(f32),
     /// Stopped recording: the error is within the recording tolerance.
     Stop(f32),
-    /// Stopped recording: two neighbouring keys whose window of keys is complete (no key
-    /// can be inserted into it) miss the recording tolerance at their midpoint by this
-    /// error. That segment never changes, so every later step has at least this error and
-    /// the loop ends giving up: no tolerance below it can be held.
+    /// Stopped recording: two neighbouring keys miss the recording tolerance at their
+    /// midpoint by at least this error in every window of keys still possible around them
+    /// ([`least_error`]). That segment stays, so every later step has at least this error
+    /// and the loop ends giving up: no tolerance below it can be held.
     Doomed(f32),
     /// No segment left.
     Exhausted,
@@ -363,7 +363,7 @@ fn insert_keys(
 }
 
 /// Windows of keys [`least_error`] tries at most.
-const WINDOWS_TRIED: u32 = 64;
+const WINDOWS_TRIED: usize = 64;
 
 /// The least error segment `s` can ever have, when it joins neighbouring frames (no key can
 /// be inserted into it) and the keys that can still be inserted around it leave at most
@@ -405,7 +405,7 @@ fn least_error(
     if interpolation == Interpolation::Linear {
         return Some(error(f0, f1));
     }
-    if before.clone().count() * after.clone().count() > WINDOWS_TRIED as usize {
+    if before.clone().count() * after.clone().count() > WINDOWS_TRIED {
         return None;
     }
     let mut least = f32::INFINITY;
