@@ -564,6 +564,13 @@ mod tests {
             .collect()
     }
 
+    /// Every sample's code and the value it decodes to.
+    fn quantized(raw: &[Vec4], format: Format, range: Range) -> (Vec<Codes>, Vec<Vec4>) {
+        let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
+        let values = codes.iter().map(|c| decode(format, &range, *c)).collect();
+        (codes, values)
+    }
+
     /// Tracks of linear keys on every frame: smooth rotations or vectors at several speeds,
     /// with jitter, at quantization widths whose rounding is near the tolerances tested.
     fn jittered_tracks() -> impl Iterator<Item = (bool, Vec<Vec4>, Format)> {
@@ -616,8 +623,7 @@ mod tests {
             } else {
                 Range::of(raw.iter().map(|v| v.truncate().to_array()))
             };
-            let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
-            let values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
+            let (codes, values) = quantized(&raw, format, range);
             let target = Target {
                 raw: &raw,
                 mids: Some(&mids),
@@ -666,8 +672,7 @@ mod tests {
         let mids: Vec<Vec4> = raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect();
         let format = Format::RangedVector { bits: 14 };
         let range = Range::of(raw.iter().map(|v| v.truncate().to_array()));
-        let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
-        let values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
+        let (codes, values) = quantized(&raw, format, range);
         let target = Target {
             raw: &raw,
             mids: Some(&mids),
