@@ -177,8 +177,9 @@ impl Segment {
 /// `run(true)` compiled with FMA where the CPU has it, else `run(false)`: `run` evaluates
 /// many points of curves, with [`Segment::new_in`] / [`Segment::eval_in`] taking their sines
 /// inline when given `true`. Both give the same values; inline, a point costs no CPU check
-/// and no call. `run` is inlined into the FMA copy: keep the per-point work in plain loops
-/// there (a closure compiled apart would call a software `fma` for the sine).
+/// and no call. `run` is inlined into the FMA copy: mark it, and every closure it hands the
+/// per-point work to (such as `fit::visit_points`'), `#[inline(always)]` (a closure
+/// compiled apart would call a software `fma` for the sine).
 #[inline(always)]
 pub fn with_fma<R>(run: impl FnOnce(bool) -> R) -> R {
     #[cfg(target_arch = "x86_64")]

@@ -455,9 +455,7 @@ impl Keys<'_> {
         }
         self.frames.insert(i, frame);
     }
-}
 
-impl Keys<'_> {
     /// Whether dropping key `i` is bound to fail [`Keys::try_remove`]'s check, whatever its
     /// nudges do: a test of one point instead of the nudges and segments it would evaluate.
     /// Linear keys only. The check passes only if both neighbours end within `tolerance` of
