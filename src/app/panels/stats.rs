@@ -42,7 +42,7 @@ fn unit_picker(ui: &mut egui::Ui, doc: &Document, out: &mut Vec<Action>) {
     // A custom unit: scene units per metre.
     let mut per_metre = doc.resolved.unit.per_metre();
     let drag = ui.add(
-        egui::DragValue::new(&mut per_metre)
+        super::setting_value::drag(&mut per_metre)
             .range(1e-4..=1e6)
             .speed(0.05)
             .suffix(" /m"),

