@@ -101,3 +101,62 @@ fn a_typed_tolerance_applies_on_enter_or_focus_loss_not_per_keystroke() {
     let m = marker_cm(&h, TIP);
     assert!((m - 4.5).abs() < 1e-5, "{m} cm, typed 4.5");
 }
+
+#[test]
+fn a_click_in_the_joint_table_does_not_scroll_it() {
+    let mut h = opened(Some(shared_asset("RobotExpressive.glb")), SIZE);
+    let names: Vec<String> = {
+        let s = &h.state().document().unwrap().asset.skeleton;
+        s.joints.iter().map(|j| j.name.clone()).collect()
+    };
+    // The table's visible rows lie between its header and the bottom of the viewport
+    // beside it (the tuning panel spans the window below both).
+    let top = h.get_by_label("Tol. mm").rect().bottom();
+    let bottom = h.state().viewport_rect().expect("viewport").bottom();
+    let visible = |h: &Harness<'static, App>| -> Vec<(usize, egui::Rect)> {
+        let mut rows: Vec<(usize, egui::Rect)> = names
+            .iter()
+            .enumerate()
+            .filter_map(|(j, n)| {
+                let mut nodes = h.query_all_by_label(n);
+                let r = nodes.next()?.rect();
+                (nodes.next().is_none() && r.top() >= top && r.bottom() <= bottom).then_some((j, r))
+            })
+            .collect();
+        rows.sort_by(|a, b| a.1.top().total_cmp(&b.1.top()));
+        rows
+    };
+    let rows = visible(&h);
+    assert!(rows.len() > 6, "{} rows visible", rows.len());
+    let focus = h.state().selected();
+    // The lowest visible row that is not the focused one, and the row above it.
+    let (k, &(j, rect)) = rows
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(k, (j, _))| *k > 0 && Some(*j) != focus && Some(rows[k - 1].0) != focus)
+        .expect("a row to click");
+    let (above, above_rect) = rows[k - 1];
+    h.get_by_label(&names[j]).click();
+    h.run();
+    assert_eq!(h.state().selected(), Some(j));
+    let after = h.get_by_label(&names[j]).rect();
+    assert!(
+        (after.top() - rect.top()).abs() < 0.5,
+        "the clicked row moved from y {} to {}",
+        rect.top(),
+        after.top()
+    );
+    // The next click lands on the row that was under the pointer.
+    let p = above_rect.center();
+    h.hover_at(p);
+    h.drag_at(p);
+    h.drop_at(p);
+    h.run();
+    assert_eq!(
+        h.state().selected(),
+        Some(above),
+        "the second click selected {:?}",
+        h.state().selected().map(|s| &names[s])
+    );
+}
