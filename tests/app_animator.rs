@@ -160,3 +160,39 @@ fn a_click_in_the_joint_table_does_not_scroll_it() {
         h.state().selected().map(|s| &names[s])
     );
 }
+
+#[test]
+fn in_the_path_field_tab_completes_and_enter_confirms() {
+    let mut h = opened(None, SIZE);
+    h.state_mut().perform(Action::PromptPath(Purpose::Open));
+    h.run();
+    let shared = std::fs::canonicalize(shared_asset("")).unwrap();
+    let folder = shared.display().to_string();
+    let (parent, assets) = folder.rsplit_once('/').unwrap();
+    assert_eq!(assets, "assets");
+    h.get_by_label(path_prompt::FIELD)
+        .set_text_value_accesskit(&format!("{parent}/asse"));
+    h.run();
+    press(&mut h, Key::Tab);
+    h.run();
+    let field = |h: &Harness<'static, App>| {
+        h.get_by_label(path_prompt::FIELD)
+            .value()
+            .unwrap_or_default()
+    };
+    assert_eq!(field(&h), format!("{folder}/"), "Tab completes the folder");
+    // Typing goes on at the end of the completed text; Tab completes the file.
+    type_slowly(&mut h, "Robo");
+    assert_eq!(field(&h), format!("{folder}/Robo"));
+    press(&mut h, Key::Tab);
+    h.run();
+    assert_eq!(field(&h), format!("{folder}/RobotExpressive.glb"));
+    press(&mut h, Key::Enter);
+    h.run_steps(3);
+    assert!(
+        h.query_by_label(Purpose::Open.title()).is_none(),
+        "Enter confirmed"
+    );
+    let doc = h.state().document().unwrap();
+    assert!(doc.title().contains("RobotExpressive"), "{}", doc.title());
+}
