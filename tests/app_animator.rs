@@ -196,3 +196,33 @@ fn in_the_path_field_tab_completes_and_enter_confirms() {
     let doc = h.state().document().unwrap();
     assert!(doc.title().contains("RobotExpressive"), "{}", doc.title());
 }
+
+/// The joint selected when `file` opens with nothing asked for is the one "Go to worst"
+/// names for the result shown.
+fn selected_on_open_is_go_to_worst(file: PathBuf) {
+    let mut h = opened(Some(file), SIZE);
+    let doc = h.state().document().unwrap();
+    let r = doc.result.as_ref().expect("result");
+    assert!(!r.refining);
+    let w = attribution::worst(&doc.asset, doc.clip, &doc.resolved.limits, r).expect("an error");
+    let names = &doc.asset.skeleton.joints;
+    let label = format!("Go to worst: {} @ frame {}", names[w.joint].name, w.frame);
+    h.get_by_label_contains(&label);
+    assert_eq!(
+        h.state().selected().map(|s| names[s].name.clone()),
+        Some(names[w.cause].name.clone()),
+        "selected on open; the button says {label:?}"
+    );
+    // The user's own pick stays through later results.
+    let other = (w.cause + 1) % names.len();
+    h.state_mut().select_joint(Some(other));
+    h.state_mut().perform(Action::Recompress);
+    settle(&mut h);
+    assert_eq!(h.state().selected(), Some(other));
+}
+
+#[test]
+fn the_joint_selected_on_open_is_the_one_go_to_worst_names() {
+    // Its first pass and its refined result have different worst joints.
+    selected_on_open_is_go_to_worst(shared_asset("acl/121_10.acl.sjson"));
+}
