@@ -103,6 +103,37 @@ fn a_typed_tolerance_applies_on_enter_or_focus_loss_not_per_keystroke() {
 }
 
 #[test]
+fn save_settings_on_the_default_character_asks_for_a_path() {
+    let mut h = opened(None, SIZE);
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label("Save Settings").click();
+    h.run();
+    // No native dialog here: the in-app field, with a name to save under.
+    h.get_by_label(Purpose::SaveSettings.title());
+    let start = h
+        .get_by_label(path_prompt::FIELD)
+        .value()
+        .unwrap_or_default();
+    assert!(start.ends_with(".skelpack.toml"), "{start}");
+    assert!(
+        !h.state().status().contains("no file chosen"),
+        "{}",
+        h.state().status()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("default.skelpack.toml");
+    h.get_by_label(path_prompt::FIELD)
+        .set_text_value_accesskit(&path.display().to_string());
+    h.run();
+    h.get_by_label(path_prompt::OK).click();
+    h.run_steps(3);
+    let saved = skelpack::settings::Settings::load(&path).expect("saved where typed");
+    assert_eq!(saved, h.state().document().unwrap().settings);
+    assert!(h.state().status().contains("Saved settings"));
+}
+
+#[test]
 fn a_click_in_the_joint_table_does_not_scroll_it() {
     let mut h = opened(Some(shared_asset("RobotExpressive.glb")), SIZE);
     let names: Vec<String> = {
@@ -225,4 +256,46 @@ fn selected_on_open_is_go_to_worst(file: PathBuf) {
 fn the_joint_selected_on_open_is_the_one_go_to_worst_names() {
     // Its first pass and its refined result have different worst joints.
     selected_on_open_is_go_to_worst(shared_asset("acl/121_10.acl.sjson"));
+}
+
+#[test]
+fn a_shortcut_does_not_stack_a_dialog_on_an_open_one() {
+    let mut h = opened(None, SIZE);
+    let label = joints::tolerance_label(TIP);
+    // An edit: the settings are unsaved.
+    click_field(&mut h, &label);
+    type_slowly(&mut h, "0.05");
+    press(&mut h, Key::Enter);
+    settle(&mut h);
+    assert!(h.state().document().unwrap().is_dirty());
+    // A tolerance below the joint's floor asks first.
+    click_field(&mut h, &label);
+    type_slowly(&mut h, "0.000001");
+    press(&mut h, Key::Enter);
+    h.run();
+    h.get_by_label(floor::TITLE);
+    // Ctrl+Q while it asks: the question stays the only dialog.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::Q);
+    h.run();
+    assert!(
+        h.query_by_label(unsaved::TITLE).is_none(),
+        "the unsaved-settings question stacked on the floor question"
+    );
+    assert!(!h.state().is_confirming());
+    h.get_by_label(floor::TITLE);
+    h.get_by_label(floor::CANCEL).click();
+    h.run();
+    assert!(h.query_by_label(floor::TITLE).is_none());
+    // Answered: Ctrl+Q asks about the unsaved settings.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::Q);
+    h.run();
+    h.get_by_label(unsaved::TITLE);
+    assert!(h.state().is_confirming());
+    // A drop or another question waits while it is open.
+    h.state_mut().perform(Action::PromptPath(Purpose::Open));
+    h.run();
+    assert!(h.query_by_label(Purpose::Open.title()).is_none());
+    h.get_by_label(unsaved::CANCEL).click();
+    h.run();
+    assert!(!h.state().is_confirming());
 }

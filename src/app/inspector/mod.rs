@@ -24,6 +24,7 @@ mod autopilot;
 mod chrome;
 mod clip_work;
 mod dashboard;
+mod dialogs;
 mod export_jobs;
 mod frame;
 mod measure;
@@ -282,6 +283,10 @@ impl App {
             ..Playback::default()
         };
         self.chrome.banner = None;
+        // A held edit belongs to the document it was made on.
+        if matches!(self.chrome.dialog, Some(dialogs::Dialog::BelowFloor(..))) {
+            self.chrome.dialog = None;
+        }
         self.view.viewport.request_frame();
         self.ensure_job();
     }
@@ -331,7 +336,7 @@ impl App {
 
     /// True while an action waits for the user to save or discard unsaved settings.
     pub fn is_confirming(&self) -> bool {
-        self.chrome.confirm.is_some()
+        matches!(self.chrome.dialog, Some(dialogs::Dialog::Unsaved(_)))
     }
 
     pub fn playback(&self) -> &Playback {
