@@ -2,8 +2,8 @@
 //!
 //! The JSON is edited as a `serde_json::Value`: every animation's skeleton channels are
 //! rewritten from the codec's tracks (Catmull-Rom as CUBICSPLINE with the spline's exact
-//! tangents, linear as LINEAR, a constant as one key, rest tracks dropped because the node's
-//! rest value already holds them); morph-weight channels and channels on nodes outside the
+//! tangents, linear as LINEAR, a constant as one key, rest tracks as one key where the source
+//! keyed the property); morph-weight channels and channels on nodes outside the
 //! skeleton are carried over unchanged. Everything else (meshes, skins, materials, textures,
 //! names, extras, extensions) is left as it was. New data is appended to buffer 0; the
 //! replaced data is then dropped when that is provably safe (see [`super::compact`]).
@@ -15,8 +15,8 @@
 //! keeps each joint within its tolerance, measured on what players compute under every rule
 //! of the target [`Player`] (slerp, nlerp, keys as stored); float otherwise. For portable
 //! players rotations are LINEAR with keys inserted where nlerp would leave slerp's path.
-//! A property the source animated keeps a channel (one key when it equals the rest pose);
-//! a property it did not animate gets none. Channels with identical key frames share one
+//! A property the source animated keeps a channel (one key when it equals the rest pose,
+//! unless `drop_rest_channels`); a property it did not animate gets none. Channels with identical key frames share one
 //! time accessor.
 
 use std::collections::HashMap;
@@ -100,9 +100,7 @@ pub struct AnimationExport {
 pub struct Keyed<'a> {
     /// Driven by this clip's animation: these, and only these, get channels.
     pub clip: &'a [[bool; 3]],
-    /// Driven by some other animation of the file. A property this clip holds at the rest
-    /// pose keeps a one-key rest channel only here: a player switching clips would
-    /// otherwise keep the other clip's value. Elsewhere the node's own rest already holds it.
+    /// Driven by some other animation of the file.
     pub others: &'a [[bool; 3]],
     /// Driven by every other animation of the file (true for a single animation): a player
     /// switching from this clip never holds this clip's last key there.
@@ -599,9 +597,10 @@ fn exact_end_keys(channels: &mut [Channel], raw: &crate::model::Clip) {
 }
 
 /// One-key channels holding the rest value for every property the source animated that
-/// the codec found equal to the rest pose and that another animation of the file drives,
-/// so that players which keep the previous clip's value on un-keyed nodes still show this
-/// clip's pose.
+/// the codec found equal to the rest pose, so that players which keep the previous clip's
+/// value on un-keyed nodes still show this clip's pose. That previous clip may come from
+/// another file of the same rig (libraries split across files, one clip per file), so the
+/// channel is kept whether or not another animation of this file drives the property.
 fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: Keyed<'_>) {
     let mut have = vec![[false; 3]; skeleton.len()];
     for c in channels.iter() {
@@ -609,8 +608,8 @@ fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: Ke
     }
     for (j, joint) in skeleton.joints.iter().enumerate() {
         for kind in 0..3 {
-            let both = |k: &[[bool; 3]]| k.get(j).is_some_and(|k| k[kind]);
-            if !both(keyed.clip) || !both(keyed.others) || have[j][kind] {
+            let keyed_here = keyed.clip.get(j).is_some_and(|k| k[kind]);
+            if !keyed_here || have[j][kind] {
                 continue;
             }
             let r = joint.rest;
@@ -1177,7 +1176,9 @@ mod tests {
             crate::model::Joint::new("b", Some(0), crate::model::Transform::IDENTITY),
         ])
         .unwrap();
-        // b's scale is driven by another clip, its translation only by this one.
+        // b's scale is driven by another clip, its translation only by this one: both keep
+        // a rest channel (a clip of another file may drive either); a's translation, which
+        // this clip does not key, gets none.
         let clip = vec![[false, true, false], [true, false, true]];
         let file = FileKeyed::new(vec![clip, vec![[false; 3], [false, false, true]]]);
         let keyed = file.of(0);
@@ -1186,12 +1187,12 @@ mod tests {
         let mut channels = vec![constant(0, 1)];
         add_rest_channels(&mut channels, &skeleton, keyed);
         let targets: Vec<(usize, usize)> = channels.iter().map(|c| (c.joint, c.kind)).collect();
-        assert_eq!(targets, vec![(0, 1), (1, 2)]);
-        assert_eq!(channels[1].ticks, vec![0]);
+        assert_eq!(targets, vec![(0, 1), (1, 0), (1, 2)]);
+        assert!(channels[1..].iter().all(|c| c.ticks == vec![0]));
     }
 
     #[test]
-    fn a_single_clip_gets_no_rest_channels() {
+    fn a_single_clip_keeps_rest_channels() {
         let skeleton = Skeleton::new(vec![crate::model::Joint::new(
             "a",
             None,
@@ -1205,8 +1206,10 @@ mod tests {
             &[[true; 3]],
             "no other clip holds its end"
         );
+        // A clip of another file for the same rig may leave these properties elsewhere.
         let mut channels = Vec::new();
         add_rest_channels(&mut channels, &skeleton, keyed);
-        assert!(channels.is_empty());
+        let targets: Vec<(usize, usize)> = channels.iter().map(|c| (c.joint, c.kind)).collect();
+        assert_eq!(targets, vec![(0, 0), (0, 1), (0, 2)]);
     }
 }
