@@ -414,7 +414,7 @@ fn assert_valid_ibms(doc: &GltfDoc, what: &str) {
 }
 
 /// `compress` of a BVH or ACL clip to glTF works like `convert` then `compress`: the file
-/// re-imports with every clip, is verified within tolerance and (ACL) carries exact
+/// is in metres, re-imports with every clip, is verified within tolerance and (ACL) carries exact
 /// inverse bind matrices.
 #[test]
 fn bvh_and_acl_compress_straight_to_gltf() {
@@ -462,6 +462,15 @@ fn bvh_and_acl_compress_straight_to_gltf() {
         }
         let back = import::load(&out).unwrap();
         assert_eq!(back.clips.len(), asset.clips.len(), "{}", input.display());
+        // Written in metres (glTF's unit) from the source's centimetres / inches (issue 24
+        // item 6): a person 1-2.3 m tall, as `convert` writes it.
+        assert_eq!(back.units.unit, skelpack::model::LengthUnit::Metre);
+        assert!(
+            (1.0..=2.3).contains(&back.units.height),
+            "{}: {} m tall",
+            input.display(),
+            back.units.height
+        );
         assert_valid_ibms(&GltfDoc::read(&out).unwrap(), &input.display().to_string());
         // `convert` writes the same exact matrices.
         skelpack::export::write_scene(

@@ -286,7 +286,12 @@ fn write_gltf(
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result.animations)?);
     } else {
-        let unit = settings.unit_for(asset);
+        // A BVH / ACL source was exported in metres.
+        let unit = if crate::export::metres::converts(asset.format) {
+            crate::model::LengthUnit::Metre
+        } else {
+            settings.unit_for(asset)
+        };
         println!(
             "{:<40} {:>12} {:>12} {:>10} {:>8} {:>10} {:>6}  ok",
             "animation", "original B", "exported B", "stored B", "ratio", "max err", "ratio"

@@ -926,8 +926,9 @@ pub fn sampler_bytes(doc: &GltfDoc, index: usize) -> usize {
 
 /// For the CLI and the app: compresses every clip of `asset` for glTF ([`encode_for_gltf`],
 /// in parallel) and writes the compressed copy of `asset.path` to `output`. A BVH or ACL
-/// source is first converted to a glTF scene in memory (as `skelpack convert` writes it),
-/// keeping the tolerance and marker offsets it prescribes.
+/// source is first converted to a glTF scene in metres in memory (as `skelpack convert`
+/// writes it, [`super::metres`]), keeping the tolerance and marker offsets it prescribes;
+/// the report's errors are then in metres.
 pub fn compress_to_gltf(
     asset: &Asset,
     settings: &crate::settings::Settings,
@@ -936,12 +937,19 @@ pub fn compress_to_gltf(
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
     use rayon::prelude::*;
-    let (original, converted) = match asset.format {
-        crate::import::SourceFormat::Gltf => (GltfDoc::read(&asset.path)?, None),
-        _ => {
-            let (doc, a) = convert_in_memory(asset)?;
-            (doc, Some(a))
-        }
+    let in_metres;
+    let (original, converted, settings) = if super::metres::converts(asset.format) {
+        // Converted in metres (glTF's unit) from the unit in force; the settings' unit
+        // override, if any, was that conversion's.
+        let (doc, a) =
+            convert_in_memory(&super::metres::in_metres(asset, settings.unit_for(asset)))?;
+        in_metres = crate::settings::Settings {
+            unit: None,
+            ..settings.clone()
+        };
+        (doc, Some(a), &in_metres)
+    } else {
+        (GltfDoc::read(&asset.path)?, None, settings)
     };
     let source = converted.as_ref().unwrap_or(asset);
     let control = crate::codec::Control::new();

@@ -17,6 +17,7 @@ pub mod gltf_doc;
 pub mod gltf_scene;
 pub mod layout;
 pub mod meshopt;
+pub mod metres;
 mod prune;
 mod remeasure;
 pub mod share;
