@@ -282,6 +282,9 @@ fn write_gltf(
         }),
     };
     let result = crate::export::compress_to_gltf(asset, settings, output, &options, args.force)?;
+    for w in &result.warnings {
+        eprintln!("warning: {}: {w}", output.display());
+    }
     let ok = result.animations.iter().all(|a| a.worst_ratio <= 1.0);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result.animations)?);

@@ -406,6 +406,8 @@ pub struct CompressedGltf {
     pub animations: Vec<AnimationExport>,
     /// Whether the replaced animation data was removed from the buffer.
     pub compacted: bool,
+    /// Non-fatal observations on writing (an image that could not be embedded).
+    pub warnings: Vec<String>,
 }
 
 /// Replaces the animations of `original` (the file `asset` was imported from) by `clips`
@@ -487,6 +489,7 @@ pub fn compressed_gltf(
         doc,
         animations: reports,
         compacted,
+        warnings: Vec::new(),
     })
 }
 
@@ -562,6 +565,10 @@ fn export_doc(
         for (i, a) in out.animations.iter_mut().enumerate() {
             a.stored_bytes = super::meshopt::stored_bytes(&out.doc, Some(i)).round() as usize;
         }
+    }
+    if let Some(input) = input {
+        // Relative image URIs would not resolve from another folder.
+        out.warnings = super::images::embed_if_moved(&mut out.doc, input, output);
     }
     super::write_output(output, &out.doc.to_bytes(format)?, input, force)?;
     Ok(out)

@@ -15,6 +15,7 @@ pub mod compact;
 pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;
+pub mod images;
 pub mod layout;
 pub mod meshopt;
 pub mod metres;
