@@ -462,16 +462,39 @@ pub fn compressed_gltf(
             report.marker_offset = resolved.limits.marker_offset[first];
         }
         report.unit = resolved.unit.symbol().to_string();
-        if report.exported_bytes >= original_bytes
-            && (player.allows_cubic() || portable_as_is(original, i, &node_joint))
-        {
-            // The source is already smaller (few keys, STEP or CUBICSPLINE): keep it as is.
+        // The source is already no larger (few keys, STEP or CUBICSPLINE, or an export
+        // compressed again): keep it as it is where every rule of the player plays it as
+        // the spec does, or where it is measured within the tolerance under every rule.
+        let kept = (report.exported_bytes >= original_bytes)
+            .then(|| {
+                if player.allows_cubic() || portable_as_is(original, i, &node_joint) {
+                    Some((0.0, 0.0))
+                } else {
+                    super::original::verified(
+                        original,
+                        i,
+                        skeleton,
+                        raw,
+                        &resolved,
+                        player,
+                        &node_joint,
+                    )
+                    .filter(|&(ratio, _)| ratio <= 1.0)
+                }
+            })
+            .flatten();
+        if let Some((ratio, max)) = kept {
             doc.array_mut("animations")[i] = original.array("animations")[i].clone();
             report.exported_bytes = original_bytes;
             report.kept_original = true;
-            report.max_error = 0.0;
-            report.worst_ratio = 0.0;
+            report.max_error = max;
+            report.worst_ratio = ratio * super::verify::PLAYER_GUARD;
             report.channel_list = Vec::new();
+        }
+        // The source rate, so that skelpack reopens the export at it (`import::extras`).
+        let anim = &mut doc.array_mut("animations")[i];
+        if anim.is_object() {
+            anim["extras"] = crate::import::extras::with_rate(anim.get("extras"), raw.sample_rate);
         }
         report.stored_bytes = report.exported_bytes;
         reports.push(report);

@@ -19,6 +19,7 @@ pub mod images;
 pub mod layout;
 pub mod meshopt;
 pub mod metres;
+mod original;
 mod prune;
 mod remeasure;
 pub mod share;
