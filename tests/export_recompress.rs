@@ -99,3 +99,51 @@ fn exports_reopen_at_the_source_rate_and_recompress_stably() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A declared rate the keys do not fit (a file edited elsewhere), or no usable number, is
+/// not used: the importer detects the rate from the key times and says why.
+#[test]
+fn an_unusable_declared_rate_falls_back_to_detection_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = import::load(&common::asset("CMU_131_01.bvh")).unwrap();
+    let converted = dir.path().join("walk.gltf");
+    skelpack::export::write_scene(
+        &converted,
+        &source.skeleton,
+        &source.clips,
+        &[],
+        None,
+        false,
+    )
+    .unwrap();
+    let doc = skelpack::export::GltfDoc::read(&converted).unwrap();
+    assert_eq!(
+        doc.array("animations")[0]["extras"]["skelpack"]["fps"],
+        120.0
+    );
+    let ok = import::load(&converted).unwrap();
+    assert_eq!(ok.clips[0].sample_rate, 120.0);
+    assert!(ok.warnings.is_empty(), "{:?}", ok.warnings);
+    for bad in [
+        serde_json::json!(7.0),
+        serde_json::json!(-1),
+        serde_json::json!("fast"),
+    ] {
+        let mut edited = doc.clone();
+        edited.array_mut("animations")[0]["extras"]["skelpack"]["fps"] = bad.clone();
+        let path = dir.path().join("edited.gltf");
+        let bytes = edited
+            .to_bytes(skelpack::export::GltfFormat::Embedded)
+            .unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        let back = import::load(&path).unwrap();
+        assert_eq!(back.clips[0].sample_rate, 120.0, "fps {bad}: detected");
+        assert!(
+            back.warnings
+                .iter()
+                .any(|w| w.contains("extras.skelpack.fps") && w.contains("detected")),
+            "fps {bad}: {:?}",
+            back.warnings
+        );
+    }
+}
