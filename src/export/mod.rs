@@ -20,6 +20,7 @@ pub mod meshopt;
 mod prune;
 mod remeasure;
 pub mod share;
+pub mod slerp_flat;
 pub mod verify;
 
 use std::path::Path;
