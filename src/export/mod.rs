@@ -21,6 +21,7 @@ mod prune;
 mod remeasure;
 pub mod share;
 pub mod slerp_flat;
+pub mod start_states;
 pub mod verify;
 
 use std::path::Path;
