@@ -7,9 +7,12 @@
 mod common;
 
 use skelpack::codec::Control;
+use skelpack::export::channels::Played;
 use skelpack::export::clip_switch::{hold_switches, switch_ratios};
 use skelpack::export::{FileKeyed, GltfDoc, GltfOptions, encode_for_gltf, keyed_channels};
 use skelpack::import;
+use skelpack::metric::{PoseSource, Reference, measure};
+use skelpack::model::Transform;
 use skelpack::settings::{Preset, Resolved, Settings};
 
 #[test]
@@ -65,4 +68,153 @@ fn every_clip_holds_after_every_other_clip() {
         clips.iter().all(|c| c.worst_ratio <= 1.0),
         "each clip alone still holds"
     );
+}
+
+/// A clip played from a start state: its own keyed properties, the state's elsewhere.
+struct FromState<'a> {
+    clip: &'a dyn PoseSource,
+    keyed: &'a [[bool; 3]],
+    state: &'a [Transform],
+}
+
+impl PoseSource for FromState<'_> {
+    fn sample_local(&self, frame: f32, out: &mut [Transform]) {
+        self.clip.sample_local(frame, out);
+        for (j, o) in out.iter_mut().enumerate() {
+            let k = self.keyed[j];
+            let s = self.state[j];
+            if !k[0] {
+                o.translation = s.translation;
+            }
+            if !k[1] {
+                o.rotation = s.rotation;
+            }
+            if !k[2] {
+                o.scale = s.scale;
+            }
+        }
+    }
+}
+
+/// Issue 24 item 1: players switch clips whenever gameplay says so. Clip A is stopped at
+/// 25, 50 and 75 % of its length (between frames where that falls between them), then clip B
+/// plays on the same pose; the export (played under every portable rule) must stay within
+/// B's tolerance of the original doing the same, at B's samples and midpoints. Measured here
+/// with the plain metric, independently of `switch_ratios`.
+#[test]
+fn every_clip_holds_when_started_while_another_is_mid_clip() {
+    let path = common::asset("RobotExpressive.glb");
+    let asset = import::load(&path).unwrap();
+    let doc = GltfDoc::from_bytes(&path, &std::fs::read(&path).unwrap()).unwrap();
+    let settings = Settings::from_preset(Preset::Acl);
+    let options = GltfOptions::default();
+    let sk = &asset.skeleton;
+    let keyed: Vec<Vec<[bool; 3]>> = (0..asset.clips.len())
+        .map(|i| keyed_channels(&doc, i, sk))
+        .collect();
+    let resolved: Vec<Resolved> = asset
+        .clips
+        .iter()
+        .map(|c| settings.resolve(&asset, &c.name))
+        .collect();
+    let file = FileKeyed::new(keyed.clone());
+    let control = Control::new();
+    let mut clips: Vec<_> = asset
+        .clips
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            encode_for_gltf(sk, c, &resolved[i], &control, &options, Some(file.of(i))).unwrap()
+        })
+        .collect();
+    hold_switches(
+        sk,
+        &asset.clips,
+        &keyed,
+        &mut clips,
+        &resolved,
+        &options,
+        &control,
+    )
+    .unwrap();
+    let rest: Vec<Transform> = sk.joints.iter().map(|j| j.rest).collect();
+    let n = sk.len();
+    let mut worst = (0.0f32, String::new());
+    for (a, clip_a) in asset.clips.iter().enumerate() {
+        for b in (0..asset.clips.len()).filter(|&b| b != a) {
+            for stop in [0.25f32, 0.5, 0.75] {
+                let t = stop * (clip_a.frame_count - 1) as f32;
+                // Where A leaves each property: its value at t where it keys it, rest elsewhere.
+                let state = |source: &dyn PoseSource| {
+                    let mut s = vec![Transform::IDENTITY; n];
+                    source.sample_local(t, &mut s);
+                    for (j, x) in s.iter_mut().enumerate() {
+                        let k = keyed[a][j];
+                        let r = rest[j];
+                        if !k[0] {
+                            x.translation = r.translation;
+                        }
+                        if !k[1] {
+                            x.rotation = r.rotation;
+                        }
+                        if !k[2] {
+                            x.scale = r.scale;
+                        }
+                    }
+                    s
+                };
+                let original_state = state(clip_a);
+                let raw_b = &asset.clips[b];
+                let reference = Reference::new(
+                    sk,
+                    &FromState {
+                        clip: raw_b,
+                        keyed: &keyed[b],
+                        state: &original_state,
+                    },
+                    raw_b.frame_count,
+                );
+                for &rule in options.player.rules() {
+                    let (ga, gb) = (&clips[a], &clips[b]);
+                    let played = |gc: &skelpack::export::GltfClip| {
+                        Played::with_rule(
+                            &rest,
+                            &gc.channels,
+                            gc.compressed.sample_rate,
+                            gc.compressed.frame_count,
+                            rule,
+                        )
+                    };
+                    let export_state = state(&played(ga));
+                    let played_b = played(gb);
+                    let candidate = FromState {
+                        clip: &played_b,
+                        keyed: &keyed[b],
+                        state: &export_state,
+                    };
+                    let e = measure(sk, &reference, &candidate, &resolved[b].limits, true);
+                    for j in 0..n {
+                        if !resolved[b].limits.evaluated[j] {
+                            continue;
+                        }
+                        let ratio = e.joint_max[j] / resolved[b].limits.tolerance[j];
+                        if ratio > worst.0 {
+                            worst = (
+                                ratio,
+                                format!(
+                                    "{} after {} stopped at {stop}, {:?}, {}",
+                                    raw_b.name, clip_a.name, rule, sk.joints[j].name
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!(
+        "worst mid-clip switch: {:.4} x tolerance ({})",
+        worst.0, worst.1
+    );
+    assert!(worst.0 <= 1.0, "{:.4} x tolerance: {}", worst.0, worst.1);
 }

@@ -22,11 +22,10 @@ use serde_json::{Value, json};
 /// (1 + AGREE_REL) + AGREE_ABS x tol`, G under `--player gltf` (the spec: slerp, keys
 /// normalized), Q under `--player portable` (the worst of slerp, nlerp and keys as stored), D
 /// the original against itself under `portable` (how far the original's own stored keys are
-/// from the spec). three.js evaluates every sample of either file by one of the rules
-/// `portable` covers (keys as stored; slerp between them, or lerp-then-normalize when two keys
-/// are within about 3.6 degrees), so by the triangle inequality it cannot see more than Q + D;
-/// it need not see Q, as it never nlerps a wide arc. It differs from the spec only where it
-/// plays a key as stored: a norm of 1 + e scales the joint's frame by about 1 + 2e, moving its
+/// from the spec). animeval's rules are not exactly three.js' (three.js slerps stored keys
+/// without normalizing and, within one pose, normalizes some keys and not others: skelpack's
+/// `Rule::Three`, and `three_js_never_plays_beyond_skelpacks_own_figure` below), so this is
+/// a looser agreement: a norm of 1 + e scales the joint's frame by about 1 + 2e, moving its
 /// markers and children either way (D for the original; for the export measured at up to 8%
 /// of the tolerance, KayKit at main).
 const AGREE_REL: f64 = 0.05;
@@ -130,15 +129,28 @@ fn animeval_maxima(report: &Value) -> Vec<(String, f64)> {
 struct Export {
     original: PathBuf,
     exported: PathBuf,
+    /// `raw` or `meshopt` (`--meshopt`: EXT_meshopt_compression, QUATERNION-filtered
+    /// rotations, decoded by three.js' MeshoptDecoder).
+    variant: &'static str,
     tolerance: f64,
     shell: f64,
+    /// skelpack's own figure per animation (`--json` `max_error`: the worst over its rules,
+    /// samples and quarter points), in file order.
+    own_max: Vec<f64>,
+}
+
+impl Export {
+    fn label(&self) -> String {
+        format!("{} ({})", label(&self.original), self.variant)
+    }
 }
 
 fn label(p: &Path) -> String {
     p.file_name().unwrap().to_string_lossy().into_owned()
 }
 
-/// Every shared glTF asset and the default character, exported once per test run.
+/// Every shared glTF asset and the default character, exported raw and with `--meshopt`,
+/// once per test run (two at a time).
 fn exports() -> &'static [Export] {
     static CELL: OnceLock<(tempfile::TempDir, Vec<Export>)> = OnceLock::new();
     &CELL
@@ -146,65 +158,90 @@ fn exports() -> &'static [Export] {
             let dir = tempfile::tempdir().unwrap();
             let mut inputs = common::gltf_assets();
             inputs.push(root().join("assets/default_character.glb"));
-            let v = inputs
+            let jobs: Vec<(PathBuf, &'static str)> = inputs
                 .into_iter()
-                .map(|original| {
-                    let exported = dir.path().join(format!("{}.glb", label(&original)));
-                    let out = skelpack(
-                        &["compress", "--preset", "acl", "-o"],
-                        &[&exported, &original],
-                    );
-                    assert!(
-                        exported.is_file(),
-                        "skelpack compress {} wrote nothing: {}",
-                        original.display(),
-                        String::from_utf8_lossy(&out.stderr)
-                    );
-                    // tolerance and marker offset in force, in scene units (unit inferred)
-                    let info = skelpack(&["inspect", "--json"], &[&original]);
-                    assert!(
-                        info.status.success(),
-                        "skelpack inspect {}",
-                        original.display()
-                    );
-                    let info: Value = serde_json::from_slice(&info.stdout).unwrap();
-                    Export {
-                        tolerance: info[0]["tolerance"].as_f64().expect("tolerance"),
-                        shell: info[0]["marker_offset"].as_f64().expect("marker_offset"),
-                        original,
-                        exported,
-                    }
-                })
+                .flat_map(|p| [(p.clone(), "raw"), (p, "meshopt")])
                 .collect();
+            let v = in_pairs(&jobs, |(original, variant)| {
+                let (original, variant) = (original.clone(), *variant);
+                let exported = dir
+                    .path()
+                    .join(format!("{}.{variant}.glb", label(&original)));
+                let mut args = vec!["compress", "--preset", "acl", "--json"];
+                if variant == "meshopt" {
+                    args.push("--meshopt");
+                }
+                args.push("-o");
+                let out = skelpack(&args, &[&exported, &original]);
+                assert!(
+                    exported.is_file(),
+                    "skelpack compress {} wrote nothing: {}",
+                    original.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let report: Value = serde_json::from_slice(&out.stdout).expect("--json");
+                let own_max = report
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| a["max_error"].as_f64().unwrap())
+                    .collect();
+                // tolerance and marker offset in force, in scene units (unit inferred)
+                let info = skelpack(&["inspect", "--json"], &[&original]);
+                assert!(
+                    info.status.success(),
+                    "skelpack inspect {}",
+                    original.display()
+                );
+                let info: Value = serde_json::from_slice(&info.stdout).unwrap();
+                Export {
+                    tolerance: info[0]["tolerance"].as_f64().expect("tolerance"),
+                    shell: info[0]["marker_offset"].as_f64().expect("marker_offset"),
+                    original,
+                    exported,
+                    variant,
+                    own_max,
+                }
+            });
             (dir, v)
         })
         .1
 }
 
-/// The player's report for every export, computed once.
+/// `f` on every item, two at a time (the CI machine has two cores), results in order.
+fn in_pairs<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let mut out = Vec::with_capacity(items.len());
+    for pair in items.chunks(2) {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = pair.iter().map(|x| s.spawn(|| f(x))).collect();
+            out.extend(handles.into_iter().map(|h| h.join().unwrap()));
+        });
+    }
+    out
+}
+
+/// The player's report for every export, computed once: every clip from rest and after every
+/// other clip stopped at 25, 50, 75 and 100 % of its length.
 fn player_reports() -> &'static [Value] {
     static CELL: OnceLock<Vec<Value>> = OnceLock::new();
     CELL.get_or_init(|| {
-        exports()
-            .iter()
-            .map(|e| {
-                let shell = e.shell.to_string();
-                node_json(
-                    "player.mjs",
-                    &[&e.original, &e.exported],
-                    &["--json", "--shell", &shell],
-                )
-            })
-            .collect()
+        in_pairs(exports(), |e| {
+            let shell = e.shell.to_string();
+            node_json(
+                "player.mjs",
+                &[&e.original, &e.exported],
+                &["--json", "--shell", &shell, "--stops", "0.25,0.5,0.75,1"],
+            )
+        })
     })
 }
 
 #[test]
-fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip() {
+fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip_stopped_anywhere() {
     require_node();
     let mut failures = Vec::new();
     for (e, r) in exports().iter().zip(player_reports()) {
-        let name = label(&e.original);
+        let name = e.label();
         assert!(
             r["joints"].as_u64().unwrap() > 0,
             "{name}: the player measured no joints"
@@ -240,8 +277,8 @@ fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip() {
             }
             if after_max > e.tolerance {
                 failures.push(format!(
-                    "{name} '{clip}' after {}: {after_max:.7} > {} ({} at {})",
-                    after["after"], e.tolerance, after["joint"], after["time"]
+                    "{name} '{clip}' after {} stopped at {}: {after_max:.7} > {} ({} at {})",
+                    after["after"], after["stop"], e.tolerance, after["joint"], after["time"]
                 ));
             }
         }
@@ -253,15 +290,54 @@ fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip() {
     );
 }
 
+/// What skelpack verifies is what three.js plays (issue 24 item 4): on every export, raw and
+/// `--meshopt`, no clip plays in three.js from rest beyond skelpack's own figure for it (its
+/// rules include three.js' interpolation of stored keys, `Rule::Three`), up to 1% of the
+/// tolerance: the guard band the exporter keeps for players' own precision (three.js reads
+/// key times and values as float32 and plays the original's float keys as stored; measured
+/// up to 0.2% on KayKit --meshopt). Before `Rule::Three`, KayKit --meshopt's Hit_A played
+/// 4.9% of the tolerance beyond skelpack's figure.
+#[test]
+fn three_js_never_plays_beyond_skelpacks_own_figure() {
+    require_node();
+    let mut failures = Vec::new();
+    for (e, r) in exports().iter().zip(player_reports()) {
+        let clips = r["clips"].as_array().unwrap();
+        assert_eq!(clips.len(), e.own_max.len(), "{}: clip counts", e.label());
+        for (c, &own) in clips.iter().zip(&e.own_max) {
+            let p = c["clean"]["max"].as_f64().unwrap();
+            if p > own + 1e-2 * e.tolerance {
+                failures.push(format!(
+                    "{} '{}': three.js {p:.7} > skelpack {own:.7} ({} at {})",
+                    e.label(),
+                    c["name"],
+                    c["clean"]["joint"],
+                    c["clean"]["time"]
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "three.js plays more error than skelpack verified:\n{}",
+        failures.join("\n")
+    );
+}
+
 #[test]
 fn player_agrees_with_animeval_on_clean_plays() {
     require_node();
     let mut failures = Vec::new();
-    for (e, r) in exports().iter().zip(player_reports()) {
-        let name = label(&e.original);
-        let spec = animeval_maxima(&animeval(&e.original, &e.exported, e.shell, "gltf"));
-        let worst = animeval_maxima(&animeval(&e.original, &e.exported, e.shell, "portable"));
-        let own = animeval_maxima(&animeval(&e.original, &e.original, e.shell, "portable"));
+    let judged = in_pairs(exports(), |e| {
+        [
+            (&e.exported, "gltf"),
+            (&e.exported, "portable"),
+            (&e.original, "portable"),
+        ]
+        .map(|(file, player)| animeval_maxima(&animeval(&e.original, file, e.shell, player)))
+    });
+    for ((e, r), [spec, worst, own]) in exports().iter().zip(player_reports()).zip(judged) {
+        let name = e.label();
         let clips = r["clips"].as_array().unwrap();
         assert_eq!(clips.len(), spec.len(), "{name}: clip counts differ");
         for (((c, (clip, g)), (_, q)), (_, d)) in clips.iter().zip(&spec).zip(&worst).zip(&own) {
@@ -321,7 +397,7 @@ fn exports_add_no_validator_error_or_warning() {
         let allowed = serious_codes(&v[0]);
         let new = new_issues(&v[1], &allowed);
         if !new.is_empty() {
-            failures.push(format!("{}: {}", label(&e.original), new.join("; ")));
+            failures.push(format!("{}: {}", e.label(), new.join("; ")));
         }
     }
     assert!(

@@ -24,8 +24,15 @@ pub enum Rule {
     /// Blender's per-component rotation curves).
     Nlerp,
     /// Slerp between keys, but a key's value used exactly as stored, never normalized, and
-    /// its matrix built from the raw quaternion (three.js with quantized keys).
+    /// its matrix built from the raw quaternion (`animeval.py`'s "raw").
     Raw,
+    /// three.js' `AnimationMixer` ([`super::slerp_flat`]): `slerpFlat` on the stored values
+    /// from a key to the next (slerp *not* normalized for keys over about 3.6 degrees apart,
+    /// lerp then normalize for closer ones, so a key itself comes out normalized or not by
+    /// its next key's distance), the stored value before the first key and from the last key
+    /// on, and a one-key channel as stored. Within one pose, some rotations are normalized and
+    /// some are not: the mix is what three.js shows.
+    Three,
 }
 
 /// Which players an export is verified for.
@@ -44,7 +51,7 @@ impl Player {
     /// The rules an export for this player is verified under.
     pub fn rules(self) -> &'static [Rule] {
         match self {
-            Player::Portable => &[Rule::Slerp, Rule::Nlerp, Rule::Raw],
+            Player::Portable => &[Rule::Slerp, Rule::Nlerp, Rule::Raw, Rule::Three],
             Player::Gltf => &[Rule::Slerp],
         }
     }
@@ -232,9 +239,13 @@ impl Channel {
     }
 
     /// Evaluates at a fractional frame as a player following `rule` does (clamped outside
-    /// the keys). Rotations come back normalized except under [`Rule::Raw`].
+    /// the keys). Rotations come back normalized except under [`Rule::Raw`] and
+    /// [`Rule::Three`].
     pub fn sample_as(&self, frame: f32, rule: Rule) -> Vec4 {
         let rot = self.is_rotation();
+        if rule == Rule::Three && rot && self.interp == Interp::Linear {
+            return self.sample_three(frame);
+        }
         let finish = |v: Vec4| {
             if rot && rule != Rule::Raw {
                 v.normalize_or(Vec4::W)
@@ -265,7 +276,7 @@ impl Channel {
                         let p1 = if p0.dot(p1) < 0.0 { -p1 } else { p1 };
                         finish(p0.lerp(p1, u))
                     }
-                    Rule::Slerp | Rule::Raw => Vec4::from(slerp_shortest(
+                    Rule::Slerp | Rule::Raw | Rule::Three => Vec4::from(slerp_shortest(
                         Quat::from_vec4(p0).normalize(),
                         Quat::from_vec4(p1).normalize(),
                         u,
@@ -281,6 +292,23 @@ impl Channel {
                 u,
             )),
         }
+    }
+
+    /// A LINEAR rotation channel as three.js' `QuaternionLinearInterpolant` plays it
+    /// ([`Rule::Three`]): the stored value before the first key and from the last key on,
+    /// `slerpFlat` from key `i` to key `i + 1` at and after key `i`.
+    fn sample_three(&self, frame: f32) -> Vec4 {
+        let n = self.ticks.len();
+        if n == 1 || frame < tick_frame(self.ticks[0]) {
+            return self.values[0];
+        }
+        if frame >= tick_frame(self.ticks[n - 1]) {
+            return self.values[n - 1];
+        }
+        let i = self.ticks.partition_point(|&k| tick_frame(k) <= frame) - 1;
+        let (f0, f1) = (tick_frame(self.ticks[i]), tick_frame(self.ticks[i + 1]));
+        let u = (f64::from(frame) - f64::from(f0)) / (f64::from(f1) - f64::from(f0));
+        super::slerp_flat::slerp_flat(self.values[i], self.values[i + 1], u).as_vec4()
     }
 
     /// Inserts keys into a LINEAR rotation channel, on the slerp curve (which it leaves
@@ -486,7 +514,7 @@ impl PoseSource for Played<'_> {
             *o = Transform::new(
                 t.as_ref()
                     .map_or(rest.translation, |c| c.sample(f).truncate()),
-                // Under `Rule::Raw` the quaternion stays as stored: the metric builds its
+                // Under `Rule::Raw` / `Rule::Three` the quaternion may stay as stored: the metric builds its
                 // matrix without normalizing, as such players do.
                 r.as_ref().map_or(rest.rotation, |c| {
                     Quat::from_vec4(c.sample_as(f, self.rule))
@@ -574,10 +602,30 @@ mod tests {
         let c = rotation(vec![0, 4], vec![v, Vec4::new(0.0, 0.0, 0.6, 0.8)]);
         assert_eq!(c.sample_as(0.0, Rule::Raw), v);
         assert_eq!(c.sample_as(0.0, Rule::Slerp), Vec4::W);
-        // Between keys every rule returns a unit quaternion.
+        // Between keys every rule but three.js' returns a unit quaternion.
         for rule in [Rule::Slerp, Rule::Nlerp, Rule::Raw] {
             assert!((c.sample_as(1.0, rule).length() - 1.0).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn three_rule_normalizes_a_key_only_when_the_next_key_is_close() {
+        // What three.js showed on KayKit's Hit_A (--meshopt): at a key time, animated
+        // channels whose next key is close come out normalized, one-key channels as stored.
+        let long = 1.0 + 1e-4;
+        let a = Vec4::from(Quat::from_rotation_z(0.3)) * long;
+        let near = Vec4::from(Quat::from_rotation_z(0.32)) * long;
+        let far = Vec4::from(Quat::from_rotation_z(1.3)) * long;
+        let close = rotation(vec![0, 4], vec![a, near]);
+        let wide = rotation(vec![0, 4], vec![a, far]);
+        let one = rotation(vec![0], vec![a]);
+        assert!((close.sample_as(0.0, Rule::Three).length() - 1.0).abs() < 1e-6);
+        assert_eq!(wide.sample_as(0.0, Rule::Three), a);
+        assert_eq!(one.sample_as(2.0, Rule::Three), a);
+        // From the last key on, the stored value; between wide keys, not normalized.
+        assert_eq!(close.sample_as(4.0, Rule::Three), near);
+        let mid = wide.sample_as(2.0, Rule::Three).length();
+        assert!(mid > 1.0 + 4e-5 && mid < long, "{mid}");
     }
 
     #[test]

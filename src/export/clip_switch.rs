@@ -5,81 +5,26 @@
 //! neck but not the head), and an error within tolerance in the clip alone becomes visible
 //! after the switch.
 //!
-//! [`hold_switches`] plays every clip B after every other clip A, the original and the
-//! export alike, measures B under every rule of the player, and recompresses a clip that
-//! misses its tolerance after some other clip with tighter tolerances on the joints that
-//! miss, until it holds.
+//! [`hold_switches`] plays every clip B after every other clip A stopped at any of its
+//! samples and midpoints (not only its end: players switch whenever gameplay says so;
+//! [`super::start_states`]), the original and the export alike, measures B under every rule
+//! of the player, and recompresses, with tighter tolerances on the joints that miss, a clip
+//! that misses its tolerance after some other clip, and a clip whose own error shows below a
+//! property it leaves set for the next, until every pair holds.
 
-use super::channels::{Played, Player};
+use super::channels::Player;
 use super::gltf_compressed::{GltfClip, GltfOptions, encode_for_gltf};
-use super::verify::PLAYER_GUARD;
-use crate::metric::{JointLimits, PoseSource, Reference, measure};
-use crate::model::{Clip, Skeleton, Transform};
+use super::start_states::{AfterStops, Sampled, after_every_stop};
+use crate::metric::JointLimits;
+use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
 
 /// Rounds of tightening before a clip is reported as it is.
 const MAX_ROUNDS: usize = 6;
 
-/// What a clip's properties are when another clip has just ended: the previous clip's last
-/// values where it keys them, the rest pose elsewhere.
-fn end_pose(skeleton: &Skeleton, keyed: &[[bool; 3]], last: &[Transform]) -> Vec<Transform> {
-    skeleton
-        .joints
-        .iter()
-        .enumerate()
-        .map(|(j, joint)| {
-            let k = keyed.get(j).copied().unwrap_or([false; 3]);
-            let mut t = joint.rest;
-            if k[0] {
-                t.translation = last[j].translation;
-            }
-            if k[1] {
-                t.rotation = last[j].rotation;
-            }
-            if k[2] {
-                t.scale = last[j].scale;
-            }
-            t
-        })
-        .collect()
-}
-
-/// A clip as played after another: its own keyed properties, the context's elsewhere.
-struct InContext<'a> {
-    clip: &'a dyn PoseSource,
-    keyed: &'a [[bool; 3]],
-    context: &'a [Transform],
-}
-
-impl PoseSource for InContext<'_> {
-    fn sample_local(&self, frame: f32, out: &mut [Transform]) {
-        self.clip.sample_local(frame, out);
-        for (j, o) in out.iter_mut().enumerate() {
-            let k = self.keyed.get(j).copied().unwrap_or([false; 3]);
-            let c = self.context[j];
-            if !k[0] {
-                o.translation = c.translation;
-            }
-            if !k[1] {
-                o.rotation = c.rotation;
-            }
-            if !k[2] {
-                o.scale = c.scale;
-            }
-        }
-    }
-}
-
-/// The last pose of a pose source over `frames` frames.
-fn last_pose(source: &dyn PoseSource, joints: usize, frames: usize) -> Vec<Transform> {
-    let mut out = vec![Transform::IDENTITY; joints];
-    source.sample_local(frames.saturating_sub(1) as f32, &mut out);
-    out
-}
-
-/// Per clip B and joint, the largest error / tolerance of B played after any other clip,
-/// over the player's rules (1 = at the tolerance). `keyed[i]` says which properties clip i
-/// keys.
+/// Per clip B and joint, the largest error / tolerance of B started while any other clip
+/// was playing (stopped at any of its check points, [`super::start_states`]), over the
+/// player's rules (1 = at the tolerance). `keyed[i]` says which properties clip i keys.
 pub fn switch_ratios(
     skeleton: &Skeleton,
     raws: &[Clip],
@@ -88,66 +33,114 @@ pub fn switch_ratios(
     limits: &[JointLimits],
     player: Player,
 ) -> Vec<Vec<f32>> {
-    let n = skeleton.len();
-    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
-    // Where each clip leaves the pose: the original's last sample, the export as played.
-    let ends: Vec<(Vec<Transform>, Vec<Vec<Transform>>)> = clips
-        .iter()
-        .zip(raws)
-        .zip(keyed)
-        .map(|((gc, raw), k)| {
-            let original = end_pose(skeleton, k, &last_pose(raw, n, raw.frame_count));
-            let exported = player
-                .rules()
-                .iter()
-                .map(|&rule| {
-                    let played = Played::with_rule(
-                        &rest,
-                        &gc.channels,
-                        gc.compressed.sample_rate,
-                        gc.compressed.frame_count,
-                        rule,
-                    );
-                    end_pose(skeleton, k, &last_pose(&played, n, raw.frame_count))
-                })
+    switch_report(skeleton, raws, keyed, clips, limits, player).0
+}
+
+/// [`switch_ratios`], and per clip A and joint the worst ratio of any clip B on joints below
+/// a property A leaves set when it stops (A's own error there is part of what B shows).
+fn switch_report(
+    skeleton: &Skeleton,
+    raws: &[Clip],
+    keyed: &[Vec<[bool; 3]>],
+    clips: &[GltfClip],
+    limits: &[JointLimits],
+    player: Player,
+) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let mut pairs = Pairs::default();
+    pairs.update(skeleton, raws, keyed, clips, limits, player, None);
+    pairs.report(skeleton.len())
+}
+
+/// Every clip sampled and every ordered pair (a, b) measured ([`after_every_stop`]), kept
+/// between rounds so that only the pairs of re-encoded clips are measured again.
+#[derive(Default)]
+struct Pairs {
+    sampled: Vec<Sampled>,
+    /// `[b][a]`.
+    after: Vec<Vec<AfterStops>>,
+}
+
+impl Pairs {
+    /// Samples and measures again the clips `changed` says (every clip when `None`), and
+    /// every pair one of them is in.
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &mut self,
+        skeleton: &Skeleton,
+        raws: &[Clip],
+        keyed: &[Vec<[bool; 3]>],
+        clips: &[GltfClip],
+        limits: &[JointLimits],
+        player: Player,
+        changed: Option<&[bool]>,
+    ) {
+        use rayon::prelude::*;
+        let n = skeleton.len();
+        let changed = |i: usize| changed.is_none_or(|c| c[i]);
+        let fresh: Vec<Option<Sampled>> = (0..clips.len())
+            .into_par_iter()
+            .map(|i| changed(i).then(|| Sampled::new(skeleton, &raws[i], &clips[i], player)))
+            .collect();
+        if self.sampled.len() != clips.len() {
+            self.sampled = fresh.into_iter().map(|s| s.expect("all sampled")).collect();
+        } else {
+            for (i, s) in fresh.into_iter().enumerate() {
+                if let Some(s) = s {
+                    self.sampled[i] = s;
+                }
+            }
+        }
+        let sampled = &self.sampled;
+        let redo: Vec<Vec<Option<AfterStops>>> = (0..clips.len())
+            .into_par_iter()
+            .map(|b| {
+                (0..clips.len())
+                    .map(|a| {
+                        (changed(a) || changed(b)).then(|| {
+                            if a == b {
+                                AfterStops {
+                                    ratio: vec![0.0; n],
+                                    blame: vec![0.0; n],
+                                }
+                            } else {
+                                after_every_stop(skeleton, sampled, keyed, &limits[b], a, b)
+                            }
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+        if self.after.len() != clips.len() {
+            self.after = redo
+                .into_iter()
+                .map(|row| row.into_iter().map(|x| x.expect("all measured")).collect())
                 .collect();
-            (original, exported)
-        })
-        .collect();
-    (0..clips.len())
-        .map(|b| {
-            let mut worst = vec![0.0f32; n];
-            let raw = &raws[b];
-            let gc = &clips[b];
-            for a in (0..clips.len()).filter(|&a| a != b) {
-                let (original_end, exported_ends) = &ends[a];
-                let reference = InContext {
-                    clip: raw,
-                    keyed: &keyed[b],
-                    context: original_end,
-                };
-                let reference =
-                    Reference::with_inner_points(skeleton, &reference, raw.frame_count, 3);
-                for (r, &rule) in player.rules().iter().enumerate() {
-                    let played = Played::with_rule(
-                        &exported_ends[r],
-                        &gc.channels,
-                        gc.compressed.sample_rate,
-                        gc.compressed.frame_count,
-                        rule,
-                    );
-                    let e = measure(skeleton, &reference, &played, &limits[b], true);
-                    for (j, w) in worst.iter_mut().enumerate() {
-                        if limits[b].evaluated[j] {
-                            let tol = (limits[b].tolerance[j] * PLAYER_GUARD).max(1e-12);
-                            *w = w.max(e.joint_max[j] / tol);
-                        }
+        } else {
+            for (b, row) in redo.into_iter().enumerate() {
+                for (a, x) in row.into_iter().enumerate() {
+                    if let Some(x) = x {
+                        self.after[b][a] = x;
                     }
                 }
             }
-            worst
-        })
-        .collect()
+        }
+    }
+
+    /// Per clip, the worst ratio per joint after any other clip, and the blame it carries.
+    fn report(&self, n: usize) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+        let m = self.after.len();
+        let mut ratios = vec![vec![0.0f32; n]; m];
+        let mut blame = vec![vec![0.0f32; n]; m];
+        for (b, row) in self.after.iter().enumerate() {
+            for (a, r) in row.iter().enumerate() {
+                for j in 0..n {
+                    ratios[b][j] = ratios[b][j].max(r.ratio[j]);
+                    blame[a][j] = blame[a][j].max(r.blame[j]);
+                }
+            }
+        }
+        (ratios, blame)
+    }
 }
 
 /// Recompresses (with `encode`) every clip that misses its tolerance when played after
@@ -167,28 +160,54 @@ pub fn hold_switches(
     let limits: Vec<JointLimits> = resolved.iter().map(|r| r.limits.clone()).collect();
     let mut tightened: Vec<Resolved> = resolved.to_vec();
     let file = super::gltf_compressed::FileKeyed::new(keyed.to_vec());
-    let mut ratios = switch_ratios(skeleton, raws, keyed, clips, &limits, options.player);
     if clips.len() < 2 {
         return Ok(vec![0.0; clips.len()]);
     }
+    let mut pairs = Pairs::default();
+    pairs.update(skeleton, raws, keyed, clips, &limits, options.player, None);
+    let (mut ratios, mut blame) = pairs.report(skeleton.len());
     for _ in 0..MAX_ROUNDS {
+        // A clip is tightened where it misses after another clip, and where another clip
+        // misses below a property it leaves set when stopped (its own error there shows).
         let failing: Vec<usize> = (0..clips.len())
-            .filter(|&b| ratios[b].iter().any(|&r| r > 1.0))
+            .filter(|&i| ratios[i].iter().chain(&blame[i]).any(|&r| r > 1.0))
             .collect();
         if failing.is_empty() {
             break;
         }
-        for &b in &failing {
-            for (j, &r) in ratios[b].iter().enumerate() {
-                if r > 1.0 {
-                    tightened[b].limits.tolerance[j] /= r * 1.25;
+        let encoded: Vec<GltfClip> = {
+            use rayon::prelude::*;
+            for &i in &failing {
+                for (j, (&r, &g)) in ratios[i].iter().zip(&blame[i]).enumerate() {
+                    let r = r.max(g);
+                    if r > 1.0 {
+                        tightened[i].limits.tolerance[j] /= r * 1.25;
+                    }
                 }
             }
-            let keyed_b = Some(file.of(b));
-            clips[b] =
-                encode_for_gltf(skeleton, &raws[b], &tightened[b], control, options, keyed_b)?;
+            failing
+                .par_iter()
+                .map(|&i| {
+                    let keyed_i = Some(file.of(i));
+                    encode_for_gltf(skeleton, &raws[i], &tightened[i], control, options, keyed_i)
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let mut changed = vec![false; clips.len()];
+        for (&i, c) in failing.iter().zip(encoded) {
+            clips[i] = c;
+            changed[i] = true;
         }
-        ratios = switch_ratios(skeleton, raws, keyed, clips, &limits, options.player);
+        pairs.update(
+            skeleton,
+            raws,
+            keyed,
+            clips,
+            &limits,
+            options.player,
+            Some(&changed),
+        );
+        (ratios, blame) = pairs.report(skeleton.len());
     }
     Ok(ratios
         .iter()

@@ -23,6 +23,8 @@ mod original;
 mod prune;
 mod remeasure;
 pub mod share;
+pub mod slerp_flat;
+pub mod start_states;
 pub mod verify;
 
 use std::path::Path;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// player.mjs ORIGINAL EXPORT [--shell 0.03] [--json]
+// player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--json]
 //
 // Plays both files in three.js (GLTFLoader + AnimationMixer) and measures how far the export's
 // joints land from the original's, with the project's metric (DESIGN.md §2, the same as
@@ -8,10 +8,12 @@
 //
 // Every clip B is measured from a clean start ("clean": the rest pose, which is also what
 // three.js shows after `stop()` since it puts bones back to the state they were bound in) and
-// after every clip A, as a game switching clips does: A is played to its end, then B plays on
-// the same scene without resetting it, so bones B does not key keep A's end pose (Blender and
-// engines that keep the last written pose). A's mixer is dropped rather than stopped, because
-// three.js' `stop()` would restore the rest pose. The original plays original A then B, the
+// after every clip A, as a game switching clips does whenever gameplay says so: A is played to
+// each of the `--stops` fractions of its duration (default 25, 50, 75 and 100 %; these fall
+// between A's keys as often as not), then B plays on the same scene without resetting it, so
+// bones B does not key keep A's pose at that moment (Blender and engines that keep the last
+// written pose). A's mixer is dropped rather than stopped, because three.js' `stop()` would
+// restore the rest pose. The original plays original A then B, the
 // export plays export A then B. Samples: the original clip's key times (every sampler of the
 // animation) and the midpoints between them (animeval --oversample 2).
 //
@@ -23,15 +25,21 @@
 import { AnimationMixer, LoopOnce } from 'three';
 import { loadGltf, readScalars } from './load.mjs';
 
-const USAGE = 'usage: player.mjs ORIGINAL EXPORT [--shell 0.03] [--json]';
+const USAGE = 'usage: player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--json]';
 
 function parseArgs(argv) {
   const files = [];
   let shell = 0.03;
   let json = false;
+  let stops = [0.25, 0.5, 0.75, 1];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') json = true;
+    else if (a === '--stops') {
+      stops = String(argv[++i]).split(',').map(Number);
+      if (!stops.length || !stops.every((x) => x >= 0 && x <= 1))
+        throw new Error('--stops needs fractions in [0, 1], comma-separated');
+    }
     else if (a === '--shell') {
       shell = Number(argv[++i]);
       if (!(shell > 0 && Number.isFinite(shell))) throw new Error('--shell needs a positive number');
@@ -39,7 +47,7 @@ function parseArgs(argv) {
     else files.push(a);
   }
   if (files.length !== 2) throw new Error(USAGE);
-  return { original: files[0], exported: files[1], shell, json };
+  return { original: files[0], exported: files[1], shell, json, stops };
 }
 
 const TRS = new Set(['translation', 'rotation', 'scale']);
@@ -123,11 +131,11 @@ function start(scene, clip) {
 
 /**
  * Joint matrices (scene-root space, 12 numbers each) of `file` playing `after` (or nothing)
- * to its end and then `clip` at each of `times`.
+ * to `stop` x its duration and then `clip` at each of `times`.
  */
-function play(file, objects, after, clip, times) {
+function play(file, objects, after, stop, clip, times) {
   restore(file.rest);
-  if (after) start(file.gltf.scene, after)(after.duration);
+  if (after) start(file.gltf.scene, after)(after.duration * stop);
   const pose = start(file.gltf.scene, clip);
   const out = new Float64Array(times.length * objects.length * 12);
   let k = 0;
@@ -190,7 +198,7 @@ function matchClip(o, c, i) {
   return -1;
 }
 
-async function measure(originalPath, exportPath, shell) {
+async function measure(originalPath, exportPath, shell, stops) {
   const o = await loadGltf(originalPath);
   const c = await loadGltf(exportPath);
   for (const f of [o, c]) f.rest = snapshot(f.gltf.scene);
@@ -235,18 +243,21 @@ async function measure(originalPath, exportPath, shell) {
   const results = [];
   for (const B of playable) {
     const times = await sampleTimes(o, anims[B.o]);
-    const run = (A) => {
-      const ro = play(o, objO, A && o.gltf.animations[A.o], o.gltf.animations[B.o], times);
-      const rc = play(c, objC, A && c.gltf.animations[A.c], c.gltf.animations[B.c], times);
+    const run = (A, stop) => {
+      const ro = play(o, objO, A && o.gltf.animations[A.o], stop, o.gltf.animations[B.o], times);
+      const rc = play(c, objC, A && c.gltf.animations[A.c], stop, c.gltf.animations[B.c], times);
       return compare(ro, rc, times, names, offsets);
     };
-    const clean = run(null);
+    const clean = run(null, 1);
+    // pairs[A]: the worst over A's stops
     const pairs = {};
     let after = null;
     for (const A of playable) {
-      const r = run(A);
-      pairs[A.name] = r.max;
-      if (!after || r.max > after.max) after = { ...r, after: A.name };
+      for (const stop of stops) {
+        const r = run(A, stop);
+        pairs[A.name] = Math.max(pairs[A.name] ?? 0, r.max);
+        if (!after || r.max > after.max) after = { ...r, after: A.name, stop };
+      }
     }
     results.push({ name: B.name, samples: times.length, clean, after_any: after, pairs });
   }
@@ -256,6 +267,7 @@ async function measure(originalPath, exportPath, shell) {
     export: exportPath,
     player: 'three.js AnimationMixer',
     shell,
+    stops,
     markers: 'physical',
     joints: names.length,
     joints_unmatched: unmatched,
@@ -275,7 +287,7 @@ function printText(r) {
     const a = c.after_any;
     console.log(
       `  ${c.name}: clean ${f(c.clean.max)} (${c.clean.joint} @ ${c.clean.time}), ` +
-        `after any ${f(a.max)} (after ${a.after}, ${a.joint} @ ${a.time})`,
+        `after any ${f(a.max)} (after ${a.after} stopped at ${a.stop}, ${a.joint} @ ${a.time})`,
     );
   }
   console.log(`  max clean ${f(r.max_clean)}, max after any clip ${f(r.max_after_any)}`);
@@ -291,7 +303,7 @@ async function main() {
   }
   let r;
   try {
-    r = await measure(args.original, args.exported, args.shell);
+    r = await measure(args.original, args.exported, args.shell, args.stops);
   } catch (e) {
     console.error(`player.mjs: ${e.message}`);
     process.exit(1);

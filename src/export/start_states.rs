@@ -1,0 +1,270 @@
+//! Where a player can be when a clip starts: any check point of any other clip.
+//!
+//! A player switching from clip A to clip B whenever gameplay says so (three.js'
+//! `AnimationMixer` with a new action, Blender changing the action, an engine's state
+//! machine) leaves every property B does not key where A had it at the moment of the switch:
+//! A's value at that time (interpolated between A's keys) where A keys it, the rest pose
+//! elsewhere. B's own keyed properties overwrite their values at once, so B's error depends
+//! on the start state only through the properties A keys and B does not, and only on the
+//! joints at or below one of them.
+//!
+//! [`after_every_stop`] enumerates the start states (not a bound): A stopped at each of its
+//! samples and the midpoints between them, the original A for the original and the export
+//! as played under each rule for the export; then measures B at each of its samples and
+//! midpoints on the joints that state can reach. Start states that agree on those properties are measured once.
+//! Properties neither clip keys are at the rest pose (a third clip's leftovers there are not
+//! enumerated; see docs/EXPORT.md).
+
+use std::collections::HashSet;
+
+use glam::DAffine3;
+
+use super::channels::{Played, Player};
+use super::gltf_compressed::GltfClip;
+use super::verify::PLAYER_GUARD;
+use crate::metric::{JointLimits, PoseSource, joint_error};
+use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
+
+/// Inner points per frame interval at which a previous clip may be stopped, and at which
+/// the next clip is measured from each such state: the midpoints (the quarter points of a
+/// clip on its own cost four times as much here; docs/EXPORT.md).
+pub const STOP_INNER: usize = 1;
+
+/// One clip's poses at its check points (samples, then the inner points by interval): the
+/// original, and the export as played under each rule of the player. Per source (original
+/// first, then each rule), `points * joints`.
+pub struct Sampled {
+    /// Number of check points.
+    pub points: usize,
+    /// Local transforms.
+    pub local: Vec<Vec<Transform>>,
+    /// Local transforms as matrices.
+    pub local_m: Vec<Vec<DAffine3>>,
+    /// Object poses from a clean start (the rest pose where the clip keys nothing).
+    pub clean: Vec<Vec<DAffine3>>,
+}
+
+impl Sampled {
+    /// Samples `raw` and the export `gc` of it at every check point.
+    pub fn new(skeleton: &Skeleton, raw: &Clip, gc: &GltfClip, player: Player) -> Self {
+        let n = skeleton.len();
+        let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+        let positions = check_points(raw.frame_count);
+        let sample = |source: &dyn PoseSource| {
+            let mut out = vec![Transform::IDENTITY; positions.len() * n];
+            for (p, &f) in positions.iter().enumerate() {
+                source.sample_local(f, &mut out[p * n..(p + 1) * n]);
+            }
+            out
+        };
+        let mut local = vec![sample(raw)];
+        for &rule in player.rules() {
+            local.push(sample(&Played::with_rule(
+                &rest,
+                &gc.channels,
+                gc.compressed.sample_rate,
+                gc.compressed.frame_count,
+                rule,
+            )));
+        }
+        let local_m = local
+            .iter()
+            .map(|l| l.iter().map(Transform::to_daffine).collect())
+            .collect();
+        let clean = local
+            .iter()
+            .map(|l| {
+                let mut out = vec![DAffine3::IDENTITY; positions.len() * n];
+                for p in 0..positions.len() {
+                    let at = p * n..(p + 1) * n;
+                    local_to_object_f64(skeleton, &l[at.clone()], &mut out[at]);
+                }
+                out
+            })
+            .collect();
+        Self {
+            points: positions.len(),
+            local,
+            local_m,
+            clean,
+        }
+    }
+}
+
+/// Frame positions of a clip's check points: every sample, then [`STOP_INNER`] points
+/// inside each interval (as [`crate::metric::Reference::point_positions`] orders them).
+fn check_points(frames: usize) -> Vec<f32> {
+    let mut out: Vec<f32> = (0..frames).map(|f| f as f32).collect();
+    for f in 0..frames.saturating_sub(1) {
+        for k in 1..=STOP_INNER {
+            out.push(f as f32 + k as f32 / (STOP_INNER + 1) as f32);
+        }
+    }
+    out
+}
+
+/// Clip b started from clip a stopped anywhere: per joint of b, the largest error /
+/// tolerance; per joint of a whose property the start state sets, the largest such ratio on
+/// a joint at or below it (where a's own error may be what b shows).
+pub struct AfterStops {
+    /// Per joint of b: the largest error / tolerance over every start state of a.
+    pub ratio: Vec<f32>,
+    /// Per joint of a that the start state sets: the largest `ratio` at or below it.
+    pub blame: Vec<f32>,
+}
+
+/// Per joint, the largest error / tolerance (tolerance times [`PLAYER_GUARD`]) of clip `b`
+/// started from clip `a` stopped at any of its check points, over every rule: `sampled[i]`
+/// is clip i sampled ([`Sampled::new`]), `keyed[i]` the properties clip i keys, `limits`
+/// clip b's. Zero on joints no start state of `a` reaches (their error is b's own).
+pub fn after_every_stop(
+    skeleton: &Skeleton,
+    sampled: &[Sampled],
+    keyed: &[Vec<[bool; 3]>],
+    limits: &JointLimits,
+    a: usize,
+    b: usize,
+) -> AfterStops {
+    let n = skeleton.len();
+    let mut worst = vec![0.0f32; n];
+    let mut blame = vec![0.0f32; n];
+    let key = |i: usize, j: usize| keyed[i].get(j).copied().unwrap_or([false; 3]);
+    // The properties the start state sets: keyed by a, not by b.
+    let from_a: Vec<[bool; 3]> = (0..n)
+        .map(|j| {
+            let (ka, kb) = (key(a, j), key(b, j));
+            std::array::from_fn(|k| ka[k] && !kb[k])
+        })
+        .collect();
+    let set: Vec<usize> = (0..n).filter(|&j| from_a[j].iter().any(|&x| x)).collect();
+    // Joints at or below one of them (parents first, as joints are ordered).
+    let affected: Vec<usize> = (0..n)
+        .filter(|&j| set.iter().any(|&s| skeleton.is_ancestor_or_self(s, j)))
+        .collect();
+    if !affected.iter().any(|&j| limits.evaluated[j]) {
+        return AfterStops {
+            ratio: worst,
+            blame,
+        };
+    }
+    // Each affected joint's parent: its slot among the affected, or none (then b's own pose).
+    let parent_slot: Vec<Option<usize>> = affected
+        .iter()
+        .map(|&j| {
+            skeleton.joints[j]
+                .parent
+                .and_then(|p| affected.binary_search(&p).ok())
+        })
+        .collect();
+    // Whether an affected joint's local transform mixes a's values with b's keyed ones (then
+    // it is built per point of b), or is b's own (a cached matrix), or a's alone with rest.
+    let mixed: Vec<bool> = affected
+        .iter()
+        .map(|&j| {
+            let kb = key(b, j);
+            from_a[j].iter().any(|&x| x) && (0..3).any(|k| kb[k] && !from_a[j][k])
+        })
+        .collect();
+    let (sa, sb) = (&sampled[a], &sampled[b]);
+    let sources = sb.local.len();
+    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+    let tol: Vec<f64> = (0..n)
+        .map(|j| f64::from((limits.tolerance[j] * PLAYER_GUARD).max(1e-12)))
+        .collect();
+    let mut seen: HashSet<Vec<u32>> = HashSet::new();
+    let mut obj = vec![vec![DAffine3::IDENTITY; affected.len()]; sources];
+    // Per source, the matrices of the joints a's state sets (where not mixed with b's keys).
+    let mut own = vec![vec![DAffine3::IDENTITY; affected.len()]; sources];
+    let mut err = vec![0.0f64; affected.len()];
+    for t in 0..sa.points {
+        // The start state on the properties that matter; equal states are measured once.
+        let mut state_key = Vec::new();
+        for &j in &set {
+            for src in &sa.local {
+                push_bits(&mut state_key, &src[t * n + j], from_a[j]);
+            }
+        }
+        if !seen.insert(state_key) {
+            continue;
+        }
+        for (s, own) in own.iter_mut().enumerate() {
+            for (i, &j) in affected.iter().enumerate() {
+                if from_a[j].iter().any(|&x| x) && !mixed[i] {
+                    let mut l = rest[j];
+                    overwrite(&mut l, &sa.local[s][t * n + j], from_a[j]);
+                    own[i] = l.to_daffine();
+                }
+            }
+        }
+        for q in 0..sb.points {
+            for s in 0..sources {
+                let out = &mut obj[s];
+                for (i, &j) in affected.iter().enumerate() {
+                    let m = if mixed[i] {
+                        let mut l = sb.local[s][q * n + j];
+                        overwrite(&mut l, &sa.local[s][t * n + j], from_a[j]);
+                        l.to_daffine()
+                    } else if from_a[j].iter().any(|&x| x) {
+                        own[s][i]
+                    } else {
+                        sb.local_m[s][q * n + j]
+                    };
+                    out[i] = match (parent_slot[i], skeleton.joints[j].parent) {
+                        (Some(p), _) => out[p] * m,
+                        (None, Some(p)) => sb.clean[s][q * n + p] * m,
+                        (None, None) => m,
+                    };
+                }
+            }
+            err.fill(0.0);
+            for s in 1..sources {
+                for (i, &j) in affected.iter().enumerate() {
+                    if limits.evaluated[j] {
+                        let e = joint_error(&obj[0][i], &obj[s][i], limits.local_marker(j));
+                        err[i] = err[i].max(f64::from(e));
+                    }
+                }
+            }
+            for (i, &j) in affected.iter().enumerate() {
+                worst[j] = worst[j].max((err[i] / tol[j]) as f32);
+            }
+        }
+    }
+    for &s in &set {
+        blame[s] = affected
+            .iter()
+            .filter(|&&j| skeleton.is_ancestor_or_self(s, j))
+            .map(|&j| worst[j])
+            .fold(0.0, f32::max);
+    }
+    AfterStops {
+        ratio: worst,
+        blame,
+    }
+}
+
+/// Sets the properties `mask` selects (translation, rotation, scale) of `to` from `from`.
+fn overwrite(to: &mut Transform, from: &Transform, mask: [bool; 3]) {
+    if mask[0] {
+        to.translation = from.translation;
+    }
+    if mask[1] {
+        to.rotation = from.rotation;
+    }
+    if mask[2] {
+        to.scale = from.scale;
+    }
+}
+
+/// Appends the bits of the properties `mask` selects.
+fn push_bits(out: &mut Vec<u32>, t: &Transform, mask: [bool; 3]) {
+    if mask[0] {
+        out.extend(t.translation.to_array().map(f32::to_bits));
+    }
+    if mask[1] {
+        out.extend(t.rotation.to_array().map(f32::to_bits));
+    }
+    if mask[2] {
+        out.extend(t.scale.to_array().map(f32::to_bits));
+    }
+}
