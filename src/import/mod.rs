@@ -10,6 +10,7 @@ mod gltf_check;
 pub mod gltf_ext;
 mod rate;
 mod sampling;
+mod sparse;
 pub mod uri;
 
 use std::path::{Path, PathBuf};
