@@ -16,6 +16,7 @@ pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;
 pub mod layout;
+mod marker_angles;
 pub mod meshopt;
 mod prune;
 mod remeasure;
