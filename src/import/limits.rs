@@ -171,7 +171,7 @@ pub(super) fn check_rest(skeleton: &Skeleton) -> Result<(), String> {
 
 /// How `local` (and `object`, its composition with the parents) leaves the limit, if it does.
 fn out_of_range(local: &Transform, object: &DAffine3) -> Option<(Kind, f64)> {
-    let big = |v: f64| !(v.abs() <= MAX_MAGNITUDE);
+    let big = |v: f64| v.is_nan() || v.abs() > MAX_MAGNITUDE;
     let t = local.translation.abs().max_element() as f64;
     if big(t) {
         return Some((Kind::Translation, t));

@@ -156,9 +156,15 @@ pub(crate) fn check_dense_size(
     check_dense_total(0, joints, frames, data_bytes)
 }
 
+/// Joint-frames all clips of one file may hold together whatever its size: 16 Mi, 640 MiB
+/// of dense clips (clips are compressed one at a time per thread, but `convert` and the
+/// app hold them all); more only as far as the file justifies, one per 2 bytes.
+pub const MAX_FILE_DENSE_SAMPLES: u64 = 1 << 24;
+
 /// [`check_dense_size`] for one more clip of a file whose earlier clips hold `earlier`
-/// samples: the bound is on the file's clips together (10,000 animations of a 66 MB glTF
-/// may not each take the whole allowance).
+/// samples, plus the bound on the file's clips together ([`MAX_FILE_DENSE_SAMPLES`] + one
+/// per 2 file bytes), so 10,000 animations of a 66 MB glTF cannot each take the whole
+/// allowance.
 pub(crate) fn check_dense_total(
     earlier: u64,
     joints: usize,
@@ -167,16 +173,19 @@ pub(crate) fn check_dense_total(
 ) -> Result<(), String> {
     let samples = (joints as u64).saturating_mul(frames as u64);
     let limit = MAX_DENSE_SAMPLES + data_bytes as u64 / BYTES_PER_JUSTIFIED_SAMPLE;
-    if samples.saturating_add(earlier) > limit {
-        let earlier = if earlier > 0 {
-            format!(" (with the {earlier} samples of the clips before it)")
-        } else {
-            String::new()
-        };
+    if samples > limit {
         return Err(format!(
-            "{joints} joints × {frames} frames{earlier} is more than the {limit} samples \
-             skelpack accepts for this file (compression needs about \
+            "{joints} joints × {frames} frames is more than the {limit} samples skelpack \
+             accepts in a clip of this file (compression needs about \
              {COMPRESS_BYTES_PER_SAMPLE} bytes a sample; see docs/ROBUSTNESS.md)"
+        ));
+    }
+    let file_limit = MAX_FILE_DENSE_SAMPLES + data_bytes as u64 / 2;
+    if samples.saturating_add(earlier) > file_limit {
+        return Err(format!(
+            "{joints} joints × {frames} frames after the {earlier} samples of the clips \
+             before it is more than the {file_limit} samples skelpack accepts for all clips \
+             of this file (40 bytes each; see docs/ROBUSTNESS.md)"
         ));
     }
     Ok(())
