@@ -8,8 +8,11 @@ use std::path::Path;
 
 use skelpack_runtime::{ClipLayout, Cursor, JointPose, Skp};
 
+/// A target's body: one input, returns or panics.
+pub type Body = fn(&[u8]);
+
 /// Every target: its name (the folder of its inputs) and its body.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Body)] = &[
     ("import_gltf", import_gltf),
     ("import_bvh", import_bvh),
     ("import_acl", import_acl),
