@@ -597,8 +597,8 @@ fn one_unreachable_joint_is_named_with_its_frames_by_every_command() {
         let (p, bone) = acl_with_translation(d.path(), &format!("broken{value}.acl.sjson"), value);
         every_command_refuses(&p, &["frame 4 ", &format!("joint '{bone}'"), shown]);
     }
-    // Just inside the limit it imports (and compresses: the codec reports what it cannot
-    // meet, it does not lose the other joints).
+    // Just inside the limit it imports (the codec then reports the joints it cannot hold
+    // to their tolerance; docs/ROBUSTNESS.md says what is left to do there).
     let (p, _) = acl_with_translation(d.path(), "inside.acl.sjson", "1e14");
     assert!(skelpack::import::load(&p).is_ok());
 }
