@@ -597,9 +597,13 @@ fn one_unreachable_joint_is_named_with_its_frames_by_every_command() {
         let (p, bone) = acl_with_translation(d.path(), &format!("broken{value}.acl.sjson"), value);
         every_command_refuses(&p, &["frame 4 ", &format!("joint '{bone}'"), shown]);
     }
-    // Just inside the limit it imports (the codec then reports the joints it cannot hold
-    // to their tolerance; docs/ROBUSTNESS.md says what is left to do there).
-    let (p, _) = acl_with_translation(d.path(), "inside.acl.sjson", "1e14");
+    // Storable in a .skp, but so far out that 32-bit floats there are metres apart: every
+    // joint below it failed its tolerance at every frame and the payload shrank from
+    // 13,690 to 2,499 bytes; now refused the same way, naming the spacing.
+    let (p, bone) = acl_with_translation(d.path(), "far.acl.sjson", "1e14");
+    every_command_refuses(&p, &["frame 4 ", &format!("joint '{bone}'"), "apart"]);
+    // A character far from the origin but within reach of 32-bit floats imports.
+    let (p, _) = acl_with_translation(d.path(), "inside.acl.sjson", "1e6");
     assert!(skelpack::import::load(&p).is_ok());
 }
 

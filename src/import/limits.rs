@@ -1,6 +1,7 @@
 //! What every imported clip must hold to be compressed, stored and played: values within
 //! the magnitude a `.skp` stores and a player composes ([`MAX_MAGNITUDE`], ±10^15, also
-//! for each joint's place in the scene after composition).
+//! for each joint's place in the scene after composition), and no joint so far from the
+//! scene root that 32-bit floats there are farther apart than the whole character.
 //!
 //! A joint beyond it cannot be represented or measured, and before this check it took the
 //! other joints with it (budgets and verification of its ancestors were computed against
@@ -38,6 +39,7 @@ struct Culprit {
 /// clip, joint, the value, the frames.
 pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String> {
     let n = skeleton.len();
+    let (size, place_limit) = place_limit(skeleton);
     let mut obj = vec![DAffine3::IDENTITY; n];
     let mut culprit: Option<Culprit> = None;
     for f in 0..clip.frame_count {
@@ -50,7 +52,7 @@ pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String>
                 Some(p) => obj[p] * local.to_daffine(),
                 None => local.to_daffine(),
             };
-            let Some((kind, worst)) = out_of_range(&local, &obj[j]) else {
+            let Some((kind, worst)) = out_of_range(&local, &obj[j], place_limit) else {
                 continue;
             };
             match &mut culprit {
@@ -80,8 +82,10 @@ pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String>
         Kind::Translation => format!("a translation of {:.1e}", c.worst),
         Kind::Scale => format!("a scale of {:.1e}", c.worst),
         Kind::Composed => format!(
-            "a place {:.1e} from the scene root (its parents' transforms composed)",
-            c.worst
+            "a place {:.1e} from the scene root (its parents' transforms composed), where \
+             32-bit floats are {:.1e} apart (the character is {size:.3} across)",
+            c.worst,
+            c.worst * f64::powi(2.0, -23)
         ),
     };
     let frames = if c.first == c.last {
@@ -158,7 +162,7 @@ pub(super) fn check_rest(skeleton: &Skeleton) -> Result<(), String> {
             Some(p) => obj[p] * joint.rest.to_daffine(),
             None => joint.rest.to_daffine(),
         };
-        if let Some((_, worst)) = out_of_range(&joint.rest, &obj[j]) {
+        if let Some((_, worst)) = out_of_range(&joint.rest, &obj[j], MAX_MAGNITUDE) {
             return Err(format!(
                 "joint '{}': its rest pose reaches {worst:.1e}; skelpack stores values \
                  within ±{MAX_MAGNITUDE:.0e}",
@@ -169,8 +173,30 @@ pub(super) fn check_rest(skeleton: &Skeleton) -> Result<(), String> {
     Ok(())
 }
 
-/// How `local` (and `object`, its composition with the parents) leaves the limit, if it does.
-fn out_of_range(local: &Transform, object: &DAffine3) -> Option<(Kind, f64)> {
+/// The character's size (the diagonal of its rest joints' bounding box in the scene) and
+/// the farthest a joint may be from the scene root: ±[`MAX_MAGNITUDE`], and no more than
+/// 2^23 times that size, beyond which 32-bit floats are farther apart than the whole
+/// character (a joint there cannot be held to any tolerance smaller than the character).
+fn place_limit(skeleton: &Skeleton) -> (f64, f64) {
+    let mut obj = vec![DAffine3::IDENTITY; skeleton.len()];
+    crate::model::local_to_object_f64(skeleton, &skeleton.rest_pose(), &mut obj);
+    let mut lo = glam::DVec3::splat(f64::INFINITY);
+    let mut hi = -lo;
+    for m in &obj {
+        lo = lo.min(m.translation);
+        hi = hi.max(m.translation);
+    }
+    let size = (hi - lo).length();
+    if size.is_finite() && size > 0.0 {
+        (size, MAX_MAGNITUDE.min(size * f64::powi(2.0, 23)))
+    } else {
+        (0.0, MAX_MAGNITUDE)
+    }
+}
+
+/// How `local` (and `object`, its composition with the parents) leaves the limits, if it
+/// does: local values beyond [`MAX_MAGNITUDE`], a place in the scene beyond `place_limit`.
+fn out_of_range(local: &Transform, object: &DAffine3, place_limit: f64) -> Option<(Kind, f64)> {
     let big = |v: f64| v.is_nan() || v.abs() > MAX_MAGNITUDE;
     let t = local.translation.abs().max_element() as f64;
     if big(t) {
@@ -181,10 +207,11 @@ fn out_of_range(local: &Transform, object: &DAffine3) -> Option<(Kind, f64)> {
         return Some((Kind::Scale, s));
     }
     let m = &object.matrix3;
-    let reach = object
-        .translation
-        .abs()
-        .max_element()
+    let place = object.translation.abs().max_element();
+    if place.is_nan() || place > place_limit {
+        return Some((Kind::Composed, place));
+    }
+    let reach = place
         .max(m.x_axis.length())
         .max(m.y_axis.length())
         .max(m.z_axis.length());
