@@ -5,7 +5,11 @@ set -eu
 assets=${1:-../shared/assets}
 skelpack=${2:-target/release/skelpack}
 c=fuzz/corpus
-mkdir -p $c/import_gltf $c/import_bvh $c/import_acl $c/settings $c/decode_skp
+mkdir -p $c/import_gltf $c/import_bvh $c/import_acl $c/settings $c/decode_skp $c/compress
+# The committed regression inputs (hostile files of issue 24, minimized campaign corpora).
+for t in import_gltf import_bvh import_acl settings decode_skp compress; do
+    cp fuzz/regressions/$t/* $c/$t/
+done
 cp "$assets"/*.glb "$assets"/*.gltf $c/import_gltf/
 # BVH: the hierarchy and the first 40 frames of each file (small inputs fuzz faster).
 for f in "$assets"/*.bvh; do
@@ -27,4 +31,7 @@ fi
 for f in RiggedSimple.glb InterpolationTest.glb acl/121_10.acl.sjson; do
     "$skelpack" compress "$assets/$f" -o $c/decode_skp/$(basename "$f").skp >/dev/null
 done
+# The compress target: small files of every format (its input is capped at 20,000
+# joint-frames, so the BVH seeds above, cut to 40 frames, and the small glTF assets).
+cp $c/import_bvh/*.bvh "$assets"/SimpleSkin.gltf "$assets"/RiggedSimple.glb $c/compress/
 ls $c/* | head -40

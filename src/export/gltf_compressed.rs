@@ -1109,8 +1109,14 @@ fn convert_in_memory(asset: &Asset) -> Result<(GltfDoc, Asset), ExportError> {
     let doc = super::scene_to_gltf(&asset.skeleton, &asset.clips, &asset.meshes)?;
     let bytes = doc.to_bytes(GltfFormat::Binary)?;
     let path = asset.path.with_extension("converted.glb");
-    let mut converted =
-        crate::import::load_bytes(&path, &bytes).map_err(|e| ExportError::new(e.to_string()))?;
+    // Named as the input: `path` is an in-memory name no one can open.
+    let mut converted = crate::import::load_bytes(&path, &bytes).map_err(|e| {
+        ExportError::new(format!(
+            "{}: as a glTF scene it does not read back: {}",
+            asset.path.display(),
+            e.message
+        ))
+    })?;
     converted.path = asset.path.clone();
     converted.source_tolerance = asset.source_tolerance;
     converted.units = asset.units.clone();

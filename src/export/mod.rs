@@ -17,6 +17,7 @@ pub mod gltf_doc;
 pub mod gltf_scene;
 pub mod images;
 pub mod layout;
+mod marker_angles;
 pub mod meshopt;
 pub mod metres;
 mod original;

@@ -2,12 +2,14 @@
 //! [`Clip`] of dense per-joint tracks sampled at a uniform rate, and [`Pose`] evaluation
 //! into object space (the scene root's frame).
 
+mod ancestry;
 mod clip;
 mod pose;
 mod skeleton;
 mod transform;
 mod units;
 
+pub use ancestry::{Ancestry, at_or_above};
 pub use clip::{Clip, JointTracks, TrackKind};
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
