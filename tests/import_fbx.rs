@@ -446,3 +446,85 @@ fn clips_match_assimp_at_its_keys() {
         assert!(worst <= tolerance, "{file}: {worst} from assimp's reading");
     }
 }
+
+// ---- hostile files ------------------------------------------------------------------------
+
+/// `skelpack inspect FILE`: exit 2 and one `error:` line naming the file.
+fn refused(path: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .arg("inspect")
+        .arg(path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", path.display());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains(&*path.to_string_lossy()), "{err}");
+    lines[0].to_owned()
+}
+
+#[test]
+fn hostile_fbx_files_get_one_line_naming_the_file_and_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let ascii = std::fs::read_to_string(fbx("maya_anim_no_inherit_scale_7700_ascii.fbx")).unwrap();
+    let binary = std::fs::read(fbx("maya_anim_interpolation_7700_binary.fbx")).unwrap();
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p
+    };
+    // A take of ten million seconds: refused before its frames are allocated.
+    let long = ascii.replace(
+        "\"LocalStop\", \"KTime\", \"Time\", \"\",63505967250",
+        "\"LocalStop\", \"KTime\", \"Time\", \"\",461861580000000000",
+    );
+    assert_ne!(long, ascii);
+    let e = refused(&write("long.fbx", long.as_bytes()));
+    assert!(e.contains("10000000 s") && e.contains("frames"), "{e}");
+    // Not FBX, empty, truncated.
+    assert!(refused(&write("text.fbx", b"hello\n")).contains("not an FBX file"));
+    assert!(refused(&write("empty.fbx", b"")).contains("empty file"));
+    let e = refused(&write("cut.fbx", &binary[..binary.len() / 3]));
+    assert!(e.contains("truncated"), "{e}");
+    // A binary header declaring FBX 5000 (older than ufbx reads).
+    let mut old = binary.clone();
+    old[23..27].copy_from_slice(&5000u32.to_le_bytes());
+    assert!(refused(&write("old.fbx", &old)).contains("FBX version 5000 is older than 6100"));
+}
+
+#[test]
+fn every_truncation_and_byte_flip_of_a_small_file_is_an_asset_or_one_line() {
+    for file in [
+        "maya_anim_interpolation_7700_binary.fbx",
+        "maya_anim_no_inherit_scale_7700_ascii.fbx",
+    ] {
+        let bytes = std::fs::read(fbx(file)).unwrap();
+        let path = Path::new("/nonexistent/x.fbx");
+        let mut cases = 0;
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for k in 0..200 {
+            let mut b = bytes.clone();
+            if k % 2 == 0 {
+                b.truncate(bytes.len() * k / 200);
+            } else {
+                for _ in 0..4 {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let i = (seed >> 33) as usize % b.len();
+                    b[i] ^= 1 << ((seed >> 29) & 7);
+                }
+            }
+            if let Err(e) = import::load_bytes(path, &b) {
+                let e = e.to_string();
+                assert!(
+                    !e.contains('\n') && e.starts_with("/nonexistent/x.fbx: "),
+                    "{e}"
+                );
+            }
+            cases += 1;
+        }
+        assert_eq!(cases, 200);
+    }
+}

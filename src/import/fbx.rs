@@ -160,9 +160,31 @@ fn load_opts(file_bytes: usize) -> ufbx::LoadOpts<'static> {
     }
 }
 
-/// Reads the scene with skelpack's options (also used by the tests' independent check).
+/// Reads the scene with skelpack's options. A file that fails and declares a version below
+/// 6100 (which ufbx does not promise to read) says so.
 pub fn load_scene(bytes: &[u8]) -> Result<ufbx::SceneRoot, String> {
-    ufbx::load_memory(bytes, load_opts(bytes.len())).map_err(|e| describe_error(&e))
+    ufbx::load_memory(bytes, load_opts(bytes.len())).map_err(|e| {
+        let m = describe_error(&e);
+        match declared_version(bytes) {
+            Some(v) if v < 6100 => {
+                format!("FBX version {v} is older than 6100 and cannot be read ({m})")
+            }
+            _ => m,
+        }
+    })
+}
+
+/// The version a file's header declares: binary FBX after its 23-byte magic, ASCII FBX in
+/// its `FBXVersion:` line (looked for in the first 4 KiB).
+fn declared_version(bytes: &[u8]) -> Option<u32> {
+    if bytes.starts_with(b"Kaydara FBX Binary") {
+        return bytes
+            .get(23..27)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+    }
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    let at = head.find("FBXVersion:")? + "FBXVersion:".len();
+    head[at..].split_whitespace().next()?.parse().ok()
 }
 
 /// Evaluates `anim` at `time` with allocators bounded like the load's.
@@ -201,6 +223,7 @@ fn describe_error(e: &ufbx::Error) -> String {
             e.description
         ),
         E::TruncatedFile => "truncated: the file ends inside its data".to_owned(),
+        E::EmptyFile => "empty file".to_owned(),
         _ => {
             let d = e.description.to_string();
             if info.is_empty() {
