@@ -493,6 +493,72 @@ fn hostile_fbx_files_get_one_line_naming_the_file_and_the_problem() {
     assert!(refused(&write("old.fbx", &old)).contains("FBX version 5000 is older than 6100"));
 }
 
+/// A binary FBX 7400 whose mesh declares `count` deflated doubles (800 MB for 10⁸) in a
+/// file of a few hundred bytes: node records are (end offset, property count, property bytes, name).
+fn declared_bomb(count: u32) -> Vec<u8> {
+    fn node(
+        name: &[u8],
+        props: &[u8],
+        nprops: u32,
+        kids: &[&dyn Fn(usize) -> Vec<u8>],
+        at: usize,
+    ) -> Vec<u8> {
+        let head = 13 + name.len() + props.len();
+        let mut body = Vec::new();
+        for k in kids {
+            body.extend(k(at + head + body.len()));
+        }
+        if !kids.is_empty() {
+            body.extend([0u8; 13]);
+        }
+        let mut out = Vec::new();
+        out.extend(((at + head + body.len()) as u32).to_le_bytes());
+        out.extend(nprops.to_le_bytes());
+        out.extend((props.len() as u32).to_le_bytes());
+        out.push(name.len() as u8);
+        out.extend(name);
+        out.extend(props);
+        out.extend(body);
+        out
+    }
+    let string = |s: &[u8]| [&[b'S'][..], &(s.len() as u32).to_le_bytes(), s].concat();
+    let mut array = vec![b'd'];
+    array.extend(count.to_le_bytes());
+    array.extend(1u32.to_le_bytes()); // deflate
+    array.extend(16u32.to_le_bytes());
+    array.extend([
+        0x78, 0x9c, 0x63, 0x60, 0x18, 0x05, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ]);
+    let vertices = move |at: usize| node(b"Vertices", &array, 1, &[], at);
+    let geometry = move |at: usize| {
+        let props = [
+            &[b'L'][..],
+            &1i64.to_le_bytes(),
+            &string(b"a\x00\x01Geometry"),
+            &string(b"Mesh"),
+        ]
+        .concat();
+        node(b"Geometry", &props, 3, &[&vertices], at)
+    };
+    let mut out = b"Kaydara FBX Binary  \x00\x1a\x00".to_vec();
+    out.extend(7400u32.to_le_bytes());
+    let at = out.len();
+    out.extend(node(b"Objects", &[], 0, &[&geometry], at));
+    out.extend([0u8; 13 + 160]);
+    out
+}
+
+#[test]
+fn a_declared_800_mb_array_is_refused_within_the_files_memory_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bomb.fbx");
+    let bomb = declared_bomb(100_000_000);
+    assert!(bomb.len() < 1000);
+    std::fs::write(&p, &bomb).unwrap();
+    let e = refused(&p);
+    assert!(e.contains("more memory than its size justifies"), "{e}");
+}
+
 #[test]
 fn every_truncation_and_byte_flip_of_a_small_file_is_an_asset_or_one_line() {
     for file in [

@@ -132,8 +132,8 @@ pub struct MorphTrack {
 
 /// The most memory ufbx may allocate for one file, in each of its two allocators (temporary
 /// and result): 64 MiB plus 64 bytes per byte of the file. The shared test files use at most
-/// 14× their size (docs/FBX.md); a binary FBX's deflated arrays can legitimately expand
-/// several times, a hostile one a thousandfold.
+/// 5.4× their size (docs/FBX.md); a binary FBX's deflated arrays can legitimately expand
+/// several times, a hostile one a thousandfold (or declare any size at all).
 pub fn memory_limit(file_bytes: usize) -> usize {
     (64usize << 20).saturating_add(file_bytes.saturating_mul(64))
 }
