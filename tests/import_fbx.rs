@@ -228,6 +228,10 @@ fn every_clip_matches_ufbx_evaluation_at_every_frame() {
                     compared += 1;
                 }
             }
+            eprintln!(
+                "{file} '{}': worst {worst:.2e} (limit {tolerance:.2e})",
+                clip.name
+            );
             assert!(
                 worst <= tolerance,
                 "{file} '{}': a joint is {worst} from ufbx's evaluation (limit {tolerance})",
@@ -291,13 +295,13 @@ fn largest_eigenvector(a: &mut [[f64; 4]; 4]) -> [f64; 4] {
                 let t = if theta == 0.0 { 1.0 } else { t };
                 let c = 1.0 / (t * t + 1.0).sqrt();
                 let s = t * c;
-                for k in 0..4 {
-                    let (akp, akq) = (a[k][p], a[k][q]);
-                    a[k][p] = c * akp - s * akq;
-                    a[k][q] = s * akp + c * akq;
+                for row in a.iter_mut() {
+                    let (akp, akq) = (row[p], row[q]);
+                    row[p] = c * akp - s * akq;
+                    row[q] = s * akp + c * akq;
                 }
-                for k in 0..4 {
-                    let (apk, aqk) = (a[p][k], a[q][k]);
+                let (rp, rq) = (a[p], a[q]);
+                for (k, (apk, aqk)) in rp.iter().zip(rq).enumerate() {
                     a[p][k] = c * apk - s * aqk;
                     a[q][k] = s * apk + c * aqk;
                 }

@@ -39,7 +39,7 @@ pub struct Args {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Info {
-    Asset(FileInfo),
+    Asset(Box<FileInfo>),
     Skp(skp::SkpInfo),
 }
 
@@ -180,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             skp::describe(f).map(Info::Skp)
         } else {
             import::load(f)
-                .map(|a| Info::Asset(describe(&a)))
+                .map(|a| Info::Asset(Box::new(describe(&a))))
                 .map_err(Into::into)
         };
         match info {

@@ -23,6 +23,7 @@
 use std::path::Path;
 
 use glam::{DAffine3, DVec3};
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{ImportError, Imported, check_dense_size, fbx_local, fbx_mesh};
@@ -441,15 +442,21 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     .map_err(err)?;
     let mut clips = Vec::new();
     let mut first_frame_worlds: Option<Vec<DAffine3>> = None;
-    for stack in &scene.anim_stacks {
+    for (stack_index, stack) in scene.anim_stacks.iter().enumerate() {
         let name = stack.element.name.to_string();
         if !has_keys(stack) {
             info.empty_takes.push(name);
             continue;
         }
-        let (clip, fbx_clip, worlds0) =
-            sample_stack(&scene, stack, &provisional, &joints, bytes.len(), &mut info)
-                .map_err(err)?;
+        let (clip, fbx_clip, worlds0) = sample_stack(
+            &scene,
+            stack_index,
+            &provisional,
+            &joints,
+            bytes.len(),
+            &mut info,
+        )
+        .map_err(err)?;
         first_frame_worlds.get_or_insert(worlds0);
         clips.push(clip);
         info.clips.push(fbx_clip);
@@ -548,15 +555,26 @@ fn locals_from_worlds(
 /// Shear below this (relative to the axis length) is rounding, not shear.
 const SHEAR_EPSILON: f64 = 1e-5;
 
-/// Samples one take at every frame.
+/// One evaluated frame: the joints' local transforms, the worst shear (deviation, joint),
+/// the keyed blend weights, and (frame 0 only) the joints' world matrices.
+struct Frame {
+    pose: Vec<Transform>,
+    shear: Option<(f64, usize)>,
+    weights: Vec<f32>,
+    worlds: Option<Vec<DAffine3>>,
+}
+
+/// Samples one take (`scene.anim_stacks[stack_index]`) at every frame.
 fn sample_stack(
-    scene: &ufbx::Scene,
-    stack: &ufbx::AnimStack,
+    root: &ufbx::SceneRoot,
+    stack_index: usize,
     skeleton: &Skeleton,
     joints: &JointNodes,
     file_bytes: usize,
     info: &mut FbxInfo,
 ) -> Result<(Clip, FbxClip, Vec<DAffine3>), String> {
+    let scene: &ufbx::Scene = root;
+    let stack = &scene.anim_stacks[stack_index];
     let name = stack.element.name.to_string();
     let fps = info.frame_rate;
     let (t0, t1) = (stack.time_begin, stack.time_end);
@@ -596,20 +614,40 @@ fn sample_stack(
         })
         .collect();
     let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
-    let mut pose = vec![Transform::IDENTITY; skeleton.len()];
+    // Frames are independent: evaluated in parallel (ufbx evaluates a loaded scene from
+    // any number of threads; `SceneRoot` is `Sync`), assembled in order.
+    let sampled: Vec<Frame> = (0..frames)
+        .into_par_iter()
+        .map(|f| {
+            let scene: &ufbx::Scene = root;
+            let stack = &scene.anim_stacks[stack_index];
+            let t = t0 + f as f64 / fps;
+            let eval = evaluate(scene, &stack.anim, t, file_bytes)
+                .map_err(|m| format!("take '{name}' at {t} s: {m}"))?;
+            let worlds = joint_worlds(&eval, joints);
+            let mut pose = vec![Transform::IDENTITY; worlds.len()];
+            let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
+            let axis = worlds[j]
+                .matrix3
+                .to_cols_array()
+                .iter()
+                .fold(0.0f64, |m, v| m.max(v.abs()));
+            let shear = (dev > SHEAR_EPSILON * axis.max(1e-12)).then_some((dev, j));
+            let weights = keyed_blends
+                .iter()
+                .map(|&i| eval.blend_channels[i].weight as f32)
+                .collect();
+            Ok(Frame {
+                pose,
+                shear,
+                weights,
+                worlds: (f == 0).then_some(worlds),
+            })
+        })
+        .collect::<Result<_, String>>()?;
     let mut first = Vec::new();
-    for f in 0..frames {
-        let t = t0 + f as f64 / fps;
-        let eval = evaluate(scene, &stack.anim, t, file_bytes)
-            .map_err(|m| format!("take '{name}' at {t} s: {m}"))?;
-        let worlds = joint_worlds(&eval, joints);
-        let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
-        let axis = worlds[j]
-            .matrix3
-            .to_cols_array()
-            .iter()
-            .fold(0.0f64, |m, v| m.max(v.abs()));
-        if dev > SHEAR_EPSILON * axis.max(1e-12)
+    for (f, frame) in sampled.into_iter().enumerate() {
+        if let Some((dev, j)) = frame.shear
             && info.worst_shear.as_ref().is_none_or(|s| dev > s.deviation)
         {
             info.worst_shear = Some(Shear {
@@ -619,19 +657,18 @@ fn sample_stack(
                 deviation: dev,
             });
         }
-        for (tracks, p) in clip.tracks.iter_mut().zip(&pose) {
+        for (tracks, p) in clip.tracks.iter_mut().zip(&frame.pose) {
             tracks.translations[f] = p.translation;
             tracks.rotations[f] = p.rotation;
             tracks.scales[f] = p.scale;
         }
-        for (m, &i) in morphs.iter_mut().zip(&keyed_blends) {
-            let w = eval.blend_channels[i].weight as f32;
+        for (m, w) in morphs.iter_mut().zip(frame.weights) {
             m.min = m.min.min(w);
             m.max = m.max.max(w);
             m.weights.push(w);
         }
-        if f == 0 {
-            first = worlds;
+        if let Some(w) = frame.worlds {
+            first = w;
         }
     }
     clip.morph_weight_channels = morphs.len();

@@ -43,7 +43,8 @@ pub(super) fn rotation_scale(a: DMat3) -> (DQuat, DVec3) {
     if a.determinant() < 0.0 {
         s.x = -s.x;
     }
-    if !(s.abs().min_element() > 1e-300) || !s.is_finite() {
+    let smallest = s.abs().min_element();
+    if smallest.is_nan() || smallest <= 1e-300 || !s.is_finite() {
         return (DQuat::IDENTITY, s);
     }
     let mut r = DMat3::from_cols(a.x_axis / s.x, a.y_axis / s.y, a.z_axis / s.z);

@@ -161,7 +161,7 @@ fn influences(binding: &Binding, vertex: usize) -> ([u16; 4], [f32; 4]) {
                 continue;
             };
             let weight = w.weight as f32;
-            if !(weight > 0.0) {
+            if weight.is_nan() || weight <= 0.0 {
                 continue;
             }
             best.push((*j, weight));
@@ -170,7 +170,7 @@ fn influences(binding: &Binding, vertex: usize) -> ([u16; 4], [f32; 4]) {
         }
     }
     let total: f32 = best.iter().map(|b| b.1).sum();
-    if best.is_empty() || !(total > 0.0) {
+    if best.is_empty() || total.is_nan() || total <= 0.0 {
         let first = slots.iter().flatten().next().copied().unwrap_or(0);
         return ([first as u16, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]);
     }
