@@ -9,10 +9,11 @@
 //!   (bone nodes when there is no cluster).
 //! - **Clips**: every animation stack (take) with keys is a clip over its span
 //!   (`round((end - begin) · fps) + 1` frames) at the scene's frame rate. Each frame is ufbx's
-//!   own evaluation of the whole scene at that time (`evaluate_scene`: layers, interpolation,
-//!   extrapolation, pivots, pre/post rotation, rotation order, inherit modes); each joint's
-//!   local T / R / S is derived from the world matrices ([`super::fbx_local`]), so world
-//!   positions are exact and any shear T / R / S cannot hold is reported.
+//!   own evaluation of the joints' transforms at that time (layers, interpolation,
+//!   extrapolation, pivots, pre/post rotation, rotation order), chained by their inherit
+//!   modes as ufbx chains them ([`super::fbx_eval`]); each joint's local T / R / S is derived
+//!   from the world matrices ([`super::fbx_local`]), so world positions are exact and any
+//!   shear T / R / S cannot hold is reported.
 //! - **Rest pose**: the file's bind pose; joints it does not list take the first frame of the
 //!   first take (or the scene's own transforms when there is none). [`RestSource`] says which.
 //! - **Meshes** and **morph weights**: [`super::fbx_mesh`], and per clip the weight of every
@@ -26,7 +27,7 @@ use glam::{DAffine3, DVec3};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{ImportError, Imported, check_dense_size, fbx_local, fbx_mesh};
+use super::{ImportError, Imported, check_dense_size, fbx_eval, fbx_local, fbx_mesh};
 use crate::model::{Clip, Joint, Skeleton, Transform};
 
 /// What an FBX file declares and how skelpack read it (shown by `inspect`).
@@ -186,28 +187,6 @@ fn declared_version(bytes: &[u8]) -> Option<u32> {
     let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
     let at = head.find("FBXVersion:")? + "FBXVersion:".len();
     head[at..].split_whitespace().next()?.parse().ok()
-}
-
-/// Evaluates `anim` at `time` with allocators bounded like the load's.
-pub fn evaluate(
-    scene: &ufbx::Scene,
-    anim: &ufbx::Anim,
-    time: f64,
-    file_bytes: usize,
-) -> Result<ufbx::SceneRoot, String> {
-    let limit = memory_limit(file_bytes);
-    let opts = ufbx::EvaluateOpts {
-        temp_allocator: ufbx::AllocatorOpts {
-            memory_limit: limit,
-            ..Default::default()
-        },
-        result_allocator: ufbx::AllocatorOpts {
-            memory_limit: limit,
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    ufbx::evaluate_scene(scene, anim, time, opts).map_err(|e| describe_error(&e))
 }
 
 /// One line for a ufbx error.
@@ -615,16 +594,15 @@ fn sample_stack(
         .collect();
     let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
     // Frames are independent: evaluated in parallel (ufbx evaluates a loaded scene from
-    // any number of threads; `SceneRoot` is `Sync`), assembled in order.
+    // any number of threads; `SceneRoot` is `Sync`), assembled in order. Each frame is
+    // ufbx's evaluation of the joints' chain ([`fbx_eval`]).
     let sampled: Vec<Frame> = (0..frames)
         .into_par_iter()
         .map(|f| {
             let scene: &ufbx::Scene = root;
             let stack = &scene.anim_stacks[stack_index];
             let t = t0 + f as f64 / fps;
-            let eval = evaluate(scene, &stack.anim, t, file_bytes)
-                .map_err(|m| format!("take '{name}' at {t} s: {m}"))?;
-            let worlds = joint_worlds(&eval, joints);
+            let worlds = fbx_eval::joint_worlds_at(scene, &stack.anim, joints, t);
             let mut pose = vec![Transform::IDENTITY; worlds.len()];
             let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
             let axis = worlds[j]
@@ -635,9 +613,11 @@ fn sample_stack(
             let shear = (dev > SHEAR_EPSILON * axis.max(1e-12)).then_some((dev, j));
             let weights = keyed_blends
                 .iter()
-                .map(|&i| eval.blend_channels[i].weight as f32)
+                .map(|&i| {
+                    ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32
+                })
                 .collect();
-            Ok(Frame {
+            Ok::<_, String>(Frame {
                 pose,
                 shear,
                 weights,

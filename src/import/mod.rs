@@ -7,6 +7,7 @@
 mod acl_sjson;
 mod bvh;
 pub mod fbx;
+mod fbx_eval;
 mod fbx_local;
 mod fbx_mesh;
 mod gltf;
