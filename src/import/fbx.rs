@@ -157,6 +157,9 @@ fn load_opts(file_bytes: usize) -> ufbx::LoadOpts<'static> {
         space_conversion: ufbx::SpaceConversion::ModifyGeometry,
         handedness_conversion_axis: ufbx::MirrorAxis::X,
         generate_missing_normals: true,
+        // what skelpack never reads: embedded textures and per-material face lists
+        ignore_embedded: true,
+        skip_mesh_parts: true,
         node_depth_limit: 4096,
         ..Default::default()
     }
