@@ -150,7 +150,9 @@ fn influences(binding: &Binding, vertex: usize) -> ([u16; 4], [f32; 4]) {
         Binding::Rigid(j) => return ([*j as u16, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]),
         Binding::Skin(skin, slots) => (skin, slots),
     };
-    let mut best: Vec<(usize, f32)> = Vec::with_capacity(4);
+    // The four strongest, kept sorted by weight (no allocation per vertex).
+    let mut best = [(0usize, 0.0f32); 4];
+    let mut count = 0;
     if let Some(v) = skin.vertices.get(vertex) {
         let begin = v.weight_begin as usize;
         let end = begin
@@ -164,11 +166,19 @@ fn influences(binding: &Binding, vertex: usize) -> ([u16; 4], [f32; 4]) {
             if weight.is_nan() || weight <= 0.0 {
                 continue;
             }
-            best.push((*j, weight));
-            best.sort_by(|a, b| b.1.total_cmp(&a.1));
-            best.truncate(4);
+            let mut k = count.min(3);
+            if count == 4 && weight <= best[3].1 {
+                continue;
+            }
+            while k > 0 && best[k - 1].1 < weight {
+                best[k] = best[k - 1];
+                k -= 1;
+            }
+            best[k] = (*j, weight);
+            count = (count + 1).min(4);
         }
     }
+    let best = &best[..count];
     let total: f32 = best.iter().map(|b| b.1).sum();
     if best.is_empty() || total.is_nan() || total <= 0.0 {
         let first = slots.iter().flatten().next().copied().unwrap_or(0);
@@ -176,7 +186,7 @@ fn influences(binding: &Binding, vertex: usize) -> ([u16; 4], [f32; 4]) {
     }
     let mut joints = [0u16; 4];
     let mut weights = [0.0f32; 4];
-    for (k, (j, w)) in best.into_iter().enumerate() {
+    for (k, &(j, w)) in best.iter().enumerate() {
         joints[k] = j as u16;
         weights[k] = w / total;
     }
