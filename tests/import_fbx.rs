@@ -598,3 +598,61 @@ fn every_truncation_and_byte_flip_of_a_small_file_is_an_asset_or_one_line() {
         assert_eq!(cases, 200);
     }
 }
+
+#[test]
+fn skinned_meshes_at_the_bind_pose_sit_where_ufbx_places_their_geometry() {
+    for file in [
+        "blender_293_barbarian_7400_binary.fbx",
+        "pab_arnaud.fbx",
+        "assimp_animation_with_skeleton.fbx",
+    ] {
+        let a = load(file);
+        let scene = ufbx_scene(&std::fs::read(fbx(file)).unwrap());
+        let mut rest = vec![DAffine3::IDENTITY; a.skeleton.len()];
+        local_to_object_f64(&a.skeleton, &a.skeleton.rest_pose(), &mut rest);
+        let limit = 1e-4 * character_size(&a);
+        let mut checked = 0;
+        for node in &scene.nodes {
+            let Some(mesh) = node.mesh.as_ref() else {
+                continue;
+            };
+            if mesh.skin_deformers.is_empty() {
+                continue;
+            }
+            let name = if mesh.element.name.is_empty() {
+                node.element.name.to_string()
+            } else {
+                mesh.element.name.to_string()
+            };
+            let m = a
+                .meshes
+                .iter()
+                .find(|m| m.name == name)
+                .unwrap_or_else(|| panic!("{file}: mesh '{name}' not imported"));
+            let g = &node.geometry_to_world;
+            let to_world = DAffine3::from_cols(
+                DVec3::new(g.m00, g.m10, g.m20),
+                DVec3::new(g.m01, g.m11, g.m21),
+                DVec3::new(g.m02, g.m12, g.m22),
+                DVec3::new(g.m03, g.m13, g.m23),
+            );
+            for (i, p) in m.positions.iter().enumerate().step_by(7) {
+                let p = p.as_dvec3();
+                let mut skinned = DVec3::ZERO;
+                for k in 0..4 {
+                    let (j, w) = (m.joints[i][k] as usize, m.weights[i][k] as f64);
+                    let ibm = m.inverse_bind[j].as_dmat4();
+                    let bind = glam::DMat4::from(rest[j]) * ibm;
+                    skinned += bind.transform_point3(p) * w;
+                }
+                let expect = to_world.transform_point3(p);
+                assert!(
+                    (skinned - expect).length() <= limit,
+                    "{file} '{name}' vertex {i}: {skinned} vs {expect}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{file}: {checked} vertices checked");
+    }
+}
