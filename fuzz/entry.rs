@@ -16,6 +16,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("import_gltf", import_gltf),
     ("import_bvh", import_bvh),
     ("import_acl", import_acl),
+    ("import_fbx", import_fbx),
     ("settings", settings),
     ("decode_skp", decode_skp),
     ("compress", compress),
@@ -54,6 +55,12 @@ pub fn import_acl(data: &[u8]) {
         Path::new("/nonexistent-skelpack-fuzz/input.acl.sjson"),
         data,
     );
+}
+
+/// FBX bytes (binary or ASCII) through the importer, ufbx's C code included (cargo fuzz
+/// builds it with ASan through `cc`'s CFLAGS).
+pub fn import_fbx(data: &[u8]) {
+    import(Path::new("/nonexistent-skelpack-fuzz/input.fbx"), data);
 }
 
 /// Settings text (TOML, or JSON when it starts with `{`): parsed and validated, or one

@@ -1106,6 +1106,12 @@ fn tighter_presets(
 /// A BVH or ACL asset as the glTF scene `skelpack convert` writes, and that scene
 /// re-imported, carrying the source's tolerance, marker offsets and units.
 fn convert_in_memory(asset: &Asset) -> Result<(GltfDoc, Asset), ExportError> {
+    if asset.clips.is_empty() {
+        return Err(ExportError::new(format!(
+            "{}: has no clip to compress (no animation)",
+            asset.path.display()
+        )));
+    }
     let doc = super::scene_to_gltf(&asset.skeleton, &asset.clips, &asset.meshes)?;
     let bytes = doc.to_bytes(GltfFormat::Binary)?;
     let path = asset.path.with_extension("converted.glb");

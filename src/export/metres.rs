@@ -14,9 +14,10 @@ use crate::model::LengthUnit;
 
 /// Whether [`in_metres`] applies to assets of this format: BVH and ACL clips declare no
 /// unit; glTF declares metres (a file authored in other units stays as it is: its
-/// compressed export keeps the original's nodes).
+/// compressed export keeps the original's nodes), and FBX declares its unit, which the
+/// importer has already converted to metres.
 pub fn converts(format: SourceFormat) -> bool {
-    format != SourceFormat::Gltf
+    matches!(format, SourceFormat::Bvh | SourceFormat::Acl)
 }
 
 /// `asset` with every length converted from `unit` to metres; its units then say metres

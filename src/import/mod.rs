@@ -1,4 +1,5 @@
-//! Importers: glTF 2.0, BVH and ACL raw clips (SJSON), each into the [`crate::model`].
+//! Importers: glTF 2.0, BVH, FBX (through ufbx) and ACL raw clips (SJSON), each into the
+//! [`crate::model`].
 //!
 //! Every importer returns an [`Asset`] or an [`ImportError`] that names the file and the
 //! problem in one line; none of them panics on malformed input.
@@ -6,6 +7,10 @@
 mod acl_sjson;
 mod bvh;
 pub mod extras;
+pub mod fbx;
+mod fbx_eval;
+mod fbx_local;
+mod fbx_mesh;
 mod gltf;
 mod gltf_check;
 pub mod gltf_ext;
@@ -50,6 +55,7 @@ pub enum SourceFormat {
     Gltf,
     Bvh,
     Acl,
+    Fbx,
 }
 
 /// A skinned mesh primitive in bind pose, its vertices mapped to skeleton joints.
@@ -83,6 +89,8 @@ pub struct Asset {
     pub units: Units,
     /// Non-fatal observations (ignored channels, clamped values).
     pub warnings: Vec<String>,
+    /// What an FBX source declares and how it was read (None for other formats).
+    pub fbx: Option<fbx::FbxInfo>,
 }
 
 /// A failure to read a file: the file and the problem.
@@ -115,6 +123,8 @@ fn format_of(path: &Path) -> Option<SourceFormat> {
         Some(SourceFormat::Bvh)
     } else if name.ends_with(".acl.sjson") || name.ends_with(".sjson") {
         Some(SourceFormat::Acl)
+    } else if name.ends_with(".fbx") {
+        Some(SourceFormat::Fbx)
     } else {
         None
     }
@@ -198,17 +208,26 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         Some(f) => f,
         None if bytes.starts_with(b"glTF") => SourceFormat::Gltf,
         None if bytes.starts_with(b"HIERARCHY") => SourceFormat::Bvh,
+        None if bytes.starts_with(b"Kaydara FBX Binary") || bytes.starts_with(b"; FBX") => {
+            SourceFormat::Fbx
+        }
         None => {
             return Err(ImportError::new(
                 path,
-                "unknown file type (expected .glb, .gltf, .bvh or .acl.sjson)",
+                "unknown file type (expected .glb, .gltf, .bvh, .fbx or .acl.sjson)",
             ));
         }
     };
+    let mut fbx_info = None;
     let (skeleton, clips, meshes, source_tolerance, mut warnings) = match format {
         SourceFormat::Gltf => gltf::import(path, bytes)?,
         SourceFormat::Bvh => bvh::import(path, bytes)?,
         SourceFormat::Acl => acl_sjson::import(path, bytes)?,
+        SourceFormat::Fbx => {
+            let (imported, info) = fbx::import(path, bytes)?;
+            fbx_info = Some(info);
+            imported
+        }
     };
     if skeleton.is_empty() {
         return Err(ImportError::new(path, "no joints found"));
@@ -235,8 +254,9 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         limits::check_clip(&skeleton, clip).map_err(|m| ImportError::new(path, m))?;
     }
     warnings = warnings::collapse(warnings);
-    // glTF declares metres; BVH and ACL clips declare nothing.
-    let declared = (format == SourceFormat::Gltf).then_some(crate::model::LengthUnit::Metre);
+    // glTF declares metres, FBX is read in metres; BVH and ACL clips declare nothing.
+    let declared = matches!(format, SourceFormat::Gltf | SourceFormat::Fbx)
+        .then_some(crate::model::LengthUnit::Metre);
     let units = Units::measure(&skeleton, &clips, declared);
     Ok(Asset {
         path: path.to_path_buf(),
@@ -247,6 +267,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         source_tolerance,
         units,
         warnings,
+        fbx: fbx_info,
     })
 }
 

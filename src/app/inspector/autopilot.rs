@@ -69,10 +69,12 @@ pub(super) struct Autopilot {
 
 impl App {
     pub(super) fn autopilot(&mut self, ctx: &egui::Context) {
-        let ready =
-            self.session.doc.as_ref().is_some_and(|d| {
-                d.result.as_ref().is_some_and(|r| !r.refining) || d.failure.is_some()
-            }) || self.session.doc.is_none();
+        let ready = self.session.doc.as_ref().is_some_and(|d| {
+            d.result.as_ref().is_some_and(|r| !r.refining)
+                    || d.failure.is_some()
+                    // a file with no clip (an FBX bind pose) has nothing to wait for
+                    || d.asset.clips.is_empty()
+        }) || self.session.doc.is_none();
         // With the dashboard open, every clip's row is in first.
         let ready = ready
             && (!self.work.clips.open || {
