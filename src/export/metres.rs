@@ -84,6 +84,7 @@ mod tests {
             source_tolerance: Some(0.01),
             units,
             warnings: Vec::new(),
+            fbx: None,
         };
         let m = in_metres(&asset, LengthUnit::Centimetre);
         assert_eq!(m.units.unit, LengthUnit::Metre);
