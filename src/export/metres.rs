@@ -14,10 +14,11 @@ use crate::model::LengthUnit;
 
 /// Whether [`in_metres`] applies to assets of this format: BVH and ACL clips declare no
 /// unit; glTF declares metres (a file authored in other units stays as it is: its
-/// compressed export keeps the original's nodes), and FBX declares its unit, which the
-/// importer has already converted to metres.
+/// compressed export keeps the original's nodes). FBX is read in metres, and is written
+/// as a new scene like BVH and ACL: from the unit in force (metres, unless its proportions
+/// or the user say otherwise).
 pub fn converts(format: SourceFormat) -> bool {
-    matches!(format, SourceFormat::Bvh | SourceFormat::Acl)
+    format != SourceFormat::Gltf
 }
 
 /// `asset` with every length converted from `unit` to metres; its units then say metres
