@@ -58,6 +58,7 @@ fn every_clip_holds_after_every_other_clip() {
         &keyed,
         &mut clips,
         &resolved,
+        &resolved,
         &options,
         &control,
     )
@@ -132,6 +133,7 @@ fn every_clip_holds_when_started_while_another_is_mid_clip() {
         &asset.clips,
         &keyed,
         &mut clips,
+        &resolved,
         &resolved,
         &options,
         &control,
