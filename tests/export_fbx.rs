@@ -9,6 +9,7 @@
 //! tests/real_player.rs).
 
 mod common;
+use common::player::{node_json, skelpack};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,34 +18,6 @@ use serde_json::Value;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn skelpack(args: &[&str], paths: &[&Path]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_skelpack"))
-        .args(args)
-        .args(paths)
-        .output()
-        .expect("run skelpack")
-}
-
-fn node(script: &str, args: &[&Path], extra: &[&str]) -> Value {
-    let dir = root().join("tools/player");
-    assert!(
-        dir.join("node_modules/three").is_dir() && dir.join("node_modules/gltf-validator").is_dir(),
-        "run `npm ci` in tools/player (Node.js needed)"
-    );
-    let out = Command::new("node")
-        .arg(dir.join(script))
-        .args(args)
-        .args(extra)
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.code() == Some(0),
-        "{script} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn fbx_with_takes() -> Vec<PathBuf> {
@@ -97,7 +70,7 @@ fn compressed_fbx_exports_validate_and_hold_the_tolerance_in_animeval_and_three_
             info[0]["marker_offset"].as_f64().unwrap(),
         );
 
-        let v = node("validate.mjs", &[&conv, &out], &[]);
+        let v = node_json("validate.mjs", &[&conv, &out], &[]);
         let (before, after) = (serious(&v[0]), serious(&v[1]));
         let new: Vec<&String> = after.iter().filter(|c| !before.contains(c)).collect();
         if !new.is_empty() {
@@ -126,11 +99,17 @@ fn compressed_fbx_exports_validate_and_hold_the_tolerance_in_animeval_and_three_
             }
         }
 
-        let p = node(
+        let p = node_json(
             "player.mjs",
             &[&conv, &out],
             &["--json", "--shell", &shell.to_string()],
         );
+        for key in ["joints_unmatched", "clips_missing"] {
+            let missing = p[key].as_array().unwrap();
+            if !missing.is_empty() {
+                failures.push(format!("{name}: three.js {key} {missing:?}"));
+            }
+        }
         for c in p["clips"].as_array().unwrap() {
             for key in ["clean", "after_any"] {
                 let max = c[key]["max"].as_f64().unwrap();
