@@ -53,3 +53,14 @@ pub fn skelpack(args: &[&str], paths: &[&Path]) -> std::process::Output {
         .output()
         .expect("run skelpack")
 }
+
+/// [`skelpack`], which must exit 0 (its standard error is the failure message).
+pub fn skelpack_ok(args: &[&str], paths: &[&Path]) -> std::process::Output {
+    let out = skelpack(args, paths);
+    assert!(
+        out.status.success(),
+        "skelpack {args:?} {paths:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
