@@ -9,6 +9,7 @@ pub mod gpu;
 pub mod grid;
 pub mod markers;
 pub mod mesh;
+pub mod pipeline;
 pub mod scene;
 
 use std::sync::Arc;
