@@ -27,7 +27,7 @@ use glam::{DAffine3, DVec3};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{ImportError, Imported, check_dense_size, fbx_eval, fbx_local, fbx_mesh};
+use super::{ImportError, Imported, check_dense_size, fbx_eval, fbx_local, fbx_mesh, fbx_threads};
 use crate::model::{Clip, Joint, Skeleton, Transform};
 
 /// What an FBX file declares and how skelpack read it (shown by `inspect`).
@@ -140,6 +140,9 @@ pub fn memory_limit(file_bytes: usize) -> usize {
     (64usize << 20).saturating_add(file_bytes.saturating_mul(64))
 }
 
+/// Files from this size up are parsed with ufbx's thread pool.
+const THREADED_PARSE_BYTES: usize = 64 << 10;
+
 /// Load options: bounded allocators, metres, right-handed Y-up.
 fn load_opts(file_bytes: usize) -> ufbx::LoadOpts<'static> {
     let limit = memory_limit(file_bytes);
@@ -165,10 +168,24 @@ fn load_opts(file_bytes: usize) -> ufbx::LoadOpts<'static> {
     }
 }
 
-/// Reads the scene with skelpack's options. A file that fails and declares a version below
-/// 6100 (which ufbx does not promise to read) says so.
+/// Reads the scene with skelpack's options, on ufbx's thread pool for files from 64 KiB up
+/// (deflated arrays are inflated on rayon's threads while ufbx parses on: `fbx_threads`; for
+/// a smaller file the batches cost more than they save). A file that fails and declares a
+/// version below 6100 (which ufbx does not promise to read) says so.
 pub fn load_scene(bytes: &[u8]) -> Result<ufbx::SceneRoot, String> {
-    ufbx::load_memory(bytes, load_opts(bytes.len())).map_err(|e| {
+    load_scene_threaded(bytes, bytes.len() >= THREADED_PARSE_BYTES)
+}
+
+/// [`load_scene`] with ufbx's thread pool on or off (`benches/import_fbx.rs` compares them).
+pub fn load_scene_threaded(bytes: &[u8], threaded: bool) -> Result<ufbx::SceneRoot, String> {
+    let mut opts = load_opts(bytes.len());
+    let pool = fbx_threads::TaskPool::new();
+    if threaded {
+        opts.thread_opts = fbx_threads::TaskPool::for_load(&pool);
+    }
+    let scene = ufbx::load_memory(bytes, opts);
+    drop(pool);
+    scene.map_err(|e| {
         let m = describe_error(&e);
         match declared_version(bytes) {
             Some(v) if v < 6100 => {
@@ -534,6 +551,10 @@ fn locals_from_worlds(
     worst
 }
 
+/// Joint-frames below which a take is sampled on the calling thread (handing it to the
+/// thread pool costs more than it saves).
+const PARALLEL_WORK: usize = 2048;
+
 /// Shear below this (relative to the axis length) is rounding, not shear.
 const SHEAR_EPSILON: f64 = 1e-5;
 
@@ -596,38 +617,44 @@ fn sample_stack(
         })
         .collect();
     let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
-    // Frames are independent: evaluated in parallel (ufbx evaluates a loaded scene from
-    // any number of threads; `SceneRoot` is `Sync`), assembled in order. Each frame is
-    // ufbx's evaluation of the joints' chain ([`fbx_eval`]).
-    let sampled: Vec<Frame> = (0..frames)
-        .into_par_iter()
-        .map(|f| {
-            let scene: &ufbx::Scene = root;
-            let stack = &scene.anim_stacks[stack_index];
-            let t = t0 + f as f64 / fps;
-            let worlds = fbx_eval::joint_worlds_at(scene, &stack.anim, joints, t);
-            let mut pose = vec![Transform::IDENTITY; worlds.len()];
-            let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
-            let axis = worlds[j]
-                .matrix3
-                .to_cols_array()
-                .iter()
-                .fold(0.0f64, |m, v| m.max(v.abs()));
-            let shear = (dev > SHEAR_EPSILON * axis.max(1e-12)).then_some((dev, j));
-            let weights = keyed_blends
-                .iter()
-                .map(|&i| {
-                    ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32
-                })
-                .collect();
-            Ok::<_, String>(Frame {
-                pose,
-                shear,
-                weights,
-                worlds: (f == 0).then_some(worlds),
-            })
-        })
-        .collect::<Result<_, String>>()?;
+    let animated = fbx_eval::animated_joints(scene, stack, joints);
+    // Frames are independent: evaluated in parallel when there is enough work to pay for
+    // the threads (ufbx evaluates a loaded scene from any number of threads; `SceneRoot` is
+    // `Sync`), assembled in order. Each frame is ufbx's evaluation of the joints' chain
+    // ([`fbx_eval`]).
+    let frame = |f: usize| {
+        let scene: &ufbx::Scene = root;
+        let stack = &scene.anim_stacks[stack_index];
+        let t = t0 + f as f64 / fps;
+        let worlds = fbx_eval::joint_worlds_at(scene, &stack.anim, joints, &animated, t);
+        let mut pose = vec![Transform::IDENTITY; worlds.len()];
+        let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
+        let axis = worlds[j]
+            .matrix3
+            .to_cols_array()
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        let shear = (dev > SHEAR_EPSILON * axis.max(1e-12)).then_some((dev, j));
+        let weights = keyed_blends
+            .iter()
+            .map(|&i| ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32)
+            .collect();
+        Frame {
+            pose,
+            shear,
+            weights,
+            worlds: (f == 0).then_some(worlds),
+        }
+    };
+    let sampled: Vec<Frame> = if frames.saturating_mul(joints.nodes.len()) < PARALLEL_WORK {
+        (0..frames).map(frame).collect()
+    } else {
+        (0..frames)
+            .into_par_iter()
+            .with_min_len(4)
+            .map(frame)
+            .collect()
+    };
     let mut first = Vec::new();
     for (f, frame) in sampled.into_iter().enumerate() {
         if let Some((dev, j)) = frame.shear
