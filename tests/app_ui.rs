@@ -153,7 +153,8 @@ fn a_file_without_a_clip_says_so_instead_of_computing() {
     assert!(!doc.asset.skeleton.joints.is_empty());
     assert!(!h.state().is_compressing());
     h.get_by_label(NO_CLIP_LABEL);
-    h.get_by_label(panels::NO_CLIP);
+    // The Errors panel and the Compression section.
+    assert_eq!(h.query_all_by_label(panels::NO_CLIP).count(), 2);
     h.get_by_label_contains("Error at frame: none (no clip");
     for busy in ["computing", "Waiting for the compressed", "compressing"] {
         assert!(
