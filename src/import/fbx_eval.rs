@@ -110,7 +110,7 @@ pub(super) fn joint_worlds_at(
         let local = if animated[j] {
             ufbx::evaluate_transform(anim, node, time)
         } else {
-            node.local_transform.clone()
+            node.local_transform
         };
         let parent = node
             .parent
