@@ -1,7 +1,7 @@
 //! Opening FBX against glTF: each shared FBX file imported (`import::load`, what `inspect`
 //! and the app's open do before compressing), and the same scene written as glTF by
 //! `skelpack convert` (in a temporary folder) imported the same way; and ufbx's parse of the
-//! FBX file alone, on its thread pool and on one thread. docs/FBX.md has the figures.
+//! FBX file alone. docs/FBX.md has the figures.
 
 use std::path::PathBuf;
 
@@ -32,13 +32,9 @@ fn bench(c: &mut Criterion) {
         let bytes = std::fs::read(&path).unwrap();
         let mut g = c.benchmark_group(format!("open/{name}"));
         g.bench_function("fbx", |b| b.iter(|| import::load(&path).unwrap()));
-        // ufbx's parse with skelpack's options, the part of `fbx` no skelpack code runs in,
-        // with and without ufbx's thread pool (`load_scene` uses it from 64 KiB up).
-        g.bench_function("ufbx parse, threaded", |b| {
-            b.iter(|| import::fbx::load_scene_threaded(&bytes, true).unwrap())
-        });
-        g.bench_function("ufbx parse, one thread", |b| {
-            b.iter(|| import::fbx::load_scene_threaded(&bytes, false).unwrap())
+        // ufbx's parse with skelpack's options: the part of `fbx` no skelpack code runs in.
+        g.bench_function("ufbx parse alone", |b| {
+            b.iter(|| import::fbx::load_scene(&bytes).unwrap())
         });
         if converted {
             g.bench_function("gltf (converted)", |b| {

@@ -27,7 +27,7 @@ use glam::{DAffine3, DVec3};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{ImportError, Imported, check_dense_size, fbx_eval, fbx_local, fbx_mesh, fbx_threads};
+use super::{ImportError, Imported, check_dense_size, fbx_eval, fbx_local, fbx_mesh};
 use crate::model::{Clip, Joint, Skeleton, Transform};
 
 /// What an FBX file declares and how skelpack read it (shown by `inspect`).
@@ -140,9 +140,6 @@ pub fn memory_limit(file_bytes: usize) -> usize {
     (64usize << 20).saturating_add(file_bytes.saturating_mul(64))
 }
 
-/// Files from this size up are parsed with ufbx's thread pool.
-const THREADED_PARSE_BYTES: usize = 64 << 10;
-
 /// Load options: bounded allocators, metres, right-handed Y-up.
 fn load_opts(file_bytes: usize) -> ufbx::LoadOpts<'static> {
     let limit = memory_limit(file_bytes);
@@ -168,24 +165,10 @@ fn load_opts(file_bytes: usize) -> ufbx::LoadOpts<'static> {
     }
 }
 
-/// Reads the scene with skelpack's options, on ufbx's thread pool for files from 64 KiB up
-/// (deflated arrays are inflated on rayon's threads while ufbx parses on: `fbx_threads`; for
-/// a smaller file the batches cost more than they save). A file that fails and declares a
-/// version below 6100 (which ufbx does not promise to read) says so.
+/// Reads the scene with skelpack's options. A file that fails and declares a version below
+/// 6100 (which ufbx does not promise to read) says so.
 pub fn load_scene(bytes: &[u8]) -> Result<ufbx::SceneRoot, String> {
-    load_scene_threaded(bytes, bytes.len() >= THREADED_PARSE_BYTES)
-}
-
-/// [`load_scene`] with ufbx's thread pool on or off (`benches/import_fbx.rs` compares them).
-pub fn load_scene_threaded(bytes: &[u8], threaded: bool) -> Result<ufbx::SceneRoot, String> {
-    let mut opts = load_opts(bytes.len());
-    let pool = fbx_threads::TaskPool::new();
-    if threaded {
-        opts.thread_opts = fbx_threads::TaskPool::for_load(&pool);
-    }
-    let scene = ufbx::load_memory(bytes, opts);
-    drop(pool);
-    scene.map_err(|e| {
+    ufbx::load_memory(bytes, load_opts(bytes.len())).map_err(|e| {
         let m = describe_error(&e);
         match declared_version(bytes) {
             Some(v) if v < 6100 => {

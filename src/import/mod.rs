@@ -11,7 +11,6 @@ pub mod fbx;
 mod fbx_eval;
 mod fbx_local;
 mod fbx_mesh;
-mod fbx_threads;
 mod gltf;
 mod gltf_check;
 pub mod gltf_ext;
