@@ -534,9 +534,11 @@ fn locals_from_worlds(
     worst
 }
 
-/// Joint-frames below which a take is sampled on the calling thread (handing it to the
-/// thread pool costs more than it saves).
-const PARALLEL_WORK: usize = 2048;
+/// Joint-frames below which a take is sampled on the calling thread. Handing frames to
+/// rayon's pool costs a wake-up of its workers, which on a loaded machine took longer than
+/// the work: the 441-frame, 18-joint robot imported in 11.1 ms sequentially against 16.0 ms
+/// in parallel at load 8-10 on two cores (docs/FBX.md). Long takes still pay for it.
+const PARALLEL_WORK: usize = 1 << 14;
 
 /// Shear below this (relative to the axis length) is rounding, not shear.
 const SHEAR_EPSILON: f64 = 1e-5;
