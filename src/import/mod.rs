@@ -14,6 +14,7 @@ mod fbx_mesh;
 mod gltf;
 mod gltf_check;
 pub mod gltf_ext;
+mod gltf_sockets;
 mod limits;
 mod rate;
 mod sampling;

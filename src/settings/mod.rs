@@ -121,6 +121,19 @@ pub struct JointSettings {
     pub pinned: Option<bool>,
 }
 
+/// Overrides for one socket (a non-joint node hanging from a joint, `model::Socket`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SocketSettings {
+    /// The socket's own tolerance; without it the socket is held to its joint's.
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tolerance_mm: Option<f32>,
+}
+
 /// Overrides for one clip.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -185,6 +198,9 @@ pub struct Settings {
     pub joints: BTreeMap<String, JointSettings>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub clips: BTreeMap<String, ClipSettings>,
+    /// Per socket by node name: its own tolerance (`[sockets."Head_end"] tolerance_mm = 0.05`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sockets: BTreeMap<String, SocketSettings>,
 }
 
 /// Settings resolved for one clip of one asset, in scene units.
@@ -288,6 +304,14 @@ impl Settings {
                 }
             }
         }
+        for list in &mut limits.sockets {
+            for marker in list {
+                let name = &skeleton.sockets[marker.socket].name;
+                if let Some(t) = self.sockets.get(name).and_then(|s| s.tolerance_mm) {
+                    marker.tolerance = Some(t * per_mm);
+                }
+            }
+        }
         Resolved {
             limits,
             pinned,
@@ -374,6 +398,9 @@ impl Settings {
         check("tolerance_mm".into(), self.tolerance_mm)?;
         check("marker_offset_cm".into(), self.marker_offset_cm)?;
         joints("", &self.joints)?;
+        for (n, s) in &self.sockets {
+            check(format!("sockets.\"{n}\".tolerance_mm"), s.tolerance_mm)?;
+        }
         for (n, c) in &self.clips {
             let p = format!("clips.\"{n}\".");
             check(format!("{p}tolerance_mm"), c.tolerance_mm)?;
