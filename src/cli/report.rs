@@ -17,6 +17,7 @@ use super::table;
 use super::tuning::TuningArgs;
 use crate::codec::{self, ClipReport, Control};
 use crate::import;
+use crate::metric::{Reference, SocketError, socket_errors, worst_socket};
 use crate::model::LengthUnit;
 
 #[derive(clap::Args, Debug)]
@@ -39,6 +40,10 @@ pub struct ClipEntry {
     pub tolerance: f32,
     pub marker_offset: f32,
     pub report: ClipReport,
+    /// Sockets measured with their joints (non-joint nodes hanging from joints).
+    pub sockets: usize,
+    /// The socket whose error is the largest share of its tolerance, with that error.
+    pub worst_socket: Option<SocketError>,
 }
 
 #[derive(Serialize, Default)]
@@ -69,12 +74,22 @@ fn process(path: &Path, tuning: &TuningArgs) -> anyhow::Result<Vec<ClipEntry>> {
                     )
                 })?;
             let first = asset.skeleton.deforming_joints().next().unwrap_or(0);
+            let sockets = resolved.limits.socket_count();
+            let worst_socket = (sockets > 0)
+                .then(|| {
+                    let reference = Reference::new(&asset.skeleton, clip, clip.frame_count);
+                    let errors = socket_errors(&asset.skeleton, &reference, &out, &resolved.limits);
+                    worst_socket(&errors).cloned()
+                })
+                .flatten();
             Ok(ClipEntry {
                 file: asset.path.display().to_string(),
                 unit: resolved.unit,
                 tolerance: resolved.limits.tolerance[first],
                 marker_offset: resolved.limits.marker_offset[first],
                 report: out.report,
+                sockets,
+                worst_socket,
             })
         })
         .collect()
