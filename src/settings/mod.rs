@@ -198,6 +198,10 @@ pub struct Settings {
     pub joints: BTreeMap<String, JointSettings>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub clips: BTreeMap<String, ClipSettings>,
+    /// Measure no socket: each joint is held at its own markers only (smaller; what hangs
+    /// from a joint far beyond its marker offset may then move more than the tolerance).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_sockets: bool,
     /// Per socket by node name: its own tolerance (`[sockets."Head_end"] tolerance_mm = 0.05`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sockets: BTreeMap<String, SocketSettings>,
@@ -303,6 +307,9 @@ impl Settings {
                     }
                 }
             }
+        }
+        if self.ignore_sockets {
+            limits.sockets.iter_mut().for_each(Vec::clear);
         }
         for list in &mut limits.sockets {
             for marker in list {
