@@ -198,6 +198,15 @@ pub struct Settings {
     pub joints: BTreeMap<String, JointSettings>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub clips: BTreeMap<String, ClipSettings>,
+    /// The largest change of a morph-target weight that moves no geometry (a target without
+    /// POSITION deltas, driving something else); weights of targets with geometry are held to
+    /// the tolerance as the vertex distance they cause. Default 0: such weights are exact.
+    #[serde(
+        default,
+        deserialize_with = "parse::non_negative",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub weight_tolerance: Option<f32>,
     /// Measure no socket: each joint is held at its own markers only (smaller; what hangs
     /// from a joint far beyond its marker offset may then move more than the tolerance).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -405,6 +414,11 @@ impl Settings {
         check("tolerance_mm".into(), self.tolerance_mm)?;
         check("marker_offset_cm".into(), self.marker_offset_cm)?;
         joints("", &self.joints)?;
+        if let Some(w) = self.weight_tolerance
+            && !(w.is_finite() && w >= 0.0)
+        {
+            return Err(format!("weight_tolerance = {w} must be a number of at least 0"));
+        }
         for (n, s) in &self.sockets {
             check(format!("sockets.\"{n}\".tolerance_mm"), s.tolerance_mm)?;
         }
