@@ -164,6 +164,7 @@ fn report_and_inspect_name_the_sockets() {
     assert_eq!(clips.len(), 14);
     for c in clips {
         assert_eq!(c["sockets"], 27);
+        assert_eq!(c["scalar_tracks"], 1, "the face's weights channel");
         let w = &c["worst_socket"];
         let (e, t) = (w["max"].as_f64().unwrap(), w["tolerance"].as_f64().unwrap());
         assert!(e <= t * 1.0001, "{}: {w}", c["report"]["name"]);

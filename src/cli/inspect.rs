@@ -8,7 +8,7 @@
 //!    fbx?: { version, ascii, creator, unit_meters, axes: { right, up, front }, frame_rate,
 //!            rest_pose, empty_takes, blend_channels, worst_shear },
 //!    clips: [ { name, duration, sample_rate, frames, start_time, morph_weight_channels,
-//!               sockets, source_channels, tracks: { animated, constant, rest },
+//!               scalar_tracks, sockets, source_channels, tracks: { animated, constant, rest },
 //!               layers?: [ { name, weight, weight_is_animated, additive,
 //!                            animated_properties } ],
 //!               morph_weights?: [ { name, min, max } ] } ] }`
@@ -98,6 +98,8 @@ struct ClipInfo {
     frames: usize,
     start_time: f32,
     morph_weight_channels: usize,
+    /// Scalar tracks: the morph-weight channels (as `morph_weight_channels`).
+    scalar_tracks: usize,
     /// Sockets measured with their joints (non-joint nodes hanging from joints).
     sockets: usize,
     source_channels: usize,
@@ -137,6 +139,7 @@ fn describe(asset: &Asset) -> FileInfo {
                 frames: clip.frame_count,
                 start_time: clip.start_time,
                 morph_weight_channels: clip.morph_weight_channels,
+                scalar_tracks: clip.morph_weight_channels,
                 sockets: resolved.limits.socket_count(),
                 source_channels: clip
                     .tracks

@@ -40,6 +40,9 @@ pub struct ClipEntry {
     pub tolerance: f32,
     pub marker_offset: f32,
     pub report: ClipReport,
+    /// Morph-weight channels of the clip (scalar tracks). `.skp` files do not store them;
+    /// a glTF export compresses them (`compress -o X.glb --json`: `scalar_tracks`).
+    pub scalar_tracks: usize,
     /// Sockets measured with their joints (non-joint nodes hanging from joints).
     pub sockets: usize,
     /// The socket whose error is the largest share of its tolerance, with that error.
@@ -88,6 +91,7 @@ fn process(path: &Path, tuning: &TuningArgs) -> anyhow::Result<Vec<ClipEntry>> {
                 tolerance: resolved.limits.tolerance[first],
                 marker_offset: resolved.limits.marker_offset[first],
                 report: out.report,
+                scalar_tracks: clip.morph_weight_channels,
                 sockets,
                 worst_socket,
             })
