@@ -83,21 +83,28 @@ fn export_and_play(original: &Path, exported: &Path) -> Value {
     for a in anims {
         let s = &a["scalar_tracks"];
         assert_eq!(s["count"], 1, "{}: {s}", a["name"]);
-        assert!(s["max_error"].as_f64().unwrap() <= 1e-4, "{}: {s}", a["name"]);
+        assert!(
+            s["max_error"].as_f64().unwrap() <= 1e-4,
+            "{}: {s}",
+            a["name"]
+        );
     }
-    let played = node_json(
-        "player.mjs",
-        &[original, exported],
-        &["--morph", "--json"],
-    );
+    let played = node_json("player.mjs", &[original, exported], &["--morph", "--json"]);
     assert_eq!(played["measured"], "morph");
-    assert_eq!(played["joints"], 3, "the Head node's three primitives: {played}");
+    assert_eq!(
+        played["joints"], 3,
+        "the Head node's three primitives: {played}"
+    );
     assert_eq!(played["joints_unmatched"].as_array().unwrap().len(), 0);
     for c in played["clips"].as_array().unwrap() {
         for which in ["clean", "after_any"] {
             let e = c[which]["max"].as_f64().unwrap();
             // 0.1 mm, with three.js' float arithmetic's 1% guard (docs/EXPORT.md).
-            assert!(e <= 1e-4 * 1.01, "{} ({which}): a vertex moved {e} in three.js", c["name"]);
+            assert!(
+                e <= 1e-4 * 1.01,
+                "{} ({which}): a vertex moved {e} in three.js",
+                c["name"]
+            );
         }
     }
     report
@@ -118,7 +125,10 @@ fn robot_expressive_weights_are_stored_smaller_and_play_within_tolerance() {
     }
     let before = weight_bytes(&GltfDoc::read(&original).unwrap());
     let after = weight_bytes(&GltfDoc::read(&exported).unwrap());
-    assert!(after * 10 < before, "weights: {after} bytes exported, {before} in the source");
+    assert!(
+        after * 10 < before,
+        "weights: {after} bytes exported, {before} in the source"
+    );
 }
 
 #[test]
@@ -140,5 +150,8 @@ fn moving_face_weights_drop_keys_and_hold_the_vertex_tolerance() {
     assert!(kept * 2 < source, "{kept} of {source} keys kept");
     let before = weight_bytes(&GltfDoc::read(&original).unwrap());
     let after = weight_bytes(&GltfDoc::read(&exported).unwrap());
-    assert!(after < before, "weights: {after} bytes exported, {before} in the source");
+    assert!(
+        after < before,
+        "weights: {after} bytes exported, {before} in the source"
+    );
 }

@@ -175,7 +175,7 @@ fn marker_points(limits: &JointLimits, k: usize, m: &Affine3A, out: &mut Vec<(Ve
         out.push((m.translation + axis * d, 1.0));
     }
     for s in &limits.sockets[k] {
-        let w = s.weight(limits.tolerance[k]);
+        let w = s.weight();
         let o = s.origin;
         let ax = &s.axes;
         for p in [

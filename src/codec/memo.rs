@@ -146,7 +146,7 @@ impl Recompressor {
             .flat_map(|j| {
                 limits.sockets[j]
                     .iter()
-                    .map(move |s| s.weight(limits.tolerance[j]).to_bits())
+                    .map(|s| s.tolerance_ratio.to_bits())
             })
             .collect();
         let same = |f: &&Floors| {

@@ -202,10 +202,21 @@ impl Allowed {
 }
 
 /// The kept keys' values interpolated at `t` (kept keys `a` < `b` around it).
-fn between(times: &[f32], values: &[f32], targets: usize, a: usize, b: usize, t: f64, k: usize) -> f64 {
+fn between(
+    times: &[f32],
+    values: &[f32],
+    targets: usize,
+    a: usize,
+    b: usize,
+    t: f64,
+    k: usize,
+) -> f64 {
     let (ta, tb) = (times[a] as f64, times[b] as f64);
     let u = if tb > ta { (t - ta) / (tb - ta) } else { 0.0 };
-    let (va, vb) = (values[a * targets + k] as f64, values[b * targets + k] as f64);
+    let (va, vb) = (
+        values[a * targets + k] as f64,
+        values[b * targets + k] as f64,
+    );
     va + (vb - va) * u
 }
 
@@ -230,7 +241,8 @@ fn reduce(times: &[f32], values: &[f32], targets: usize, allowed: &Allowed) -> V
             for i in a + 1..b {
                 let t = times[i] as f64;
                 let e = allowed.measure(
-                    (0..targets).map(|k| between(times, values, targets, a, b, t, k) - row(i)[k] as f64),
+                    (0..targets)
+                        .map(|k| between(times, values, targets, a, b, t, k) - row(i)[k] as f64),
                 );
                 if !allowed.holds(e) {
                     let score = if e.1 { e.0 } else { f64::INFINITY };
@@ -258,10 +270,26 @@ struct Measured {
 
 /// The kept keys against the source at every source key and midpoint (the source is linear
 /// between its keys; one kept key holds its value throughout).
-fn max_error(times: &[f32], values: &[f32], targets: usize, kept: &[usize], allowed: &Allowed) -> Measured {
+fn max_error(
+    times: &[f32],
+    values: &[f32],
+    targets: usize,
+    kept: &[usize],
+    allowed: &Allowed,
+) -> Measured {
     let source = |t: f64, k: usize| -> f64 {
-        let i = times.partition_point(|&x| (x as f64) <= t).clamp(1, times.len() - 1);
-        between(times, values, targets, i - 1, i, t.clamp(times[0] as f64, times[times.len() - 1] as f64), k)
+        let i = times
+            .partition_point(|&x| (x as f64) <= t)
+            .clamp(1, times.len() - 1);
+        between(
+            times,
+            values,
+            targets,
+            i - 1,
+            i,
+            t.clamp(times[0] as f64, times[times.len() - 1] as f64),
+            k,
+        )
     };
     let written = |t: f64, k: usize| -> f64 {
         if kept.len() == 1 {
@@ -271,7 +299,15 @@ fn max_error(times: &[f32], values: &[f32], targets: usize, kept: &[usize], allo
             .partition_point(|&x| (times[x] as f64) <= t)
             .clamp(1, kept.len() - 1);
         let (a, b) = (kept[j - 1], kept[j]);
-        between(times, values, targets, a, b, t.clamp(times[a] as f64, times[b] as f64), k)
+        between(
+            times,
+            values,
+            targets,
+            a,
+            b,
+            t.clamp(times[a] as f64, times[b] as f64),
+            k,
+        )
     };
     let mut worst = Measured {
         displacement: 0.0,
@@ -352,7 +388,12 @@ fn mesh_scale(doc: &GltfDoc, node: usize) -> Option<f64> {
     let nodes = doc.array("nodes");
     let mut parent = vec![None; nodes.len()];
     for (i, n) in nodes.iter().enumerate() {
-        for c in n.get("children").and_then(Value::as_array).into_iter().flatten() {
+        for c in n
+            .get("children")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if let Some(p) = c.as_u64().and_then(|c| parent.get_mut(c as usize)) {
                 *p = Some(i);
             }
@@ -409,7 +450,11 @@ fn node_scale(node: &Value) -> f64 {
     }
     node.get("scale")
         .and_then(Value::as_array)
-        .map_or(1.0, |s| s.iter().filter_map(Value::as_f64).fold(0.0, |a, x| a.max(x.abs())))
+        .map_or(1.0, |s| {
+            s.iter()
+                .filter_map(Value::as_f64)
+                .fold(0.0, |a, x| a.max(x.abs()))
+        })
 }
 
 /// The Frobenius norm of a column-major 3x3 block: never below its largest stretch.

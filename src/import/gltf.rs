@@ -114,8 +114,22 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
     if clips.is_empty() {
         return Err(err("has no animations".into()));
     }
-    skeleton.sockets =
-        super::gltf_sockets::find_sockets(&nodes, &all_nodes, &parent, &joint_of_node, &skeleton);
+    let mut animated = vec![false; node_count];
+    for a in doc.animations() {
+        for ch in a.channels() {
+            if ch.target().property() != Property::MorphTargetWeights {
+                animated[ch.target().node().index()] = true;
+            }
+        }
+    }
+    skeleton.sockets = super::gltf_sockets::find_sockets(
+        &nodes,
+        &all_nodes,
+        &parent,
+        &joint_of_node,
+        &skeleton,
+        &animated,
+    );
     let meshes = import_meshes(
         &nodes,
         &all_nodes,

@@ -1,7 +1,8 @@
 //! glTF nodes that hang from joints without being joints ([`Socket`]s): `*_end` tips, rigid
 //! mesh parts, empties for attachments. A node is a socket when its nearest ancestor in the
 //! skeleton is a deforming joint and it carries no skin (a skinned mesh follows its skin, not
-//! its node).
+//! its node), and neither it nor a node between it and the joint is animated (an animation
+//! channel outside the skeleton moves a node on its own; the importer ignores it).
 
 use std::collections::HashMap;
 
@@ -16,12 +17,16 @@ pub(super) fn find_sockets(
     parent: &[Option<usize>],
     joint_of_node: &HashMap<usize, usize>,
     skeleton: &Skeleton,
+    animated: &[bool],
 ) -> Vec<Socket> {
     // Per node outside the skeleton: the nearest joint above it and the chain down to it.
     let mut chain: Vec<Option<(usize, DAffine3)>> = vec![None; nodes.len()];
     for &n in order {
         if let Some(&j) = joint_of_node.get(&n) {
             chain[n] = Some((j, DAffine3::IDENTITY));
+            continue;
+        }
+        if animated[n] {
             continue;
         }
         chain[n] = parent[n].and_then(|p| chain[p]).map(|(j, above)| {

@@ -11,6 +11,7 @@ pub mod fbx;
 mod fbx_eval;
 mod fbx_local;
 mod fbx_mesh;
+mod fbx_sockets;
 mod gltf;
 mod gltf_check;
 pub mod gltf_ext;

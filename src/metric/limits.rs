@@ -30,8 +30,9 @@ pub struct SocketMarker {
     pub origin: glam::DVec3,
     /// The socket's axes in the joint's local space, unit length.
     pub axes: glam::DMat3,
-    /// The socket's own tolerance in scene units; `None`: its joint's.
-    pub tolerance: Option<f32>,
+    /// The socket's tolerance as a fraction of its joint's (1: the joint's own). A ratio, so
+    /// that scaling the joints' tolerances (size budgets, guard bands, floors) scales it too.
+    pub tolerance_ratio: f32,
 }
 
 impl SocketMarker {
@@ -43,17 +44,18 @@ impl SocketMarker {
             socket: index,
             origin: socket.offset.translation,
             axes: glam::DMat3::from_cols(unit(m.x_axis), unit(m.y_axis), unit(m.z_axis)),
-            tolerance: None,
+            tolerance_ratio: 1.0,
         }
     }
 
-    /// How much this socket's error weighs against a joint tolerance `joint_tolerance`: the
-    /// joint's tolerance over the socket's (1 when the socket has none of its own).
+    /// How much this socket's error weighs against its joint's tolerance: the joint's
+    /// tolerance over the socket's.
     #[inline]
-    pub fn weight(&self, joint_tolerance: f32) -> f32 {
-        match self.tolerance {
-            Some(t) if t > 0.0 => joint_tolerance / t,
-            _ => 1.0,
+    pub fn weight(&self) -> f32 {
+        if self.tolerance_ratio > 0.0 {
+            1.0 / self.tolerance_ratio
+        } else {
+            1.0
         }
     }
 }
@@ -97,7 +99,7 @@ impl JointLimits {
         let d = self.local_marker(j);
         self.sockets[j].iter().fold(d, |r, s| {
             let lever = s.origin.length() as f32 + d;
-            r.max(lever * s.weight(self.tolerance[j]))
+            r.max(lever * s.weight())
         })
     }
 

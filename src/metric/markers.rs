@@ -45,9 +45,9 @@ pub fn marker_error(limits: &JointLimits, j: usize, a: &DAffine3, b: &DAffine3) 
     }
     let d = limits.local_marker(j);
     let own = joint_error(a, b, d);
-    limits.sockets[j].iter().fold(own, |e, s| {
-        e.max(socket_error(s, a, b, d) * s.weight(limits.tolerance[j]))
-    })
+    limits.sockets[j]
+        .iter()
+        .fold(own, |e, s| e.max(socket_error(s, a, b, d) * s.weight()))
 }
 
 #[cfg(test)]
@@ -83,7 +83,7 @@ mod tests {
     fn a_tighter_socket_tolerance_weighs_its_error() {
         let s = skeleton_with_tip(1.0);
         let mut limits = JointLimits::uniform(&s, 0.03, 1e-4);
-        limits.sockets[0][0].tolerance = Some(0.5e-4);
+        limits.sockets[0][0].tolerance_ratio = 0.5;
         let a = DAffine3::IDENTITY;
         let b = DAffine3::from_translation(DVec3::new(1e-4, 0.0, 0.0));
         // A translation moves every marker alike: 1e-4, twice the socket's tolerance.

@@ -59,7 +59,7 @@ pub fn socket_errors(
             name: skeleton.sockets[s.socket].name.clone(),
             joint: skeleton.joints[j].name.clone(),
             max,
-            tolerance: s.tolerance.unwrap_or(limits.tolerance[j]),
+            tolerance: s.tolerance_ratio * limits.tolerance[j],
         })
         .collect()
 }

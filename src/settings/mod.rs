@@ -320,11 +320,11 @@ impl Settings {
         if self.ignore_sockets {
             limits.sockets.iter_mut().for_each(Vec::clear);
         }
-        for list in &mut limits.sockets {
+        for (j, list) in limits.sockets.iter_mut().enumerate() {
             for marker in list {
                 let name = &skeleton.sockets[marker.socket].name;
                 if let Some(t) = self.sockets.get(name).and_then(|s| s.tolerance_mm) {
-                    marker.tolerance = Some(t * per_mm);
+                    marker.tolerance_ratio = t * per_mm / limits.tolerance[j];
                 }
             }
         }
@@ -417,7 +417,9 @@ impl Settings {
         if let Some(w) = self.weight_tolerance
             && !(w.is_finite() && w >= 0.0)
         {
-            return Err(format!("weight_tolerance = {w} must be a number of at least 0"));
+            return Err(format!(
+                "weight_tolerance = {w} must be a number of at least 0"
+            ));
         }
         for (n, s) in &self.sockets {
             check(format!("sockets.\"{n}\".tolerance_mm"), s.tolerance_mm)?;
