@@ -13,6 +13,7 @@
 use serde_json::{Value, json};
 
 use super::GltfDoc;
+use super::gltf_doc::component;
 use super::morph_reach::{floats, target_reach};
 
 /// What a channel's weights may change by.
@@ -33,6 +34,8 @@ pub struct ScalarTrackExport {
     pub targets: usize,
     pub source_keys: usize,
     pub keys: usize,
+    /// `unorm16` (normalized unsigned 16-bit weights) or `float`.
+    pub storage: &'static str,
     /// Largest vertex displacement the kept keys cause, scene units, at every source key
     /// and midpoint.
     pub max_error: f32,
@@ -128,21 +131,51 @@ pub fn compress_channel(
         return None;
     }
     let allowed = Allowed::new(&reach, limits);
-    let kept = reduce(&times, &values, targets, &allowed);
-    if kept.len() >= times.len() {
-        return None;
-    }
-    let error = max_error(&times, &values, targets, &kept, &allowed);
-    if !error.within {
-        return None;
-    }
-    let t: Vec<f32> = kept.iter().map(|&k| times[k]).collect();
-    let v: Vec<f32> = kept
+    let source = Curve {
+        times: &times,
+        values: &values,
+        targets,
+    };
+    // Normalized 16-bit weights where every weight lies in [0, 1] and the rounding fits
+    // the tolerance, else the source's floats; the smaller of what holds.
+    let quantized: Option<Vec<f32>> = values
         .iter()
-        .flat_map(|&k| values[k * targets..(k + 1) * targets].iter().copied())
-        .collect();
+        .all(|v| (0.0..=1.0).contains(v))
+        .then(|| values.iter().map(|&v| to_u16(v) as f32 / 65535.0).collect());
+    let source_bytes = times.len() * 4 * (1 + targets);
+    let (stored, kept, error) = [quantized.as_deref(), Some(values.as_slice())]
+        .into_iter()
+        .flatten()
+        .filter_map(|stored| {
+            let written = Curve {
+                values: stored,
+                ..source
+            };
+            let kept = reduce(&source, &written, &allowed);
+            let error = max_error(&source, &written, &kept, &allowed);
+            let bytes = kept.len() * 4
+                + (kept.len() * targets * value_bytes(&values, stored)).next_multiple_of(4);
+            (error.within && bytes < source_bytes).then_some((stored, kept, error))
+        })
+        .next()?;
+    let t: Vec<f32> = kept.iter().map(|&k| times[k]).collect();
     let input = doc.push_f32(&t, 1, "SCALAR", true, None);
-    let output = doc.push_f32(&v, 1, "SCALAR", false, None);
+    let row = |k: usize| k * targets..(k + 1) * targets;
+    let output = if value_bytes(&values, stored) == 2 {
+        let v: Vec<u16> = kept
+            .iter()
+            .flat_map(|&k| values[row(k)].iter().map(|&w| to_u16(w)))
+            .collect();
+        let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let view = doc.push_view(&bytes, None);
+        doc.push_accessor(view, component::U16, true, v.len(), "SCALAR", None, None)
+    } else {
+        let v: Vec<f32> = kept
+            .iter()
+            .flat_map(|&k| values[row(k)].iter().copied())
+            .collect();
+        doc.push_f32(&v, 1, "SCALAR", false, None)
+    };
     let name = doc.array("nodes")[node]
         .get("name")
         .and_then(Value::as_str)
@@ -154,9 +187,62 @@ pub fn compress_channel(
             targets,
             source_keys: times.len(),
             keys: kept.len(),
+            storage: if value_bytes(&values, stored) == 2 {
+                "unorm16"
+            } else {
+                "float"
+            },
             max_error: error.displacement as f32,
         },
     ))
+}
+
+/// A weight stored as a normalized unsigned 16-bit value (`round(w x 65535)`).
+fn to_u16(w: f32) -> u16 {
+    (w.clamp(0.0, 1.0) * 65535.0).round() as u16
+}
+
+/// Bytes per weight of `stored`: 4 when it is the source's floats, 2 when quantized.
+fn value_bytes(source: &[f32], stored: &[f32]) -> usize {
+    if std::ptr::eq(source, stored) { 4 } else { 2 }
+}
+
+/// One channel's keys: `targets` weights per key time.
+#[derive(Clone, Copy)]
+struct Curve<'a> {
+    times: &'a [f32],
+    values: &'a [f32],
+    targets: usize,
+}
+
+impl Curve<'_> {
+    fn at_key(&self, i: usize, k: usize) -> f64 {
+        self.values[i * self.targets + k] as f64
+    }
+
+    /// Target `k` at time `t` on the segment between keys `a` and `b` (clamped to it).
+    fn between(&self, a: usize, b: usize, t: f64, k: usize) -> f64 {
+        let (ta, tb) = (self.times[a] as f64, self.times[b] as f64);
+        let u = if tb > ta {
+            ((t - ta) / (tb - ta)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let (va, vb) = (self.at_key(a, k), self.at_key(b, k));
+        va + (vb - va) * u
+    }
+
+    /// Target `k` at time `t`, LINEAR through the keys listed in `keys` (clamped at the ends;
+    /// one key holds its value).
+    fn sample(&self, keys: &[usize], t: f64, k: usize) -> f64 {
+        if keys.len() == 1 {
+            return self.at_key(keys[0], k);
+        }
+        let j = keys
+            .partition_point(|&x| (self.times[x] as f64) <= t)
+            .clamp(1, keys.len() - 1);
+        self.between(keys[j - 1], keys[j], t, k)
+    }
 }
 
 /// Per target: the scene distance one unit of weight moves a vertex at most (`reach`), or,
@@ -201,33 +287,16 @@ impl Allowed {
     }
 }
 
-/// The kept keys' values interpolated at `t` (kept keys `a` < `b` around it).
-fn between(
-    times: &[f32],
-    values: &[f32],
-    targets: usize,
-    a: usize,
-    b: usize,
-    t: f64,
-    k: usize,
-) -> f64 {
-    let (ta, tb) = (times[a] as f64, times[b] as f64);
-    let u = if tb > ta { (t - ta) / (tb - ta) } else { 0.0 };
-    let (va, vb) = (
-        values[a * targets + k] as f64,
-        values[b * targets + k] as f64,
-    );
-    va + (vb - va) * u
-}
-
-/// Greedy key reduction: the first and last key (one key when every key holds the same
-/// weights), then the worst source key of any segment that breaks the limits, until none does.
-fn reduce(times: &[f32], values: &[f32], targets: usize, allowed: &Allowed) -> Vec<usize> {
-    let n = times.len();
-    let row = |i: usize| &values[i * targets..(i + 1) * targets];
-    let constant = (1..n).all(|i| {
-        let d = row(i).iter().zip(row(0)).map(|(&a, &b)| (a - b) as f64);
-        allowed.holds(allowed.measure(d))
+/// Greedy key reduction of `source` stored as `written` (the same keys, values as they will
+/// be stored): one key when the first holds everywhere, else the first and last and then, per
+/// segment, the worst source key over the limits, until none is.
+fn reduce(source: &Curve, written: &Curve, allowed: &Allowed) -> Vec<usize> {
+    let n = source.times.len();
+    let targets = source.targets;
+    let constant = (0..n).all(|i| {
+        allowed.holds(
+            allowed.measure((0..targets).map(|k| written.at_key(0, k) - source.at_key(i, k))),
+        )
     });
     if constant {
         return vec![0];
@@ -239,10 +308,9 @@ fn reduce(times: &[f32], values: &[f32], targets: usize, allowed: &Allowed) -> V
             let (a, b) = (w[0], w[1]);
             let mut worst: Option<(usize, f64)> = None;
             for i in a + 1..b {
-                let t = times[i] as f64;
+                let t = source.times[i] as f64;
                 let e = allowed.measure(
-                    (0..targets)
-                        .map(|k| between(times, values, targets, a, b, t, k) - row(i)[k] as f64),
+                    (0..targets).map(|k| written.between(a, b, t, k) - source.at_key(i, k)),
                 );
                 if !allowed.holds(e) {
                     let score = if e.1 { e.0 } else { f64::INFINITY };
@@ -268,58 +336,24 @@ struct Measured {
     within: bool,
 }
 
-/// The kept keys against the source at every source key and midpoint (the source is linear
-/// between its keys; one kept key holds its value throughout).
-fn max_error(
-    times: &[f32],
-    values: &[f32],
-    targets: usize,
-    kept: &[usize],
-    allowed: &Allowed,
-) -> Measured {
-    let source = |t: f64, k: usize| -> f64 {
-        let i = times
-            .partition_point(|&x| (x as f64) <= t)
-            .clamp(1, times.len() - 1);
-        between(
-            times,
-            values,
-            targets,
-            i - 1,
-            i,
-            t.clamp(times[0] as f64, times[times.len() - 1] as f64),
-            k,
-        )
-    };
-    let written = |t: f64, k: usize| -> f64 {
-        if kept.len() == 1 {
-            return values[kept[0] * targets + k] as f64;
-        }
-        let j = kept
-            .partition_point(|&x| (times[x] as f64) <= t)
-            .clamp(1, kept.len() - 1);
-        let (a, b) = (kept[j - 1], kept[j]);
-        between(
-            times,
-            values,
-            targets,
-            a,
-            b,
-            t.clamp(times[a] as f64, times[b] as f64),
-            k,
-        )
-    };
+/// The kept keys of `written` against `source` at every source key and midpoint (both are
+/// linear between the source's keys, so the largest difference is at one of its keys).
+fn max_error(source: &Curve, written: &Curve, kept: &[usize], allowed: &Allowed) -> Measured {
+    let all: Vec<usize> = (0..source.times.len()).collect();
     let mut worst = Measured {
         displacement: 0.0,
         within: true,
     };
+    let times = source.times;
     for i in 0..times.len() {
         let mut points = vec![times[i] as f64];
         if i + 1 < times.len() {
             points.push((times[i] as f64 + times[i + 1] as f64) / 2.0);
         }
         for t in points {
-            let e = allowed.measure((0..targets).map(|k| written(t, k) - source(t, k)));
+            let e = allowed.measure(
+                (0..source.targets).map(|k| written.sample(kept, t, k) - source.sample(&all, t, k)),
+            );
             worst.displacement = worst.displacement.max(e.0);
             worst.within &= allowed.holds(e);
         }
@@ -330,6 +364,14 @@ fn max_error(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn curve<'a>(times: &'a [f32], values: &'a [f32], targets: usize) -> Curve<'a> {
+        Curve {
+            times,
+            values,
+            targets,
+        }
+    }
 
     fn allowed(reach: &[f64], tolerance: f32) -> Allowed {
         Allowed::new(
@@ -346,9 +388,10 @@ mod tests {
         let times = [0.0, 0.5, 1.0, 1.5];
         let values = [0.2, 0.0, 0.2, 0.0, 0.2, 0.0, 0.2, 0.0];
         let a = allowed(&[0.01, 0.01], 1e-4);
-        let kept = reduce(&times, &values, 2, &a);
+        let c = curve(&times, &values, 2);
+        let kept = reduce(&c, &c, &a);
         assert_eq!(kept, vec![0]);
-        assert!(max_error(&times, &values, 2, &kept, &a).within);
+        assert!(max_error(&c, &c, &kept, &a).within);
     }
 
     #[test]
@@ -356,13 +399,15 @@ mod tests {
         let times: Vec<f32> = (0..11).map(|i| i as f32 / 10.0).collect();
         let ramp: Vec<f32> = (0..11).map(|i| i as f32 / 10.0).collect();
         let a = allowed(&[0.01], 1e-4);
-        assert_eq!(reduce(&times, &ramp, 1, &a), vec![0, 10]);
+        let c = curve(&times, &ramp, 1);
+        assert_eq!(reduce(&c, &c, &a), vec![0, 10]);
         let bump: Vec<f32> = (0..11).map(|i| if i == 5 { 1.0 } else { 0.0 }).collect();
-        let kept = reduce(&times, &bump, 1, &a);
+        let c = curve(&times, &bump, 1);
+        let kept = reduce(&c, &c, &a);
         assert_eq!(kept, vec![0, 4, 5, 6, 10]);
-        assert!(max_error(&times, &bump, 1, &kept, &a).within);
+        assert!(max_error(&c, &c, &kept, &a).within);
         // Dropping the peak would move a vertex 1 x 0.01, far over 1e-4.
-        assert!(!max_error(&times, &bump, 1, &[0, 4, 6, 10], &a).within);
+        assert!(!max_error(&c, &c, &[0, 4, 6, 10], &a).within);
     }
 
     #[test]
@@ -370,10 +415,28 @@ mod tests {
         let times: Vec<f32> = (0..5).map(|i| i as f32).collect();
         // 0.001 of weight on a target reaching 5 cm: 0.05 mm, within 0.1 mm.
         let values = [0.0, 0.001, 0.0, 0.001, 0.0];
+        let c = curve(&times, &values, 1);
         let a = allowed(&[0.05], 1e-4);
-        assert_eq!(reduce(&times, &values, 1, &a), vec![0]);
+        assert_eq!(reduce(&c, &c, &a), vec![0]);
         // A target without geometry is held exactly by default.
         let a = allowed(&[0.0], 1e-4);
-        assert_eq!(reduce(&times, &values, 1, &a), vec![0, 1, 2, 3, 4]);
+        assert_eq!(reduce(&c, &c, &a), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn quantized_weights_count_their_rounding() {
+        let times = [0.0, 1.0];
+        let source = [0.3, 0.3];
+        let stored: Vec<f32> = source.iter().map(|&v| to_u16(v) as f32 / 65535.0).collect();
+        let (s, w) = (curve(&times, &source, 1), curve(&times, &stored, 1));
+        // Rounding 0.3 to 1/65535 steps errs by under 7.7e-6: 7.7e-6 m on a 1 m target.
+        let e = max_error(&s, &w, &[0], &allowed(&[1.0], 1e-4));
+        assert!(
+            e.within && e.displacement > 0.0 && e.displacement < 7.7e-6,
+            "{}",
+            e.displacement
+        );
+        // A 100 m target makes that 0.77 mm: over 0.1 mm.
+        assert!(!max_error(&s, &w, &[0], &allowed(&[100.0], 1e-4)).within);
     }
 }
