@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 use skelpack::export::gltf_doc::{GltfDoc, GltfFormat};
 
-/// Bytes of the accessors the `weights` channels' samplers of `doc` reference.
+/// Bytes of the accessors the `weights` channels' samplers of `doc` reference (count x
+/// component size; weights accessors are scalars).
 fn weight_bytes(doc: &GltfDoc) -> usize {
     let accessors = doc.array("accessors");
     let mut seen = std::collections::BTreeSet::new();
@@ -31,8 +32,13 @@ fn weight_bytes(doc: &GltfDoc) -> usize {
     seen.iter()
         .map(|&i| {
             let a = &accessors[i];
-            let width = if a["type"] == "SCALAR" { 1 } else { 4 };
-            a["count"].as_u64().unwrap() as usize * 4 * width
+            assert_eq!(a["type"], "SCALAR");
+            let component = match a["componentType"].as_u64().unwrap() {
+                5126 => 4,
+                5123 | 5122 => 2,
+                _ => 1,
+            };
+            a["count"].as_u64().unwrap() as usize * component
         })
         .sum()
 }
@@ -145,6 +151,7 @@ fn moving_face_weights_drop_keys_and_hold_the_vertex_tolerance() {
             source += c["source_keys"].as_u64().unwrap();
             // A ramp, a hold and a fall: at least its corners survive.
             assert!(c["keys"].as_u64().unwrap() >= 3, "{}: {c}", a["name"]);
+            assert_eq!(c["storage"], "unorm16", "{}: weights in [0, 1]", a["name"]);
         }
     }
     assert!(kept * 2 < source, "{kept} of {source} keys kept");

@@ -155,7 +155,10 @@ pub fn compress_channel(
             let error = max_error(&source, &written, &kept, &allowed);
             let bytes = kept.len() * 4
                 + (kept.len() * targets * value_bytes(&values, stored)).next_multiple_of(4);
-            (error.within && bytes < source_bytes).then_some((stored, kept, error))
+            // One key of floats: identical constants of other clips share its accessor
+            // (`share.rs` shares 4-byte elements only).
+            let shareable = kept.len() == 1 && value_bytes(&values, stored) == 2;
+            (error.within && bytes < source_bytes && !shareable).then_some((stored, kept, error))
         })
         .next()?;
     let t: Vec<f32> = kept.iter().map(|&k| times[k]).collect();
