@@ -44,8 +44,8 @@ fn weight_bytes(doc: &GltfDoc) -> usize {
 }
 
 /// RobotExpressive with its (all-zero) face weights replaced by moving ones: per animation,
-/// the three targets ramp up, hold, and fall back, with a 1e-5 wiggle on the holds (below any
-/// visible distance), at the source's own key times.
+/// the three targets ramp up to 0.9, hold, and fall back, with a 1e-5 wiggle on every other
+/// key (below any visible distance), at the source's own key times.
 fn robot_with_moving_faces(dir: &Path) -> PathBuf {
     let mut doc = GltfDoc::read(&common::asset("RobotExpressive.glb")).unwrap();
     let anims: Vec<Value> = doc.array("animations").to_vec();
@@ -64,7 +64,7 @@ fn robot_with_moving_faces(dir: &Path) -> PathBuf {
                     let ramp = (4.0 * u - k as f32 * 0.5).clamp(0.0, 1.0)
                         * (4.0 * (1.0 - u)).clamp(0.0, 1.0);
                     let wiggle = if i % 2 == 0 { 1e-5 } else { 0.0 };
-                    values.push(ramp + wiggle);
+                    values.push(0.9 * ramp + wiggle);
                 }
             }
             let output = doc.push_f32(&values, 1, "SCALAR", false, None);
