@@ -24,6 +24,7 @@ use super::tuning::TuningArgs;
 use crate::cache::{CacheStats, ResultCache, file_report};
 use crate::codec::{self, ClipReport, Control};
 use crate::import;
+use crate::metric::{Reference, SocketError, socket_errors, worst_socket};
 use crate::model::LengthUnit;
 
 #[derive(clap::Args, Debug)]
@@ -60,6 +61,13 @@ pub struct ClipEntry {
     pub tolerance: f32,
     pub marker_offset: f32,
     pub report: ClipReport,
+    /// Morph-weight channels of the clip (scalar tracks). `.skp` files do not store them;
+    /// a glTF export compresses them (`compress -o X.glb --json`: `scalar_tracks`).
+    pub scalar_tracks: usize,
+    /// Sockets measured with their joints (non-joint nodes hanging from joints).
+    pub sockets: usize,
+    /// The socket whose error is the largest share of its tolerance, with that error.
+    pub worst_socket: Option<SocketError>,
     /// Whether the result came from the cache (in `--jsonl` lines only).
     #[serde(skip)]
     pub cached: bool,
@@ -177,6 +185,14 @@ fn process(
                 )
             })?;
             let first = asset.skeleton.deforming_joints().next().unwrap_or(0);
+            let sockets = resolved.limits.socket_count();
+            let worst_socket = (sockets > 0)
+                .then(|| {
+                    let reference = Reference::new(&asset.skeleton, clip, clip.frame_count);
+                    let errors = socket_errors(&asset.skeleton, &reference, &out, &resolved.limits);
+                    worst_socket(&errors).cloned()
+                })
+                .flatten();
             Ok(ClipEntry {
                 file: file.clone(),
                 clip_index,
@@ -184,6 +200,9 @@ fn process(
                 tolerance: resolved.limits.tolerance[first],
                 marker_offset: resolved.limits.marker_offset[first],
                 report: out.report,
+                scalar_tracks: clip.morph_weight_channels,
+                sockets,
+                worst_socket,
                 cached,
             })
         })

@@ -37,6 +37,8 @@ pub struct Recompressor {
 struct Floors {
     bits: Bits,
     markers: Vec<(bool, u32)>,
+    /// Each socket's weight against its joint's tolerance (a floor includes it).
+    socket_weights: Vec<u32>,
     floors: Vec<f32>,
 }
 
@@ -140,7 +142,16 @@ impl Recompressor {
         let markers: Vec<(bool, u32)> = (0..limits.len())
             .map(|j| (limits.evaluated[j], limits.local_marker(j).to_bits()))
             .collect();
-        let same = |f: &&Floors| f.bits == bits && f.markers == markers;
+        let socket_weights: Vec<u32> = (0..limits.len())
+            .flat_map(|j| {
+                limits.sockets[j]
+                    .iter()
+                    .map(|s| s.tolerance_ratio.to_bits())
+            })
+            .collect();
+        let same = |f: &&Floors| {
+            f.bits == bits && f.markers == markers && f.socket_weights == socket_weights
+        };
         if let Some(f) = self.floors.as_ref().filter(same) {
             self.encodings.floors_reused = true;
             return f.floors.clone();
@@ -150,6 +161,7 @@ impl Recompressor {
         self.floors = Some(Floors {
             bits,
             markers,
+            socket_weights,
             floors: floors.clone(),
         });
         floors

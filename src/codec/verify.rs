@@ -7,7 +7,7 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::compressed::CompressedClip;
 use super::track::TrackData;
-use crate::metric::{JointLimits, PoseSource, Reference, exceeds, joint_error};
+use crate::metric::{JointLimits, PoseSource, Reference, exceeds, marker_error};
 use crate::model::{Skeleton, Transform, local_to_object_f64};
 
 /// The decoded pose of a compressed clip at every sample and midpoint, in local and object
@@ -100,7 +100,7 @@ impl<'a> Verifier<'a> {
                 self.changed_object.push(object);
                 if self.limits.evaluated[j] {
                     let reference = &reference_at(self.reference, p)[j];
-                    let e = joint_error(reference, &object, self.limits.local_marker(j));
+                    let e = marker_error(self.limits, j, reference, &object);
                     if exceeds(e, self.limits.tolerance[j]) {
                         return false;
                     }

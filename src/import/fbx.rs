@@ -238,7 +238,7 @@ pub fn node_name(node: &ufbx::Node) -> String {
     }
 }
 
-trait TypedId {
+pub(super) trait TypedId {
     fn typed_id(&self) -> usize;
 }
 
@@ -472,7 +472,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
 
     let (rest, source) = rest_pose(&scene, &joints, &parents, first_frame_worlds.as_deref());
     info.rest_pose = source;
-    let skeleton = Skeleton::new(
+    let mut skeleton = Skeleton::new(
         names
             .into_iter()
             .zip(&parents)
@@ -490,6 +490,8 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     .map_err(err)?;
     // Untouched tracks (none: every frame is evaluated) keep the clip's own values; the
     // rest pose only matters where a clip is absent.
+    skeleton.sockets =
+        super::fbx_sockets::find_sockets(&scene, &joints, &skeleton, &animated_nodes(&scene));
     let meshes = fbx_mesh::import_meshes(&scene, &skeleton, &joints, &mut warnings);
     Ok(((skeleton, clips, meshes, None, warnings), info))
 }

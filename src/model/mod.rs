@@ -6,6 +6,7 @@ mod ancestry;
 mod clip;
 mod pose;
 mod skeleton;
+mod socket;
 mod transform;
 mod units;
 
@@ -13,6 +14,7 @@ pub use ancestry::{Ancestry, at_or_above};
 pub use clip::{Clip, JointTracks, TrackKind};
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
+pub use socket::Socket;
 pub use transform::{
     SlerpArc, Transform, angle_of_chord_squared, nlerp_shortest, quat_angle, quat_chord_squared,
     slerp_shortest,

@@ -121,6 +121,19 @@ pub struct JointSettings {
     pub pinned: Option<bool>,
 }
 
+/// Overrides for one socket (a non-joint node hanging from a joint, `model::Socket`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SocketSettings {
+    /// The socket's own tolerance; without it the socket is held to its joint's.
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tolerance_mm: Option<f32>,
+}
+
 /// Overrides for one clip.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -185,6 +198,22 @@ pub struct Settings {
     pub joints: BTreeMap<String, JointSettings>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub clips: BTreeMap<String, ClipSettings>,
+    /// The largest change of a morph-target weight that moves no geometry (a target without
+    /// POSITION deltas, driving something else); weights of targets with geometry are held to
+    /// the tolerance as the vertex distance they cause. Default 0: such weights are exact.
+    #[serde(
+        default,
+        deserialize_with = "parse::non_negative",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub weight_tolerance: Option<f32>,
+    /// Measure no socket: each joint is held at its own markers only (smaller; what hangs
+    /// from a joint far beyond its marker offset may then move more than the tolerance).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_sockets: bool,
+    /// Per socket by node name: its own tolerance (`[sockets."Head_end"] tolerance_mm = 0.05`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sockets: BTreeMap<String, SocketSettings>,
 }
 
 /// Settings resolved for one clip of one asset, in scene units.
@@ -288,6 +317,17 @@ impl Settings {
                 }
             }
         }
+        if self.ignore_sockets {
+            limits.sockets.iter_mut().for_each(Vec::clear);
+        }
+        for (j, list) in limits.sockets.iter_mut().enumerate() {
+            for marker in list {
+                let name = &skeleton.sockets[marker.socket].name;
+                if let Some(t) = self.sockets.get(name).and_then(|s| s.tolerance_mm) {
+                    marker.tolerance_ratio = t * per_mm / limits.tolerance[j];
+                }
+            }
+        }
         Resolved {
             limits,
             pinned,
@@ -374,6 +414,16 @@ impl Settings {
         check("tolerance_mm".into(), self.tolerance_mm)?;
         check("marker_offset_cm".into(), self.marker_offset_cm)?;
         joints("", &self.joints)?;
+        if let Some(w) = self.weight_tolerance
+            && !(w.is_finite() && w >= 0.0)
+        {
+            return Err(format!(
+                "weight_tolerance = {w} must be a number of at least 0"
+            ));
+        }
+        for (n, s) in &self.sockets {
+            check(format!("sockets.\"{n}\".tolerance_mm"), s.tolerance_mm)?;
+        }
         for (n, c) in &self.clips {
             let p = format!("clips.\"{n}\".");
             check(format!("{p}tolerance_mm"), c.tolerance_mm)?;
