@@ -15,6 +15,7 @@ use super::control::Control;
 use super::curve::align_hemispheres;
 use super::floor::{floors_of, hold_to_floors, hold_to_reached};
 use super::memo::Recompressor;
+use super::playback;
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
 use super::track::{TrackData, TrackEncoder, TrackInput, encode_track, finest_track};
 use super::verify::Verifier;
@@ -196,6 +197,9 @@ pub(super) fn compress_with(
 ) -> Result<(CompressedClip, ErrorReport), CodecError> {
     let started = Instant::now();
     clip.validate(skeleton).map_err(CodecError::InvalidClip)?;
+    // A looping clip whose last frame does not return to its first gets it appended.
+    let prepared = playback::prepare(skeleton, clip, settings);
+    let clip: &Clip = &prepared.clip;
     if settings.limits.len() != skeleton.len() {
         return Err(CodecError::InvalidClip(
             "settings do not match the skeleton".into(),
@@ -263,6 +267,7 @@ pub(super) fn compress_with(
             .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
             .collect(),
         report: ClipReport::default(),
+        playback: Default::default(),
     };
 
     // Repair: tighten every track on the path of a violating joint.
@@ -347,6 +352,7 @@ pub(super) fn compress_with(
                 0,
                 started,
             );
+            first.playback = prepared.playback.clone();
             show(first, reference, &errors);
         }
         let mut verifier = Verifier::new(skeleton, reference, limits, &out);
@@ -436,6 +442,8 @@ pub(super) fn compress_with(
         relaxed,
         started,
     );
+    out.playback = prepared.playback.clone();
+    out.report.playback = playback::report(skeleton, &prepared, &out, &errors);
     control.set_progress(1.0);
     Ok((out, errors))
 }
@@ -608,6 +616,7 @@ fn joint_floors(
         local_tolerance: vec![[0.0; 3]; skeleton.len()],
         tracks,
         report: ClipReport::default(),
+        playback: Default::default(),
     };
     floors_of(&measure(skeleton, reference, &finest, limits, true))
 }
@@ -728,5 +737,6 @@ fn build_report(
         repair_iterations: repairs,
         relaxed_tracks: relaxed,
         compress_ms: started.elapsed().as_secs_f64() * 1000.0,
+        playback: Default::default(),
     }
 }

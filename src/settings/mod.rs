@@ -17,6 +17,7 @@ pub use parse::MAX_SETTINGS_BYTES;
 use crate::codec::Interpolation;
 use crate::import::Asset;
 use crate::metric::JointLimits;
+use crate::model::playback::{Additive, AdditiveBase, AdditiveMode};
 use crate::model::{LengthUnit, Skeleton};
 
 /// Key-reduction method.
@@ -143,8 +144,42 @@ pub struct ClipSettings {
     pub method: Option<Method>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bits: Option<Bits>,
+    /// The clip loops: playback across its wrap (last frame to first) is held to the
+    /// tolerance, and the runtime wraps time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looping: Option<bool>,
+    /// Root motion: `true` for the skeleton's root, or a joint's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_motion: Option<RootMotionSetting>,
+    /// The clip is additive on a base: `{ base = "rest" }`, `{ base = "Idle", frame = 0 }`
+    /// (a frame of a clip), or `{ base = "Idle" }` (that clip played in sync).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additive: Option<AdditiveSettings>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub joints: BTreeMap<String, JointSettings>,
+}
+
+/// `root_motion = true` (the root) or `root_motion = "JointName"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RootMotionSetting {
+    Enabled(bool),
+    Joint(String),
+}
+
+/// An additive clip's base, as the sidecar writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdditiveSettings {
+    /// `"rest"` or a clip's name.
+    pub base: String,
+    /// A frame of the base clip; absent: the base clip played in sync.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u32>,
+    /// `"additive1"` (default: translation added, rotation composed, scale `1 + s`),
+    /// `"additive0"` (scale multiplied) or `"relative"` (transform product), ACL's names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
 }
 
 /// Everything a user can tune, for a whole file.
@@ -195,6 +230,12 @@ pub struct Resolved {
     pub method: Method,
     pub bits: Bits,
     pub unit: LengthUnit,
+    /// The clip loops.
+    pub looping: bool,
+    /// The joint carrying root motion.
+    pub root_motion: Option<usize>,
+    /// The clip is additive on this base.
+    pub additive: Option<Additive>,
 }
 
 /// A settings problem: where and what.
@@ -294,6 +335,11 @@ impl Settings {
             method: clip.and_then(|c| c.method).unwrap_or(self.method),
             bits: clip.and_then(|c| c.bits).unwrap_or(self.bits),
             unit,
+            looping: clip.and_then(|c| c.looping).unwrap_or(false),
+            root_motion: clip
+                .and_then(|c| c.root_motion.as_ref())
+                .and_then(|r| r.joint(skeleton)),
+            additive: clip.and_then(|c| c.additive.as_ref()).and_then(|a| a.resolve()),
         }
     }
 
@@ -336,15 +382,30 @@ impl Settings {
                     .filter(|n| skeleton.find(n).is_none())
                     .cloned(),
             );
+            if let Some(RootMotionSetting::Joint(n)) = &c.root_motion
+                && skeleton.find(n).is_none()
+            {
+                joints.push(n.clone());
+            }
         }
         joints.sort();
         joints.dedup();
-        let clips = self
+        let mut clips: Vec<String> = self
             .clips
             .keys()
             .filter(|n| !clip_names.contains(&n.as_str()))
             .cloned()
             .collect();
+        for c in self.clips.values() {
+            if let Some(a) = &c.additive
+                && a.base != "rest"
+                && !clip_names.contains(&a.base.as_str())
+            {
+                clips.push(a.base.clone());
+            }
+        }
+        clips.sort();
+        clips.dedup();
         (joints, clips)
     }
 
@@ -379,6 +440,9 @@ impl Settings {
             check(format!("{p}tolerance_mm"), c.tolerance_mm)?;
             check(format!("{p}marker_offset_cm"), c.marker_offset_cm)?;
             joints(&p, &c.joints)?;
+            if let Some(a) = &c.additive {
+                a.validate().map_err(|e| format!("{p}additive: {e}"))?;
+            }
         }
         Ok(())
     }
@@ -406,6 +470,64 @@ impl Settings {
     /// Writes atomically (temporary file, then rename).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         crate::fsutil::write_atomic(path, self.to_text(path).as_bytes())
+    }
+}
+
+impl RootMotionSetting {
+    /// The motion joint in `skeleton` (the root for `true`; `None` when off or unknown).
+    pub fn joint(&self, skeleton: &Skeleton) -> Option<usize> {
+        match self {
+            Self::Enabled(true) => Some(0),
+            Self::Enabled(false) => None,
+            Self::Joint(n) => skeleton.find(n),
+        }
+    }
+}
+
+impl AdditiveSettings {
+    /// The mode's value, if it names one.
+    fn mode(&self) -> Option<AdditiveMode> {
+        match self.mode.as_deref() {
+            None | Some("additive1") => Some(AdditiveMode::Additive1),
+            Some("additive0") => Some(AdditiveMode::Additive0),
+            Some("relative") => Some(AdditiveMode::Relative),
+            Some(_) => None,
+        }
+    }
+
+    /// Checks the mode's name and that a rest base has no frame.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.mode().is_none() {
+            return Err(format!(
+                "mode {:?} is not one of additive1, additive0, relative",
+                self.mode.as_deref().unwrap_or_default()
+            ));
+        }
+        if self.base == "rest" && self.frame.is_some() {
+            return Err("a rest-pose base has no frame".into());
+        }
+        if self.base.is_empty() {
+            return Err("base is empty (\"rest\" or a clip's name)".into());
+        }
+        Ok(())
+    }
+
+    /// The additive mode and base this names.
+    pub fn resolve(&self) -> Option<Additive> {
+        let base = match (self.base.as_str(), self.frame) {
+            ("rest", _) => AdditiveBase::Rest,
+            (clip, Some(frame)) => AdditiveBase::Frame {
+                clip: clip.to_owned(),
+                frame,
+            },
+            (clip, None) => AdditiveBase::Clip {
+                clip: clip.to_owned(),
+            },
+        };
+        Some(Additive {
+            mode: self.mode()?,
+            base,
+        })
     }
 }
 

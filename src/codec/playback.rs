@@ -1,0 +1,282 @@
+//! A clip's playback prepared for compression and reported after it: seamless loops and
+//! root motion (docs/COMPRESSION.md, "Loops and root motion").
+//!
+//! A looping clip plays its last frame and then its first. When the source's last frame
+//! already returns to its first (within every joint's tolerance: a cycle exported with the
+//! first frame repeated), the wrap is that shared frame. Otherwise the first frame is
+//! appended as a new last frame before compression, so the segment from the last frame to
+//! the first — and its midpoint — is measured like every other segment: playback across
+//! the wrap holds the tolerance. With root motion, the appended frame carries the motion
+//! joint one cycle on (the cycle's travel extrapolated by its last frame's step), and the
+//! loop test ignores the motion joint's own travel.
+
+use std::borrow::Cow;
+
+use glam::{DAffine3, Quat, Vec3};
+use serde::Serialize;
+use skelpack_runtime::motion::Rigid;
+
+use super::compressed::CompressedClip;
+use crate::metric::{ErrorReport, JointLimits, joint_error};
+use crate::model::playback::{Additive, AdditiveBase, Playback, RootMotion};
+use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
+use crate::settings::Resolved;
+
+/// Cycles over which a report states the root motion's accumulated error.
+pub const ROOT_MOTION_CYCLES: u32 = 100;
+
+/// A clip ready for the codec: the source, or the source with its first frame appended
+/// (an open loop), and the playback the compressed clip will carry.
+pub struct Prepared<'a> {
+    pub clip: Cow<'a, Clip>,
+    pub playback: Playback,
+    /// Whether the first frame was appended to close the loop.
+    pub appended: bool,
+}
+
+/// Per joint, the error between the clip's last frame and its first as the metric
+/// measures it (scene units); the motion joint's own translation and rotation are taken as
+/// returning (root motion travels). Empty for a clip of fewer than 2 frames.
+pub fn wrap_gap(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    limits: &JointLimits,
+    motion: Option<usize>,
+) -> Vec<f32> {
+    let n = skeleton.len();
+    if clip.frame_count < 2 || clip.tracks.len() != n {
+        return Vec::new();
+    }
+    let first: Vec<Transform> = clip.tracks.iter().map(|t| t.at(0)).collect();
+    let mut last: Vec<Transform> = clip
+        .tracks
+        .iter()
+        .map(|t| t.at(clip.frame_count - 1))
+        .collect();
+    if let Some(m) = motion.filter(|&m| m < n) {
+        last[m].translation = first[m].translation;
+        last[m].rotation = first[m].rotation;
+    }
+    let mut a = vec![DAffine3::IDENTITY; n];
+    let mut b = vec![DAffine3::IDENTITY; n];
+    local_to_object_f64(skeleton, &first, &mut a);
+    local_to_object_f64(skeleton, &last, &mut b);
+    (0..n)
+        .map(|j| joint_error(&a[j], &b[j], limits.local_marker(j)))
+        .collect()
+}
+
+/// Whether the clip's last frame returns to its first within every evaluated joint's
+/// tolerance (so it can loop as it is): what `inspect` and `report` suggest as looping.
+pub fn closes(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    limits: &JointLimits,
+    motion: Option<usize>,
+) -> bool {
+    let gap = wrap_gap(skeleton, clip, limits, motion);
+    !gap.is_empty()
+        && gap
+            .iter()
+            .enumerate()
+            .all(|(j, &e)| !limits.evaluated[j] || e <= limits.tolerance[j])
+}
+
+/// The motion joint's transform at `frame` as a rigid motion.
+fn rigid_at(clip: &Clip, joint: usize, frame: usize) -> Rigid {
+    let t = &clip.tracks[joint];
+    Rigid {
+        p: t.translations[frame],
+        r: t.rotations[frame].normalize(),
+    }
+}
+
+/// The clip as the codec compresses it, with its playback (see the module documentation).
+pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> Prepared<'a> {
+    let frames = clip.frame_count;
+    let motion = settings
+        .root_motion
+        .filter(|&m| m < skeleton.len() && clip.tracks.len() == skeleton.len() && frames > 0);
+    let looping = settings.looping && frames >= 2;
+    let appended = looping && !closes(skeleton, clip, &settings.limits, motion);
+    let clip: Cow<Clip> = if appended {
+        let mut c = clip.clone();
+        for t in &mut c.tracks {
+            let first = t.at(0);
+            t.translations.push(first.translation);
+            t.rotations.push(first.rotation);
+            t.scales.push(first.scale);
+        }
+        if let Some(m) = motion {
+            let start = rigid_at(clip, m, 0);
+            let travel = |f: usize| Rigid::travel(start, rigid_at(clip, m, f));
+            let step = travel(frames - 2).inverse().then(travel(frames - 1));
+            let cycle = travel(frames - 1).then(step);
+            let t = &mut c.tracks[m];
+            t.translations[frames] = start.p + cycle.p;
+            t.rotations[frames] = (cycle.r * start.r).normalize();
+        }
+        c.frame_count += 1;
+        Cow::Owned(c)
+    } else {
+        Cow::Borrowed(clip)
+    };
+    let root_motion = motion.map(|m| {
+        let start = rigid_at(&clip, m, 0);
+        let cycle = Rigid::travel(start, rigid_at(&clip, m, clip.frame_count - 1));
+        RootMotion {
+            joint: m,
+            start_translation: start.p.to_array(),
+            start_rotation: start.r.to_array(),
+            cycle_translation: cycle.p.to_array(),
+            cycle_rotation: cycle.r.to_array(),
+        }
+    });
+    Prepared {
+        clip,
+        playback: Playback {
+            looping,
+            root_motion,
+            additive: settings.additive.clone(),
+        },
+        appended,
+    }
+}
+
+/// An additive clip's mode and base as reports state them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AdditiveReport {
+    pub mode: &'static str,
+    pub base: AdditiveBase,
+}
+
+/// The root motion's error after [`ROOT_MOTION_CYCLES`] cycles (none for a clip that does
+/// not loop): over the next cycle, the largest distance between where the runtime's
+/// accumulated travel puts the motion joint and where the source's own cycles put it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RootMotionError {
+    pub cycles: u32,
+    /// Distance between the two positions (scene units).
+    pub translation: f32,
+    /// Angle between the two facings (radians).
+    pub rotation: f32,
+}
+
+/// What a clip report states about playback.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PlaybackReport {
+    pub looping: bool,
+    /// Whether the first frame was appended to close the loop (else the source's last frame
+    /// returns to its first).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub loop_appended: bool,
+    /// The motion joint's name.
+    pub root_motion: Option<String>,
+    pub additive: Option<AdditiveReport>,
+    /// Looping clips: the largest joint error (scene units) across the wrap — at the last
+    /// frame, the midpoint before it and the first frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wrap_error: Option<f32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_motion_error: Option<RootMotionError>,
+}
+
+impl AdditiveReport {
+    pub fn new(a: &Additive) -> Self {
+        Self {
+            mode: a.mode.name(),
+            base: a.base.clone(),
+        }
+    }
+}
+
+/// The playback part of a clip's report: flags, the error across the wrap (from the error
+/// matrix `errors` of the compressed clip `out`), and the root motion's accumulated error.
+pub fn report(
+    skeleton: &Skeleton,
+    prepared: &Prepared,
+    out: &CompressedClip,
+    errors: &ErrorReport,
+) -> PlaybackReport {
+    let p = &prepared.playback;
+    let n = errors.joints.max(1);
+    let wrap_error = p.looping.then(|| {
+        let rows = errors.at_samples.len() / n;
+        let mut rows_at: Vec<&[f32]> = Vec::new();
+        if rows > 0 {
+            rows_at.push(&errors.at_samples[..n]);
+            rows_at.push(&errors.at_samples[(rows - 1) * n..rows * n]);
+        }
+        if let Some(m) = &errors.at_midpoints {
+            let mids = m.len() / n;
+            if mids > 0 {
+                rows_at.push(&m[(mids - 1) * n..mids * n]);
+            }
+        }
+        rows_at
+            .iter()
+            .flat_map(|r| r.iter().copied())
+            .fold(0.0f32, f32::max)
+    });
+    let root_motion_error = p
+        .root_motion
+        .as_ref()
+        .map(|m| accumulated_error(&prepared.clip, out, m, p.looping));
+    PlaybackReport {
+        looping: p.looping,
+        loop_appended: prepared.appended,
+        root_motion: p
+            .root_motion
+            .as_ref()
+            .map(|m| skeleton.joints[m.joint].name.clone()),
+        additive: p.additive.as_ref().map(AdditiveReport::new),
+        wrap_error,
+        root_motion_error,
+    }
+}
+
+/// The runtime's travel (`root_motion_delta` from frame 0) against the source's, at every
+/// frame and midpoint of the cycle after [`ROOT_MOTION_CYCLES`] cycles (of the one pass of
+/// a clip that does not loop); the source's travel over a cycle is its stored cycle delta.
+fn accumulated_error(
+    clip: &Clip,
+    out: &CompressedClip,
+    m: &RootMotion,
+    looping: bool,
+) -> RootMotionError {
+    let runtime = super::RuntimeClip::new(out);
+    let frames = clip.frame_count.min(out.frame_count);
+    let last = frames.saturating_sub(1) as f32;
+    let cycles = if looping { ROOT_MOTION_CYCLES } else { 0 };
+    let cycle = Rigid {
+        p: Vec3::from_array(m.cycle_translation),
+        r: Quat::from_array(m.cycle_rotation),
+    };
+    let before = cycle.pow(cycles as i64);
+    let start = rigid_at(clip, m.joint, 0);
+    let mut worst = RootMotionError {
+        cycles,
+        ..RootMotionError::default()
+    };
+    for half in 0..(2 * frames).saturating_sub(1) {
+        let s = half as f32 * 0.5;
+        let (a, b) = (half / 2, (half / 2 + half % 2).min(frames - 1));
+        let (x, y) = (rigid_at(clip, m.joint, a), rigid_at(clip, m.joint, b));
+        let src_pose = Rigid {
+            p: x.p.lerp(y.p, 0.5 * (half % 2) as f32),
+            r: crate::model::slerp_shortest(x.r, y.r, 0.5 * (half % 2) as f32),
+        };
+        let source = before.then(Rigid::travel(start, src_pose));
+        let d = runtime
+            .clip()
+            .root_motion_delta(0.0, last * cycles as f32 + s)
+            .unwrap_or_default();
+        let decoded = Rigid {
+            p: Vec3::from_array(d.translation),
+            r: Quat::from_array(d.rotation),
+        };
+        worst.translation = worst.translation.max((decoded.p - source.p).length());
+        worst.rotation = worst.rotation.max(decoded.r.angle_between(source.r));
+    }
+    worst
+}
