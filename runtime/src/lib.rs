@@ -16,6 +16,7 @@
 //! ([`capi`], `include/skelpack.h`) wraps the same types. docs/RUNTIME.md documents
 //! embedding, memory and speed.
 
+pub mod additive;
 pub mod bits;
 pub mod capi;
 pub mod clip;
@@ -35,6 +36,7 @@ pub mod sin;
 mod skp;
 pub mod table;
 
+pub use additive::apply_additive;
 pub use clip::{Clip, ClipLayout, JointPose};
 pub use cursor::{Cursor, CursorState};
 pub use error::Error;

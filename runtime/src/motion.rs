@@ -12,7 +12,7 @@
 //! character stands at `C^N`, the source's own `N`-cycle travel, whatever the compression
 //! error (which stays within one cycle's travel, not accumulated).
 
-use glam::{Quat, Vec3};
+use glam::{DQuat, DVec3, Quat, Vec3};
 
 use crate::clip::{Clip, JointPose};
 use crate::meta::RootMotion;
@@ -34,18 +34,27 @@ impl Default for MotionDelta {
     }
 }
 
-/// A rigid motion in the composition order of the module documentation.
+/// A rigid motion in the composition order of the module documentation, in double
+/// precision (a delta is rounded to `f32` once, when returned).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rigid {
-    pub p: Vec3,
-    pub r: Quat,
+    pub p: DVec3,
+    pub r: DQuat,
 }
 
 impl Rigid {
     pub const IDENTITY: Self = Self {
-        p: Vec3::ZERO,
-        r: Quat::IDENTITY,
+        p: DVec3::ZERO,
+        r: DQuat::IDENTITY,
     };
+
+    /// A translation and rotation given in single precision.
+    pub fn from_f32(p: Vec3, r: Quat) -> Self {
+        Self {
+            p: p.as_dvec3(),
+            r: r.as_dquat().normalize(),
+        }
+    }
 
     /// `self` followed by `b` (b expressed in the frame `self` ends in).
     pub fn then(self, b: Self) -> Self {
@@ -89,8 +98,8 @@ impl Rigid {
 
     pub fn to_delta(self) -> MotionDelta {
         MotionDelta {
-            translation: self.p.to_array(),
-            rotation: self.r.to_array(),
+            translation: self.p.as_vec3().to_array(),
+            rotation: self.r.as_quat().to_array(),
         }
     }
 }
@@ -120,17 +129,17 @@ impl Motion {
     fn pose(&self, s: f32) -> Rigid {
         let mut pose = [JointPose::default()];
         self.joint_clip.sample(s, &mut pose);
-        Rigid {
-            p: Vec3::from_array(pose[0].translation),
-            r: Quat::from_array(pose[0].rotation),
-        }
+        Rigid::from_f32(
+            Vec3::from_array(pose[0].translation),
+            Quat::from_array(pose[0].rotation),
+        )
     }
 
     fn cycle(&self) -> Rigid {
-        Rigid {
-            p: Vec3::from_array(self.record.cycle_translation),
-            r: Quat::from_array(self.record.cycle_rotation),
-        }
+        Rigid::from_f32(
+            Vec3::from_array(self.record.cycle_translation),
+            Quat::from_array(self.record.cycle_rotation),
+        )
     }
 
     /// `D(s)`: the travel from the cycle's start to frame `s` (within the clip).

@@ -15,7 +15,7 @@ use super::control::Control;
 use super::curve::align_hemispheres;
 use super::floor::{floors_of, hold_to_floors, hold_to_reached};
 use super::memo::Recompressor;
-use super::playback;
+use super::playback::{self, Layer, Layered};
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
 use super::track::{TrackData, TrackEncoder, TrackInput, encode_track, finest_track};
 use super::verify::Verifier;
@@ -190,16 +190,21 @@ pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip, &Reference, &ErrorRe
 pub(super) fn compress_with(
     memo: &mut Recompressor,
     skeleton: &Skeleton,
-    clip: &Clip,
+    prepared: &playback::Prepared,
     settings: &Resolved,
     control: &Control,
     first_pass: Option<FirstPass>,
 ) -> Result<(CompressedClip, ErrorReport), CodecError> {
     let started = Instant::now();
-    clip.validate(skeleton).map_err(CodecError::InvalidClip)?;
-    // A looping clip whose last frame does not return to its first gets it appended.
-    let prepared = playback::prepare(skeleton, clip, settings);
+    // The clip as compressed (a looping clip's first frame may be appended to it).
     let clip: &Clip = &prepared.clip;
+    clip.validate(skeleton).map_err(CodecError::InvalidClip)?;
+    if let Some(e) = &prepared.error {
+        return Err(CodecError::InvalidClip(e.clone()));
+    }
+    // What players show: the clip, or an additive clip on its base (measured against).
+    let shown: &Clip = prepared.composed.as_ref().unwrap_or(clip);
+    let layer = prepared.layer.as_ref();
     if settings.limits.len() != skeleton.len() {
         return Err(CodecError::InvalidClip(
             "settings do not match the skeleton".into(),
@@ -209,10 +214,16 @@ pub(super) fn compress_with(
     let n = skeleton.len();
     let frames = clip.frame_count;
     control.set_progress(0.0);
-    let reference = memo.reference(skeleton, clip);
+    let reference = memo.reference(skeleton, shown);
     let reference = reference.as_ref();
     let mut inputs = Inputs::new(skeleton, clip);
-    let pinned = &settings.pinned;
+    // Pins re-derive local tracks from object targets: not for an additive layer's keys.
+    let no_pins = vec![false; settings.pinned.len()];
+    let pinned = if layer.is_some() {
+        &no_pins
+    } else {
+        &settings.pinned
+    };
     // Tracks that move share their joint's budget; a pinned joint counts as moving.
     let is_pinned = |j: usize| pinned.get(j).copied().unwrap_or(false);
     let moving_tracks: Vec<usize> = (0..n)
@@ -226,11 +237,11 @@ pub(super) fn compress_with(
     let moving: Vec<bool> = moving_tracks.iter().map(|&m| m > 0).collect();
     // Tolerances below a joint's floor cannot be held: hold those joints just above it.
     let floors = memo.floors(requested, settings.bits, || {
-        joint_floors(skeleton, clip, reference, &inputs, requested, settings)
+        joint_floors(skeleton, clip, reference, &inputs, requested, settings, layer)
     });
     let memo = memo.encodings();
     let mut held = hold_to_floors(requested, &floors);
-    let budgets = Budgets::new(skeleton, clip, &held, &moving, pinned);
+    let budgets = Budgets::new(skeleton, shown, &held, &moving, pinned);
     let base: Vec<[f32; 3]> = (0..n)
         .map(|j| {
             let t = budgets.local_tolerances(j, moving_tracks[j], 1.0);
@@ -279,7 +290,7 @@ pub(super) fn compress_with(
             std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
         });
     }
-    let mut errors = measure(skeleton, reference, &out, &held, true);
+    let mut errors = measure(skeleton, reference, &Layered { additive: &out, layer }, &held, true);
     while !passes(&errors, &held) && repairs < MAX_REPAIRS {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
@@ -321,13 +332,13 @@ pub(super) fn compress_with(
                 std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
             });
         }
-        errors = measure(skeleton, reference, &out, &held, true);
+        errors = measure(skeleton, reference, &Layered { additive: &out, layer }, &held, true);
     }
     control.set_progress(0.6);
     // What repair could not reach stays where it is; every other joint keeps its tolerance.
     if !passes(&errors, &held) {
         hold_to_reached(&mut held, &errors);
-        errors = measure(skeleton, reference, &out, &held, true);
+        errors = measure(skeleton, reference, &Layered { additive: &out, layer }, &held, true);
     }
     let limits = &held;
 
@@ -355,7 +366,7 @@ pub(super) fn compress_with(
             first.playback = prepared.playback.clone();
             show(first, reference, &errors);
         }
-        let mut verifier = Verifier::new(skeleton, reference, limits, &out);
+        let mut verifier = Verifier::new(skeleton, reference, limits, &out, layer);
         // Each track's tolerance as relaxation starts: the finest its encoders record to.
         let start: Vec<[f32; 3]> = (0..n)
             .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
@@ -408,7 +419,16 @@ pub(super) fn compress_with(
                     });
                 }
                 let smaller = total_bits(&trial) < total_bits(out);
-                (smaller && passes(&measure(skeleton, reference, &trial, limits, true), limits))
+                (smaller && passes(&measure(
+                        skeleton,
+                        reference,
+                        &Layered {
+                            additive: &trial,
+                            layer,
+                        },
+                        limits,
+                        true,
+                    ), limits))
                     .then_some(trial)
             };
         // Plain encodings first, then refined key values on top of what they reached: every
@@ -426,7 +446,7 @@ pub(super) fn compress_with(
             )?;
         }
         if relaxed > 0 {
-            errors = measure(skeleton, reference, &out, limits, true);
+            errors = measure(skeleton, reference, &Layered { additive: &out, layer }, limits, true);
         }
     }
     out.local_tolerance = (0..n)
@@ -443,7 +463,7 @@ pub(super) fn compress_with(
         started,
     );
     out.playback = prepared.playback.clone();
-    out.report.playback = playback::report(skeleton, &prepared, &out, &errors);
+    out.report.playback = playback::report(skeleton, prepared, &out, &errors);
     control.set_progress(1.0);
     Ok((out, errors))
 }
@@ -592,6 +612,7 @@ fn joint_floors(
     inputs: &Inputs,
     limits: &JointLimits,
     settings: &Resolved,
+    layer: Option<&Layer>,
 ) -> Vec<f32> {
     let tracks: Vec<[TrackData; 3]> = (0..skeleton.len())
         .into_par_iter()
@@ -618,7 +639,11 @@ fn joint_floors(
         report: ClipReport::default(),
         playback: Default::default(),
     };
-    floors_of(&measure(skeleton, reference, &finest, limits, true))
+    let shown = Layered {
+        additive: &finest,
+        layer,
+    };
+    floors_of(&measure(skeleton, reference, &shown, limits, true))
 }
 
 /// The tolerances a report is judged against: what was asked, and each joint's floor.

@@ -82,7 +82,9 @@ impl Recompressor {
         control: &Control,
         first_pass: Option<FirstPass>,
     ) -> Result<CompressedClip, CodecError> {
-        let digest = digest(skeleton, clip);
+        // The clip as compressed: a looping clip may have its first frame appended.
+        let prepared = super::playback::prepare(skeleton, clip, settings);
+        let digest = digest(skeleton, &prepared.clip);
         if self.clip != Some(digest) {
             *self = Self {
                 clip: Some(digest),
@@ -92,7 +94,7 @@ impl Recompressor {
         self.encodings
             .begin(settings.method, settings.bits, 3 * skeleton.len());
         self.errors = None;
-        let result = compress_with(self, skeleton, clip, settings, control, first_pass);
+        let result = compress_with(self, skeleton, &prepared, settings, control, first_pass);
         self.encodings.end(result.is_ok());
         let (clip, errors) = result?;
         self.errors = Some(Arc::new(errors));

@@ -9,15 +9,23 @@
 //! the wrap holds the tolerance. With root motion, the appended frame carries the motion
 //! joint one cycle on (the cycle's travel extrapolated by its last frame's step), and the
 //! loop test ignores the motion joint's own travel.
+//!
+//! An additive clip stores its own keys, but its error is measured on what players show:
+//! the base pose with the additive applied (ACL's rule), at every sample and midpoint
+//! ([`Layer`], [`Layered`]; the runtime's `compose`, so measured bit for bit as applied).
 
 use std::borrow::Cow;
 
 use glam::{DAffine3, Quat, Vec3};
 use serde::Serialize;
+use skelpack_runtime::JointPose;
+use skelpack_runtime::additive::compose;
+use skelpack_runtime::meta::AdditiveMode;
 use skelpack_runtime::motion::Rigid;
 
 use super::compressed::CompressedClip;
-use crate::metric::{ErrorReport, JointLimits, joint_error};
+use super::runtime::{to_joint_pose, to_transform};
+use crate::metric::{ErrorReport, JointLimits, PoseSource, joint_error};
 use crate::model::playback::{Additive, AdditiveBase, Playback, RootMotion};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 use crate::settings::Resolved;
@@ -25,13 +33,69 @@ use crate::settings::Resolved;
 /// Cycles over which a report states the root motion's accumulated error.
 pub const ROOT_MOTION_CYCLES: u32 = 100;
 
+/// An additive clip's base pose and mode: what its keys are applied on.
+#[derive(Clone, Debug)]
+pub struct Layer {
+    pub mode: AdditiveMode,
+    pub base: Vec<JointPose>,
+}
+
+impl Layer {
+    /// `base ⊕ additive` for joint `j` (the runtime's rule, so measured as played).
+    pub fn compose(&self, j: usize, additive: &Transform) -> Transform {
+        to_transform(&compose(&self.base[j], &to_joint_pose(additive), self.mode))
+    }
+
+    /// The source as players show it: every frame of `additive` on the base.
+    pub fn compose_clip(&self, additive: &Clip) -> Clip {
+        let mut c = additive.clone();
+        for (j, t) in c.tracks.iter_mut().enumerate() {
+            for f in 0..t.translations.len() {
+                let x = self.compose(j, &t.at(f));
+                t.translations[f] = x.translation;
+                t.rotations[f] = x.rotation;
+                t.scales[f] = x.scale;
+            }
+        }
+        c
+    }
+}
+
+/// A pose source seen through an additive layer (or as it is, without one).
+pub struct Layered<'a> {
+    pub additive: &'a dyn PoseSource,
+    pub layer: Option<&'a Layer>,
+}
+
+impl PoseSource for Layered<'_> {
+    fn sample_local(&self, frame: f32, out: &mut [Transform]) {
+        self.additive.sample_local(frame, out);
+        if let Some(layer) = self.layer {
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = layer.compose(j, o);
+            }
+        }
+    }
+}
+
 /// A clip ready for the codec: the source, or the source with its first frame appended
 /// (an open loop), and the playback the compressed clip will carry.
 pub struct Prepared<'a> {
+    /// The keys to store (for an additive clip, its own keys).
     pub clip: Cow<'a, Clip>,
+    /// An additive clip's base, and the source composed on it (what the error is measured
+    /// against: ACL's rule).
+    pub layer: Option<Layer>,
+    pub composed: Option<Clip>,
+    /// Why the clip cannot be compressed as its settings ask (an additive base the asset
+    /// does not hold).
+    pub error: Option<String>,
     pub playback: Playback,
     /// Whether the first frame was appended to close the loop.
     pub appended: bool,
+    /// Whether the source's last frame returns to its first within tolerance (a loop
+    /// worth suggesting).
+    pub closes: bool,
 }
 
 /// Per joint, the error between the clip's last frame and its first as the metric
@@ -85,20 +149,30 @@ pub fn closes(
 /// The motion joint's transform at `frame` as a rigid motion.
 fn rigid_at(clip: &Clip, joint: usize, frame: usize) -> Rigid {
     let t = &clip.tracks[joint];
-    Rigid {
-        p: t.translations[frame],
-        r: t.rotations[frame].normalize(),
-    }
+    Rigid::from_f32(t.translations[frame], t.rotations[frame])
 }
 
 /// The clip as the codec compresses it, with its playback (see the module documentation).
 pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> Prepared<'a> {
     let frames = clip.frame_count;
+    if clip.validate(skeleton).is_err() || settings.limits.len() != skeleton.len() {
+        // The codec refuses it with the reason.
+        return Prepared {
+            clip: Cow::Borrowed(clip),
+            layer: None,
+            composed: None,
+            error: None,
+            playback: Playback::default(),
+            appended: false,
+            closes: false,
+        };
+    }
     let motion = settings
         .root_motion
         .filter(|&m| m < skeleton.len() && clip.tracks.len() == skeleton.len() && frames > 0);
     let looping = settings.looping && frames >= 2;
-    let appended = looping && !closes(skeleton, clip, &settings.limits, motion);
+    let closed = closes(skeleton, clip, &settings.limits, motion);
+    let appended = looping && !closed;
     let clip: Cow<Clip> = if appended {
         let mut c = clip.clone();
         for t in &mut c.tracks {
@@ -113,8 +187,8 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
             let step = travel(frames - 2).inverse().then(travel(frames - 1));
             let cycle = travel(frames - 1).then(step);
             let t = &mut c.tracks[m];
-            t.translations[frames] = start.p + cycle.p;
-            t.rotations[frames] = (cycle.r * start.r).normalize();
+            t.translations[frames] = (start.p + cycle.p).as_vec3();
+            t.rotations[frames] = (cycle.r * start.r).normalize().as_quat();
         }
         c.frame_count += 1;
         Cow::Owned(c)
@@ -126,20 +200,70 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
         let cycle = Rigid::travel(start, rigid_at(&clip, m, clip.frame_count - 1));
         RootMotion {
             joint: m,
-            start_translation: start.p.to_array(),
-            start_rotation: start.r.to_array(),
-            cycle_translation: cycle.p.to_array(),
-            cycle_rotation: cycle.r.to_array(),
+            start_translation: start.p.as_vec3().to_array(),
+            start_rotation: start.r.as_quat().to_array(),
+            cycle_translation: cycle.p.as_vec3().to_array(),
+            cycle_rotation: cycle.r.as_quat().to_array(),
         }
     });
+    let (layer, error) = match (&settings.additive, &settings.additive_base) {
+        (None, _) => (None, None),
+        (Some(a), Some(base)) if base.len() == skeleton.len() => (
+            Some(Layer {
+                mode: a.mode,
+                base: base.iter().map(to_joint_pose).collect(),
+            }),
+            None,
+        ),
+        (Some(a), _) => (
+            None,
+            Some(match &a.base {
+                AdditiveBase::Clip { clip } => format!(
+                    "additive on clip '{clip}' played in sync is not supported yet: give a frame of it (frame = 0) or the rest pose"
+                ),
+                AdditiveBase::Frame { clip, .. } => {
+                    format!("the additive base clip '{clip}' is not in the asset")
+                }
+                AdditiveBase::Rest => "the additive base does not match the skeleton".into(),
+            }),
+        ),
+    };
+    let composed = layer.as_ref().map(|l| l.compose_clip(&clip));
     Prepared {
         clip,
+        layer,
+        composed,
+        error,
         playback: Playback {
             looping,
             root_motion,
             additive: settings.additive.clone(),
         },
         appended,
+        closes: closed,
+    }
+}
+
+/// A clip's playback flags as `inspect` states them: looping, the motion joint's name,
+/// the additive mode and base.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PlaybackInfo {
+    pub looping: bool,
+    pub root_motion: Option<String>,
+    pub additive: Option<AdditiveReport>,
+}
+
+impl PlaybackInfo {
+    pub fn new(p: &Playback, skeleton: &Skeleton) -> Self {
+        Self {
+            looping: p.looping,
+            root_motion: p
+                .root_motion
+                .as_ref()
+                .and_then(|m| skeleton.joints.get(m.joint))
+                .map(|j| j.name.clone()),
+            additive: p.additive.as_ref().map(AdditiveReport::new),
+        }
     }
 }
 
@@ -166,6 +290,8 @@ pub struct RootMotionError {
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct PlaybackReport {
     pub looping: bool,
+    /// The source's last frame returns to its first within tolerance: mark it looping.
+    pub looping_suggested: bool,
     /// Whether the first frame was appended to close the loop (else the source's last frame
     /// returns to its first).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -224,6 +350,7 @@ pub fn report(
         .map(|m| accumulated_error(&prepared.clip, out, m, p.looping));
     PlaybackReport {
         looping: p.looping,
+        looping_suggested: prepared.closes,
         loop_appended: prepared.appended,
         root_motion: p
             .root_motion
@@ -248,10 +375,10 @@ fn accumulated_error(
     let frames = clip.frame_count.min(out.frame_count);
     let last = frames.saturating_sub(1) as f32;
     let cycles = if looping { ROOT_MOTION_CYCLES } else { 0 };
-    let cycle = Rigid {
-        p: Vec3::from_array(m.cycle_translation),
-        r: Quat::from_array(m.cycle_rotation),
-    };
+    let cycle = Rigid::from_f32(
+        Vec3::from_array(m.cycle_translation),
+        Quat::from_array(m.cycle_rotation),
+    );
     let before = cycle.pow(cycles as i64);
     let start = rigid_at(clip, m.joint, 0);
     let mut worst = RootMotionError {
@@ -262,21 +389,22 @@ fn accumulated_error(
         let s = half as f32 * 0.5;
         let (a, b) = (half / 2, (half / 2 + half % 2).min(frames - 1));
         let (x, y) = (rigid_at(clip, m.joint, a), rigid_at(clip, m.joint, b));
-        let src_pose = Rigid {
-            p: x.p.lerp(y.p, 0.5 * (half % 2) as f32),
-            r: crate::model::slerp_shortest(x.r, y.r, 0.5 * (half % 2) as f32),
-        };
+        let u = 0.5 * (half % 2) as f32;
+        let src_pose = Rigid::from_f32(
+            x.p.as_vec3().lerp(y.p.as_vec3(), u),
+            crate::model::slerp_shortest(x.r.as_quat(), y.r.as_quat(), u),
+        );
         let source = before.then(Rigid::travel(start, src_pose));
         let d = runtime
             .clip()
             .root_motion_delta(0.0, last * cycles as f32 + s)
             .unwrap_or_default();
-        let decoded = Rigid {
-            p: Vec3::from_array(d.translation),
-            r: Quat::from_array(d.rotation),
-        };
-        worst.translation = worst.translation.max((decoded.p - source.p).length());
-        worst.rotation = worst.rotation.max(decoded.r.angle_between(source.r));
+        let decoded = Rigid::from_f32(
+            Vec3::from_array(d.translation),
+            Quat::from_array(d.rotation),
+        );
+        worst.translation = worst.translation.max((decoded.p - source.p).length() as f32);
+        worst.rotation = worst.rotation.max(decoded.r.angle_between(source.r) as f32);
     }
     worst
 }

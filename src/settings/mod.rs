@@ -18,7 +18,7 @@ use crate::codec::Interpolation;
 use crate::import::Asset;
 use crate::metric::JointLimits;
 use crate::model::playback::{Additive, AdditiveBase, AdditiveMode};
-use crate::model::{LengthUnit, Skeleton};
+use crate::model::{LengthUnit, Skeleton, Transform};
 
 /// Key-reduction method.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -236,6 +236,9 @@ pub struct Resolved {
     pub root_motion: Option<usize>,
     /// The clip is additive on this base.
     pub additive: Option<Additive>,
+    /// The base pose of an additive clip on the rest pose or on a frame of a clip of the
+    /// asset (none when the base clip is not in the asset, or is played in sync).
+    pub additive_base: Option<Vec<Transform>>,
 }
 
 /// A settings problem: where and what.
@@ -339,7 +342,13 @@ impl Settings {
             root_motion: clip
                 .and_then(|c| c.root_motion.as_ref())
                 .and_then(|r| r.joint(skeleton)),
-            additive: clip.and_then(|c| c.additive.as_ref()).and_then(|a| a.resolve()),
+            additive: clip
+                .and_then(|c| c.additive.as_ref())
+                .and_then(|a| a.resolve()),
+            additive_base: clip
+                .and_then(|c| c.additive.as_ref())
+                .and_then(|a| a.resolve())
+                .and_then(|a| base_pose(asset, &a.base)),
         }
     }
 
@@ -528,6 +537,21 @@ impl AdditiveSettings {
             mode: self.mode()?,
             base,
         })
+    }
+}
+
+/// The local pose an additive clip is applied on: the rest pose, or a frame of a clip of
+/// `asset` (clamped to the clip); none for a clip played in sync or one not in the asset.
+fn base_pose(asset: &Asset, base: &AdditiveBase) -> Option<Vec<Transform>> {
+    match base {
+        AdditiveBase::Rest => Some(asset.skeleton.rest_pose()),
+        AdditiveBase::Frame { clip, frame } => {
+            let c = asset.clips.iter().find(|c| &c.name == clip)?;
+            let f = (*frame as usize).min(c.frame_count.checked_sub(1)?);
+            c.validate(&asset.skeleton).ok()?;
+            Some(c.tracks.iter().map(|t| t.at(f)).collect())
+        }
+        AdditiveBase::Clip { .. } => None,
     }
 }
 
