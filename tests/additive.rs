@@ -45,7 +45,12 @@ fn layered(base: &Transform, add: &Transform) -> Transform {
 #[test]
 fn an_additive_clip_holds_the_tolerance_on_its_base() {
     let mut asset = import::load(&common::asset("Fox.glb")).unwrap();
-    let source = asset.clips.iter().find(|c| c.name == "Survey").unwrap().clone();
+    let source = asset
+        .clips
+        .iter()
+        .find(|c| c.name == "Survey")
+        .unwrap()
+        .clone();
     let additive = minus_first_frame(&source, "Survey_additive");
     asset.clips.push(additive.clone());
     let mut settings = Settings::from_preset(Preset::Acl);

@@ -189,7 +189,10 @@ fn version_1_files_still_open() {
     assert_eq!(u16::from_le_bytes([again[4], again[5]]), container::VERSION);
     let layout = skelpack_runtime::read::parse(&bytes).unwrap();
     for (rec, clip) in layout.clips.iter().zip(&c.clips) {
-        assert_eq!(&bytes[rec.payload.clone()], &container::payload::write(clip)[..]);
+        assert_eq!(
+            &bytes[rec.payload.clone()],
+            &container::payload::write(clip)[..]
+        );
     }
 }
 

@@ -143,10 +143,7 @@ fn looping_wraps_time_and_a_plain_clip_clamps() {
     let bytes = container::to_bytes(&asset.skeleton, &[plain, looped]);
     let skp = Skp::open(&bytes[..]).unwrap();
     let n = skp.joint_count();
-    let (mut a, mut b) = (
-        vec![JointPose::default(); n],
-        vec![JointPose::default(); n],
-    );
+    let (mut a, mut b) = (vec![JointPose::default(); n], vec![JointPose::default(); n]);
     let last = (skp.clip(1).frame_count() - 1) as f32;
     assert!(!skp.clip(0).is_looping());
     skp.clip(0).sample(last + 3.0, &mut a);
@@ -164,7 +161,12 @@ fn looping_wraps_time_and_a_plain_clip_clamps() {
 /// frame, composed as the runtime documents (`(pa, Ra) ∘ (pb, Rb) = (pa + Ra pb, Ra Rb)`).
 fn source_travel(clip: &Clip, joint: usize, cycles: u32, s: usize) -> (glam::DVec3, glam::DQuat) {
     let t = &clip.tracks[joint];
-    let at = |f: usize| (t.translations[f].as_dvec3(), t.rotations[f].normalize().as_dquat());
+    let at = |f: usize| {
+        (
+            t.translations[f].as_dvec3(),
+            t.rotations[f].normalize().as_dquat(),
+        )
+    };
     let (p0, r0) = at(0);
     let travel = |f: usize| {
         let (p, r) = at(f);
@@ -251,9 +253,17 @@ fn root_motion_over_100_cycles_ends_where_the_source_does() {
         );
         assert!(distance > 0.0);
         // Asked at once, 100 cycles on: within the root's tolerance of the source.
-        assert!(direct_err <= root_tol as f64, "{file} {name}: {direct_err} > {root_tol}");
-        let direct_angle = Quat::from_array(direct.rotation).as_dquat().angle_between(expected.1);
-        assert!(direct_angle * marker <= root_tol as f64, "{file} {name}: facing {direct_angle}");
+        assert!(
+            direct_err <= root_tol as f64,
+            "{file} {name}: {direct_err} > {root_tol}"
+        );
+        let direct_angle = Quat::from_array(direct.rotation)
+            .as_dquat()
+            .angle_between(expected.1);
+        assert!(
+            direct_angle * marker <= root_tol as f64,
+            "{file} {name}: facing {direct_angle}"
+        );
         // Ticked frame by frame, each delta rounded to f32 once: the rounding adds up over
         // the ticks (not the compression error), bounded here by 1e-5 of the distance.
         let ticks = total as f64;
@@ -261,7 +271,10 @@ fn root_motion_over_100_cycles_ends_where_the_source_does() {
             pos_err <= root_tol as f64 + 1e-5 * distance,
             "{file} {name}: {pos_err} after {ticks} ticks"
         );
-        assert!(ang_err <= 1e-5 + root_tol as f64 / marker, "{file} {name}: facing {ang_err}");
+        assert!(
+            ang_err <= 1e-5 + root_tol as f64 / marker,
+            "{file} {name}: facing {ang_err}"
+        );
         let report = c.report.playback.root_motion_error.as_ref().unwrap();
         assert_eq!(report.cycles, 100);
         assert!(report.translation <= 2.0 * root_tol, "{report:?}");
@@ -286,7 +299,11 @@ fn inspect_and_report_give_the_playback_flags() {
             .args(args)
             .output()
             .unwrap();
-        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
     };
     let s = |p: &std::path::Path| p.to_str().unwrap().to_owned();
@@ -319,13 +336,19 @@ fn inspect_and_report_give_the_playback_flags() {
 
     let v = run(&["report", "--json", &s(&fox)]);
     let clips = v["clips"].as_array().unwrap();
-    let walk = &clips.iter().find(|c| c["report"]["name"] == "Walk").unwrap()["report"];
+    let walk = &clips
+        .iter()
+        .find(|c| c["report"]["name"] == "Walk")
+        .unwrap()["report"];
     assert_eq!(walk["looping"], true);
     assert_eq!(walk["looping_suggested"], true);
     assert_eq!(walk["root_motion"], root.as_str());
     assert!(walk["wrap_error"].as_f64().unwrap() > 0.0);
     assert_eq!(walk["root_motion_error"]["cycles"], 100);
-    let survey = &clips.iter().find(|c| c["report"]["name"] == "Survey").unwrap()["report"];
+    let survey = &clips
+        .iter()
+        .find(|c| c["report"]["name"] == "Survey")
+        .unwrap()["report"];
     assert_eq!(survey["looping"], false);
     assert!(survey.get("wrap_error").is_none());
 }

@@ -6,6 +6,29 @@ use glam::{Quat, Vec3};
 use crate::clip::JointPose;
 use crate::meta::AdditiveMode;
 
+/// The additive identity of `mode` (`base ⊕ identity = base`): translation 0, rotation
+/// identity, scale 1 (0 for `Additive1`). A rest track of an additive clip decodes to it.
+pub fn identity(mode: AdditiveMode) -> JointPose {
+    JointPose {
+        translation: [0.0; 3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: if mode == AdditiveMode::Additive1 {
+            [0.0; 3]
+        } else {
+            [1.0; 3]
+        },
+    }
+}
+
+/// The pose rest tracks of a clip decode to: the skeleton's `rest`, or for an additive
+/// clip of `mode` its identity for every joint.
+pub fn rest_for(rest: &[JointPose], additive: Option<AdditiveMode>) -> Vec<JointPose> {
+    match additive {
+        Some(mode) => vec![identity(mode); rest.len()],
+        None => rest.to_vec(),
+    }
+}
+
 /// `base ⊕ additive` for one joint at full weight, as the encoder measured it:
 ///
 /// * `Relative`: the transform product `base · additive` (additive applied first):

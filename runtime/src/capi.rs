@@ -393,8 +393,9 @@ unsafe fn pose_buffer<'a>(
 }
 
 /// Random access: writes every joint's local transform at `frame` (fractional, clamped
-/// to the clip; NaN reads as 0) into `out[0 .. joint_count]`. `out_len` is the buffer's
-/// length in transforms. Allocates nothing; safe to call from many threads at once.
+/// to the clip, or wrapped for a looping clip; NaN reads as 0) into
+/// `out[0 .. joint_count]`. `out_len` is the buffer's length in transforms. Allocates
+/// nothing; safe to call from many threads at once.
 ///
 /// # Safety
 /// `file` must be NULL or an open file; `out` NULL or `out_len` writable transforms.

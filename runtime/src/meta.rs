@@ -121,11 +121,17 @@ fn rigid_at(b: &[u8], at: usize, clip: &str) -> Result<([f32; 3], [f32; 4]), Err
     let r: [f32; 4] = std::array::from_fn(|i| f32_at(b, at + 12 + 4 * i));
     let finite = t.iter().chain(&r).all(|x| x.is_finite());
     if !finite || t.iter().any(|x| x.abs() > crate::read::MAX_MAGNITUDE) {
-        return Err(corrupt(clip, "a root-motion transform is not finite or too large"));
+        return Err(corrupt(
+            clip,
+            "a root-motion transform is not finite or too large",
+        ));
     }
     let norm = r.iter().map(|x| x * x).sum::<f32>().sqrt();
     if (norm - 1.0).abs() > 1e-3 {
-        return Err(corrupt(clip, "a root-motion rotation is not a unit quaternion"));
+        return Err(corrupt(
+            clip,
+            "a root-motion rotation is not a unit quaternion",
+        ));
     }
     Ok((t, r.map(|x| x / norm)))
 }
@@ -173,7 +179,10 @@ pub fn parse(
                 }
                 let joint = u32_at(b, 0) as usize;
                 if joint >= joints {
-                    return Err(corrupt(clip, &format!("root-motion joint {joint} not in the skeleton")));
+                    return Err(corrupt(
+                        clip,
+                        &format!("root-motion joint {joint} not in the skeleton"),
+                    ));
                 }
                 let (start_translation, start_rotation) = rigid_at(b, 4, clip)?;
                 let (cycle_translation, cycle_rotation) = rigid_at(b, 32, clip)?;
@@ -200,14 +209,20 @@ pub fn parse(
                 let base_frame = u32_at(b, 2);
                 let name_len = u16::from_le_bytes([b[6], b[7]]) as usize;
                 if name_len != len - ADDITIVE_FIXED_BYTES {
-                    return Err(corrupt(clip, "the additive record's base name length is wrong"));
+                    return Err(corrupt(
+                        clip,
+                        "the additive record's base name length is wrong",
+                    ));
                 }
                 let name = body + ADDITIVE_FIXED_BYTES..body + len;
                 if std::str::from_utf8(&bytes[name.clone()]).is_err() {
                     return Err(corrupt(clip, "the additive base name is not UTF-8"));
                 }
                 if (base == BaseKind::Rest) != name.is_empty() {
-                    return Err(corrupt(clip, "an additive base names a clip exactly when it is not the rest pose"));
+                    return Err(corrupt(
+                        clip,
+                        "an additive base names a clip exactly when it is not the rest pose",
+                    ));
                 }
                 meta.additive = Some(Additive {
                     mode,
@@ -238,7 +253,9 @@ mod tests {
         let mut b = Vec::new();
         put_record(&mut b, TAG_LOOPING, &[]);
         let mut rm = 1u32.to_le_bytes().to_vec();
-        for x in [0.0f32, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0] {
+        for x in [
+            0.0f32, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+        ] {
             rm.extend_from_slice(&x.to_le_bytes());
         }
         put_record(&mut b, TAG_ROOT_MOTION, &rm);

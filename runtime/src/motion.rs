@@ -67,7 +67,10 @@ impl Rigid {
     /// The motion that undoes `self`.
     pub fn inverse(self) -> Self {
         let ri = self.r.inverse();
-        Self { p: -(ri * self.p), r: ri }
+        Self {
+            p: -(ri * self.p),
+            r: ri,
+        }
     }
 
     /// `self` repeated `n` times (`n < 0`: the inverse repeated), by squaring.

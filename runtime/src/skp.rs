@@ -1,6 +1,7 @@
 //! An open `.skp`: the validated file (borrowed or owned bytes), its skeleton and its clips
 //! laid out for sampling.
 
+use crate::additive;
 use crate::clip::{Clip, ClipLayout, JointPose};
 use crate::error::Error;
 use crate::meta::{self, ClipMeta};
@@ -38,7 +39,10 @@ impl<B: AsRef<[u8]>> Skp<B> {
             let name = name_of(b, &c.name);
             let meta = meta::parse(b, c.meta.clone(), name, rest.len())?;
             let p = payload::parse(&b[c.payload.clone()], name, rest.len())?;
-            clips.push(Clip::with_layout(&p, &rest, clip_layout).with_playback(&p, &rest, &meta));
+            // An additive clip's rest tracks decode to the identity of its mode.
+            let clip_rest = additive::rest_for(&rest, meta.additive.as_ref().map(|a| a.mode));
+            let clip = Clip::with_layout(&p, &clip_rest, clip_layout);
+            clips.push(clip.with_playback(&p, &clip_rest, &meta));
             metas.push(meta);
         }
         Ok(Self {

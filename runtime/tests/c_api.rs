@@ -155,13 +155,9 @@ fn c_api_wraps_loops_and_returns_the_root_motion_deltas_rust_does() {
         );
         let clip = asset.clips.iter().find(|c| c.name == name).unwrap();
         let r = settings.resolve(asset, name);
-        let c = skelpack::codec::compress(
-            &asset.skeleton,
-            clip,
-            &r,
-            &skelpack::codec::Control::new(),
-        )
-        .unwrap();
+        let c =
+            skelpack::codec::compress(&asset.skeleton, clip, &r, &skelpack::codec::Control::new())
+                .unwrap();
         let bytes = skelpack::container::to_bytes(&asset.skeleton, std::slice::from_ref(&c));
         let skp = Skp::open(&bytes[..]).unwrap();
         assert_eq!(skp.clip(0).is_looping(), looping);

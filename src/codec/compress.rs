@@ -48,11 +48,13 @@ struct Inputs {
 }
 
 impl Inputs {
-    fn new(skeleton: &Skeleton, clip: &Clip) -> Self {
+    /// The tracks of `clip`; `rest_pose` is what a rest track decodes to per joint (the
+    /// skeleton's rest pose, or an additive clip's identity).
+    fn new(skeleton: &Skeleton, clip: &Clip, rest_pose: &[Transform]) -> Self {
         let mut raw = Vec::with_capacity(skeleton.len());
         let mut mids = Vec::with_capacity(skeleton.len());
         let mut rest = Vec::with_capacity(skeleton.len());
-        for (j, joint) in skeleton.joints.iter().enumerate() {
+        for j in 0..skeleton.len() {
             let t = &clip.tracks[j];
             let tv: Vec<Vec4> = t.translations.iter().map(|v| v.extend(0.0)).collect();
             let mut rv: Vec<Vec4> = t
@@ -80,9 +82,9 @@ impl Inputs {
             mids.push([lerp_mid(&tv), rot_mid, lerp_mid(&sv)]);
             raw.push([tv, rv, sv]);
             rest.push([
-                joint.rest.translation.extend(0.0),
-                Vec4::from(joint.rest.rotation),
-                joint.rest.scale.extend(0.0),
+                rest_pose[j].translation.extend(0.0),
+                Vec4::from(rest_pose[j].rotation),
+                rest_pose[j].scale.extend(0.0),
             ]);
         }
         Self { raw, mids, rest }
@@ -216,7 +218,8 @@ pub(super) fn compress_with(
     control.set_progress(0.0);
     let reference = memo.reference(skeleton, shown);
     let reference = reference.as_ref();
-    let mut inputs = Inputs::new(skeleton, clip);
+    let rest_pose = &prepared.rest;
+    let mut inputs = Inputs::new(skeleton, clip, rest_pose);
     // Pins re-derive local tracks from object targets: not for an additive layer's keys.
     let no_pins = vec![false; settings.pinned.len()];
     let pinned = if layer.is_some() {
@@ -237,7 +240,9 @@ pub(super) fn compress_with(
     let moving: Vec<bool> = moving_tracks.iter().map(|&m| m > 0).collect();
     // Tolerances below a joint's floor cannot be held: hold those joints just above it.
     let floors = memo.floors(requested, settings.bits, || {
-        joint_floors(skeleton, clip, reference, &inputs, requested, settings, layer)
+        joint_floors(
+            skeleton, clip, reference, &inputs, requested, settings, layer,
+        )
     });
     let memo = memo.encodings();
     let mut held = hold_to_floors(requested, &floors);
@@ -272,7 +277,7 @@ pub(super) fn compress_with(
         sample_rate: clip.sample_rate,
         frame_count: frames,
         start_time: clip.start_time,
-        rest: skeleton.joints.iter().map(|j| j.rest).collect(),
+        rest: rest_pose.clone(),
         tracks,
         local_tolerance: (0..n)
             .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
@@ -290,7 +295,16 @@ pub(super) fn compress_with(
             std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
         });
     }
-    let mut errors = measure(skeleton, reference, &Layered { additive: &out, layer }, &held, true);
+    let mut errors = measure(
+        skeleton,
+        reference,
+        &Layered {
+            additive: &out,
+            layer,
+        },
+        &held,
+        true,
+    );
     while !passes(&errors, &held) && repairs < MAX_REPAIRS {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
@@ -332,13 +346,31 @@ pub(super) fn compress_with(
                 std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
             });
         }
-        errors = measure(skeleton, reference, &Layered { additive: &out, layer }, &held, true);
+        errors = measure(
+            skeleton,
+            reference,
+            &Layered {
+                additive: &out,
+                layer,
+            },
+            &held,
+            true,
+        );
     }
     control.set_progress(0.6);
     // What repair could not reach stays where it is; every other joint keeps its tolerance.
     if !passes(&errors, &held) {
         hold_to_reached(&mut held, &errors);
-        errors = measure(skeleton, reference, &Layered { additive: &out, layer }, &held, true);
+        errors = measure(
+            skeleton,
+            reference,
+            &Layered {
+                additive: &out,
+                layer,
+            },
+            &held,
+            true,
+        );
     }
     let limits = &held;
 
@@ -419,17 +451,21 @@ pub(super) fn compress_with(
                     });
                 }
                 let smaller = total_bits(&trial) < total_bits(out);
-                (smaller && passes(&measure(
-                        skeleton,
-                        reference,
-                        &Layered {
-                            additive: &trial,
-                            layer,
-                        },
+                (smaller
+                    && passes(
+                        &measure(
+                            skeleton,
+                            reference,
+                            &Layered {
+                                additive: &trial,
+                                layer,
+                            },
+                            limits,
+                            true,
+                        ),
                         limits,
-                        true,
-                    ), limits))
-                    .then_some(trial)
+                    ))
+                .then_some(trial)
             };
         // Plain encodings first, then refined key values on top of what they reached: every
         // step is kept only if it saves bits, so refinement never grows the clip.
@@ -446,7 +482,16 @@ pub(super) fn compress_with(
             )?;
         }
         if relaxed > 0 {
-            errors = measure(skeleton, reference, &Layered { additive: &out, layer }, limits, true);
+            errors = measure(
+                skeleton,
+                reference,
+                &Layered {
+                    additive: &out,
+                    layer,
+                },
+                limits,
+                true,
+            );
         }
     }
     out.local_tolerance = (0..n)
@@ -633,7 +678,11 @@ fn joint_floors(
         sample_rate: clip.sample_rate,
         frame_count: clip.frame_count,
         start_time: clip.start_time,
-        rest: skeleton.joints.iter().map(|j| j.rest).collect(),
+        rest: inputs
+            .rest
+            .iter()
+            .map(|r| Transform::new(r[0].truncate(), Quat::from_vec4(r[1]), r[2].truncate()))
+            .collect(),
         local_tolerance: vec![[0.0; 3]; skeleton.len()],
         tracks,
         report: ClipReport::default(),

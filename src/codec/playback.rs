@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use glam::{DAffine3, Quat, Vec3};
 use serde::Serialize;
 use skelpack_runtime::JointPose;
-use skelpack_runtime::additive::compose;
+use skelpack_runtime::additive::{compose, identity};
 use skelpack_runtime::meta::AdditiveMode;
 use skelpack_runtime::motion::Rigid;
 
@@ -90,6 +90,9 @@ pub struct Prepared<'a> {
     /// Why the clip cannot be compressed as its settings ask (an additive base the asset
     /// does not hold).
     pub error: Option<String>,
+    /// What a rest track decodes to, per joint: the skeleton's rest pose, or for an
+    /// additive clip the identity of its mode (docs/FORMAT.md).
+    pub rest: Vec<Transform>,
     pub playback: Playback,
     /// Whether the first frame was appended to close the loop.
     pub appended: bool,
@@ -162,6 +165,7 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
             layer: None,
             composed: None,
             error: None,
+            rest: skeleton.rest_pose(),
             playback: Playback::default(),
             appended: false,
             closes: false,
@@ -229,11 +233,16 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
         ),
     };
     let composed = layer.as_ref().map(|l| l.compose_clip(&clip));
+    let rest = match &layer {
+        Some(l) => vec![to_transform(&identity(l.mode)); skeleton.len()],
+        None => skeleton.rest_pose(),
+    };
     Prepared {
         clip,
         layer,
         composed,
         error,
+        rest,
         playback: Playback {
             looping,
             root_motion,
@@ -403,7 +412,9 @@ fn accumulated_error(
             Vec3::from_array(d.translation),
             Quat::from_array(d.rotation),
         );
-        worst.translation = worst.translation.max((decoded.p - source.p).length() as f32);
+        worst.translation = worst
+            .translation
+            .max((decoded.p - source.p).length() as f32);
         worst.rotation = worst.rotation.max(decoded.r.angle_between(source.r) as f32);
     }
     worst

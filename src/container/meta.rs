@@ -1,9 +1,7 @@
 //! Writes a clip's metadata block (docs/FORMAT.md; read by
 //! [`skelpack_runtime::meta::parse`]): one tagged record per playback flag that is set.
 
-use skelpack_runtime::meta::{
-    BaseKind, TAG_ADDITIVE, TAG_LOOPING, TAG_ROOT_MOTION, put_record,
-};
+use skelpack_runtime::meta::{BaseKind, TAG_ADDITIVE, TAG_LOOPING, TAG_ROOT_MOTION, put_record};
 
 use crate::model::playback::{Additive, AdditiveBase, Playback};
 

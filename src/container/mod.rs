@@ -137,7 +137,15 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Container, ContainerError> {
         .map(|c| {
             let name = name_of(body, &c.name);
             let m = skelpack_runtime::meta::parse(body, c.meta.clone(), name, rest.len())?;
-            let mut clip = payload::read(&body[c.payload.clone()], name, &rest)?;
+            // An additive clip's rest tracks decode to the identity of its mode.
+            let clip_rest: Vec<Transform> = match &m.additive {
+                Some(a) => {
+                    let id = skelpack_runtime::additive::identity(a.mode);
+                    vec![crate::codec::runtime::to_transform(&id); rest.len()]
+                }
+                None => rest.clone(),
+            };
+            let mut clip = payload::read(&body[c.payload.clone()], name, &clip_rest)?;
             clip.playback = meta::read(&m, body);
             Ok(clip)
         })

@@ -352,6 +352,18 @@ impl Settings {
         }
     }
 
+    /// These settings without any clip's looping, root-motion or additive flag (for outputs
+    /// that carry none: glTF plays a clip's own frames).
+    pub fn without_playback(&self) -> Self {
+        let mut s = self.clone();
+        for c in s.clips.values_mut() {
+            c.looping = None;
+            c.root_motion = None;
+            c.additive = None;
+        }
+        s
+    }
+
     /// The unit in force for `asset`: the one set here, or the inferred one.
     pub fn unit_for(&self, asset: &Asset) -> LengthUnit {
         self.unit.unwrap_or(asset.units.unit)
