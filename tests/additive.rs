@@ -174,3 +174,74 @@ fn an_additive_base_the_asset_lacks_is_a_clear_error() {
     let (_, clips) = settings.unknown_names(&asset.skeleton, &["Survey", "Walk", "Run"]);
     assert_eq!(clips, vec!["NoSuchClip".to_owned()]);
 }
+
+/// Additive on a clip played in sync (`{ base = "Run" }`): Fox's Survey minus its first
+/// frame on Fox's Run, frame by frame (clamped to Run's last frame), within tolerance of
+/// the layered source at every sample and midpoint.
+#[test]
+fn an_additive_clip_on_a_clip_in_sync_holds_the_tolerance() {
+    let mut asset = import::load(&common::asset("Fox.glb")).unwrap();
+    let source = asset
+        .clips
+        .iter()
+        .find(|c| c.name == "Survey")
+        .unwrap()
+        .clone();
+    let base = asset
+        .clips
+        .iter()
+        .find(|c| c.name == "Run")
+        .unwrap()
+        .clone();
+    let additive = minus_first_frame(&source, "Survey_on_run");
+    asset.clips.push(additive.clone());
+    let mut settings = Settings::from_preset(Preset::Acl);
+    settings.clips.insert(
+        additive.name.clone(),
+        ClipSettings {
+            additive: Some(AdditiveSettings {
+                base: "Run".into(),
+                frame: None,
+                mode: None,
+            }),
+            ..Default::default()
+        },
+    );
+    let resolved = settings.resolve(&asset, &additive.name);
+    let c = common::compress(&asset, &additive, &settings);
+    assert!(c.report.contract_met, "{:?}", c.report.failures);
+    let bytes = container::to_bytes(&asset.skeleton, std::slice::from_ref(&c));
+    let skp = Skp::open(&bytes[..]).unwrap();
+    assert_eq!(skp.additive_base_clip(0), Some("Run"));
+    let n = asset.skeleton.len();
+    let last = (base.frame_count - 1) as f32;
+    let (mut add, mut b, mut src) = (
+        vec![JointPose::default(); n],
+        vec![Transform::IDENTITY; n],
+        vec![Transform::IDENTITY; n],
+    );
+    let mut worst = 0.0f32;
+    for half in 0..2 * additive.frame_count - 1 {
+        let f = half as f32 * 0.5;
+        base.sample_local(f.min(last), &mut b);
+        skp.clip(0).sample(f, &mut add);
+        let mut shown: Vec<JointPose> = b.iter().map(to_joint_pose).collect();
+        apply_additive(&mut shown, &add, 1.0, AdditiveMode::Additive1);
+        let dec: Vec<Transform> = shown.iter().map(to_transform).collect();
+        additive.sample_local(f, &mut src);
+        let want: Vec<Transform> = (0..n).map(|j| layered(&b[j], &src[j])).collect();
+        let (mut x, mut y) = (vec![DAffine3::IDENTITY; n], vec![DAffine3::IDENTITY; n]);
+        local_to_object_f64(&asset.skeleton, &want, &mut x);
+        local_to_object_f64(&asset.skeleton, &dec, &mut y);
+        for j in (0..n).filter(|&j| resolved.limits.evaluated[j]) {
+            let e = joint_error(&x[j], &y[j], resolved.limits.local_marker(j));
+            let tol = resolved.limits.tolerance[j];
+            worst = worst.max(e / tol);
+            assert!(!exceeds(e, tol), "frame {f} joint {j}: {e} > {tol}");
+        }
+    }
+    println!(
+        "Survey minus its first frame on Run in sync: {} B, worst {worst:.3} of tolerance",
+        c.report.payload_bytes
+    );
+}

@@ -216,7 +216,16 @@ pub(super) fn compress_with(
     let n = skeleton.len();
     let frames = clip.frame_count;
     control.set_progress(0.0);
-    let reference = memo.reference(skeleton, shown);
+    // Midpoints as players show them: the base and the layer each interpolated, then
+    // composed (for a fixed base the same as interpolating `shown`).
+    let reference = memo.reference(
+        skeleton,
+        &Layered {
+            additive: clip,
+            layer,
+        },
+        clip.frame_count,
+    );
     let reference = reference.as_ref();
     let rest_pose = &prepared.rest;
     let mut inputs = Inputs::new(skeleton, clip, rest_pose);

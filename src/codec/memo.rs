@@ -124,11 +124,17 @@ impl Recompressor {
         self.reference.clone()
     }
 
-    /// The clip's reference poses (samples and midpoints), computed once.
-    pub(super) fn reference(&mut self, skeleton: &Skeleton, clip: &Clip) -> Arc<Reference> {
+    /// The clip's reference poses (samples and midpoints) of `frames` frames of `source`
+    /// (the clip, or an additive clip on its base), computed once.
+    pub(super) fn reference(
+        &mut self,
+        skeleton: &Skeleton,
+        source: &dyn crate::metric::PoseSource,
+        frames: usize,
+    ) -> Arc<Reference> {
         self.encodings.reference_reused = self.reference.is_some();
         self.reference
-            .get_or_insert_with(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)))
+            .get_or_insert_with(|| Arc::new(Reference::new(skeleton, source, frames)))
             .clone()
     }
 

@@ -18,7 +18,6 @@ use std::borrow::Cow;
 
 use glam::{DAffine3, Quat, Vec3};
 use serde::Serialize;
-use skelpack_runtime::JointPose;
 use skelpack_runtime::additive::{compose, identity};
 use skelpack_runtime::meta::AdditiveMode;
 use skelpack_runtime::motion::Rigid;
@@ -33,17 +32,35 @@ use crate::settings::Resolved;
 /// Cycles over which a report states the root motion's accumulated error.
 pub const ROOT_MOTION_CYCLES: u32 = 100;
 
-/// An additive clip's base pose and mode: what its keys are applied on.
+/// An additive clip's base and mode: what its keys are applied on. The base is one pose
+/// (the rest pose, a frame of a clip) or a clip's frames, played in sync: frame `f` of the
+/// additive on frame `f` of the base (clamped to its last), interpolated between frames.
 #[derive(Clone, Debug)]
 pub struct Layer {
     pub mode: AdditiveMode,
-    pub base: Vec<JointPose>,
+    /// `[frame][joint]`: one frame for a fixed pose.
+    pub base: Vec<Vec<Transform>>,
 }
 
 impl Layer {
-    /// `base ⊕ additive` for joint `j` (the runtime's rule, so measured as played).
-    pub fn compose(&self, j: usize, additive: &Transform) -> Transform {
-        to_transform(&compose(&self.base[j], &to_joint_pose(additive), self.mode))
+    /// Joint `j` of the base at `frame`.
+    fn base_at(&self, j: usize, frame: f32) -> Transform {
+        let last = self.base.len().saturating_sub(1);
+        let f = frame.clamp(0.0, last as f32);
+        let i = (f as usize).min(last);
+        let u = f - i as f32;
+        if u == 0.0 || i == last {
+            self.base[i][j]
+        } else {
+            self.base[i][j].interpolate(&self.base[i + 1][j], u)
+        }
+    }
+
+    /// `base ⊕ additive` for joint `j` at `frame` (the runtime's rule, so measured as
+    /// played).
+    pub fn compose(&self, j: usize, frame: f32, additive: &Transform) -> Transform {
+        let base = to_joint_pose(&self.base_at(j, frame));
+        to_transform(&compose(&base, &to_joint_pose(additive), self.mode))
     }
 
     /// The source as players show it: every frame of `additive` on the base.
@@ -51,7 +68,7 @@ impl Layer {
         let mut c = additive.clone();
         for (j, t) in c.tracks.iter_mut().enumerate() {
             for f in 0..t.translations.len() {
-                let x = self.compose(j, &t.at(f));
+                let x = self.compose(j, f as f32, &t.at(f));
                 t.translations[f] = x.translation;
                 t.rotations[f] = x.rotation;
                 t.scales[f] = x.scale;
@@ -72,7 +89,7 @@ impl PoseSource for Layered<'_> {
         self.additive.sample_local(frame, out);
         if let Some(layer) = self.layer {
             for (j, o) in out.iter_mut().enumerate() {
-                *o = layer.compose(j, o);
+                *o = layer.compose(j, frame, o);
             }
         }
     }
@@ -212,20 +229,21 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
     });
     let (layer, error) = match (&settings.additive, &settings.additive_base) {
         (None, _) => (None, None),
-        (Some(a), Some(base)) if base.len() == skeleton.len() => (
-            Some(Layer {
-                mode: a.mode,
-                base: base.iter().map(to_joint_pose).collect(),
-            }),
-            None,
-        ),
+        (Some(a), Some(base))
+            if !base.is_empty() && base.iter().all(|p| p.len() == skeleton.len()) =>
+        {
+            (
+                Some(Layer {
+                    mode: a.mode,
+                    base: base.clone(),
+                }),
+                None,
+            )
+        }
         (Some(a), _) => (
             None,
             Some(match &a.base {
-                AdditiveBase::Clip { clip } => format!(
-                    "additive on clip '{clip}' played in sync is not supported yet: give a frame of it (frame = 0) or the rest pose"
-                ),
-                AdditiveBase::Frame { clip, .. } => {
+                AdditiveBase::Clip { clip } | AdditiveBase::Frame { clip, .. } => {
                     format!("the additive base clip '{clip}' is not in the asset")
                 }
                 AdditiveBase::Rest => "the additive base does not match the skeleton".into(),

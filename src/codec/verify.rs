@@ -54,8 +54,9 @@ impl<'a> Verifier<'a> {
         for p in 0..positions {
             let at = p * n..(p + 1) * n;
             clip.sample_local(position_frame(reference, p), &mut local[at.clone()]);
+            let frame = position_frame(reference, p);
             for (j, s) in shown.iter_mut().enumerate() {
-                *s = shown_local(layer, j, &local[p * n + j]);
+                *s = shown_local(layer, j, frame, &local[p * n + j]);
                 local_matrix[p * n + j] = s.to_daffine();
             }
             local_to_object_f64(skeleton, &shown, &mut object[at]);
@@ -101,7 +102,8 @@ impl<'a> Verifier<'a> {
             let start = self.changed_object.len();
             for (i, &(j, parent_slot)) in subtree.iter().enumerate() {
                 let object = if i == 0 {
-                    let m = shown_local(self.layer, joint, &local).to_daffine();
+                    let frame = position_frame(self.reference, p);
+                    let m = shown_local(self.layer, joint, frame, &local).to_daffine();
                     match parent {
                         Some(a) => self.object[p * n + a] * m,
                         None => m,
@@ -130,7 +132,9 @@ impl<'a> Verifier<'a> {
         let subtree = self.subtrees[joint].get_or_insert_with(|| subtree_of(skeleton, joint));
         for (p, local) in self.changed_local.iter().enumerate() {
             self.local[p * n + joint] = *local;
-            self.local_matrix[p * n + joint] = shown_local(self.layer, joint, local).to_daffine();
+            let frame = position_frame(self.reference, p);
+            self.local_matrix[p * n + joint] =
+                shown_local(self.layer, joint, frame, local).to_daffine();
             let changed = &self.changed_object[p * subtree.len()..(p + 1) * subtree.len()];
             for (&(j, _), object) in subtree.iter().zip(changed) {
                 self.object[p * n + j] = *object;
@@ -140,9 +144,9 @@ impl<'a> Verifier<'a> {
 }
 
 /// Joint `j`'s local transform as players show it: on the additive layer's base.
-fn shown_local(layer: Option<&Layer>, j: usize, local: &Transform) -> Transform {
+fn shown_local(layer: Option<&Layer>, j: usize, frame: f32, local: &Transform) -> Transform {
     match layer {
-        Some(l) => l.compose(j, local),
+        Some(l) => l.compose(j, frame, local),
         None => *local,
     }
 }

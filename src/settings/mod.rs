@@ -236,9 +236,10 @@ pub struct Resolved {
     pub root_motion: Option<usize>,
     /// The clip is additive on this base.
     pub additive: Option<Additive>,
-    /// The base pose of an additive clip on the rest pose or on a frame of a clip of the
-    /// asset (none when the base clip is not in the asset, or is played in sync).
-    pub additive_base: Option<Vec<Transform>>,
+    /// An additive clip's base, `[frame][joint]`: one pose (the rest pose, a frame of a
+    /// clip of the asset) or every frame of a clip played in sync; none when the base clip
+    /// is not in the asset.
+    pub additive_base: Option<Vec<Vec<Transform>>>,
 }
 
 /// A settings problem: where and what.
@@ -552,18 +553,26 @@ impl AdditiveSettings {
     }
 }
 
-/// The local pose an additive clip is applied on: the rest pose, or a frame of a clip of
-/// `asset` (clamped to the clip); none for a clip played in sync or one not in the asset.
-fn base_pose(asset: &Asset, base: &AdditiveBase) -> Option<Vec<Transform>> {
+/// The local poses an additive clip is applied on, `[frame][joint]`: the rest pose, a
+/// frame of a clip of `asset` (clamped to the clip), or every frame of a clip played in
+/// sync; none for a clip not in the asset.
+fn base_pose(asset: &Asset, base: &AdditiveBase) -> Option<Vec<Vec<Transform>>> {
+    let clip_of = |name: &str| {
+        let c = asset.clips.iter().find(|c| c.name == name)?;
+        c.validate(&asset.skeleton).ok()?;
+        (c.frame_count > 0).then_some(c)
+    };
+    let pose = |c: &crate::model::Clip, f: usize| c.tracks.iter().map(|t| t.at(f)).collect();
     match base {
-        AdditiveBase::Rest => Some(asset.skeleton.rest_pose()),
+        AdditiveBase::Rest => Some(vec![asset.skeleton.rest_pose()]),
         AdditiveBase::Frame { clip, frame } => {
-            let c = asset.clips.iter().find(|c| &c.name == clip)?;
-            let f = (*frame as usize).min(c.frame_count.checked_sub(1)?);
-            c.validate(&asset.skeleton).ok()?;
-            Some(c.tracks.iter().map(|t| t.at(f)).collect())
+            let c = clip_of(clip)?;
+            Some(vec![pose(c, (*frame as usize).min(c.frame_count - 1))])
         }
-        AdditiveBase::Clip { .. } => None,
+        AdditiveBase::Clip { clip } => {
+            let c = clip_of(clip)?;
+            Some((0..c.frame_count).map(|f| pose(c, f)).collect())
+        }
     }
 }
 
