@@ -54,8 +54,7 @@ impl Inputs {
         let mut raw = Vec::with_capacity(skeleton.len());
         let mut mids = Vec::with_capacity(skeleton.len());
         let mut rest = Vec::with_capacity(skeleton.len());
-        for j in 0..skeleton.len() {
-            let t = &clip.tracks[j];
+        for (t, r) in clip.tracks.iter().zip(rest_pose).take(skeleton.len()) {
             let tv: Vec<Vec4> = t.translations.iter().map(|v| v.extend(0.0)).collect();
             let mut rv: Vec<Vec4> = t
                 .rotations
@@ -82,9 +81,9 @@ impl Inputs {
             mids.push([lerp_mid(&tv), rot_mid, lerp_mid(&sv)]);
             raw.push([tv, rv, sv]);
             rest.push([
-                rest_pose[j].translation.extend(0.0),
-                Vec4::from(rest_pose[j].rotation),
-                rest_pose[j].scale.extend(0.0),
+                r.translation.extend(0.0),
+                Vec4::from(r.rotation),
+                r.scale.extend(0.0),
             ]);
         }
         Self { raw, mids, rest }
