@@ -245,3 +245,76 @@ fn an_additive_clip_on_a_clip_in_sync_holds_the_tolerance() {
         c.report.payload_bytes
     );
 }
+
+/// An ACL SJSON clip written with `additive_format` and its base clip in `base_tracks`
+/// (ACL 13_07's tracks as both, `additive0`): read as an additive clip on its base played
+/// in sync, compressed within ACL's `error_threshold` measured on base ⊕ additive, and the
+/// runtime's layer on the source base holds it at every sample.
+#[test]
+fn an_acl_additive_clip_is_read_with_its_base() {
+    let path = common::asset("acl/13_07.acl.sjson");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let at = text.find("\ntracks =").expect("a tracks section");
+    let mut sjson = text[..at].replacen(
+        "error_threshold",
+        "additive_format = \"additive0\"\n\tadditive_base_name = \"13_07_base\"\n\terror_threshold",
+        1,
+    );
+    sjson.push_str(&text[at..]);
+    sjson.push_str(&text[at..].replacen("\ntracks =", "\nbase_tracks =", 1));
+    let asset =
+        import::load_bytes(std::path::Path::new("additive.acl.sjson"), sjson.as_bytes()).unwrap();
+    assert_eq!(asset.clips.len(), 2);
+    assert_eq!(asset.clips[1].name, "13_07_base");
+    let settings = Settings::default();
+    let clip = &asset.clips[0];
+    let r = settings.resolve(&asset, &clip.name);
+    let a = r.additive.as_ref().expect("the clip is additive");
+    assert_eq!(a.mode, AdditiveMode::Additive0);
+    let c = common::compress(&asset, clip, &settings);
+    assert!(c.report.contract_met, "{:?}", c.report.failures);
+    let report = c.report.playback.additive.as_ref().unwrap();
+    assert_eq!(report.mode, "additive0");
+    let bytes = container::to_bytes(&asset.skeleton, std::slice::from_ref(&c));
+    let skp = Skp::open(&bytes[..]).unwrap();
+    assert_eq!(skp.additive_base_clip(0), Some("13_07_base"));
+    let base = &asset.clips[1];
+    let n = asset.skeleton.len();
+    let (mut add, mut b, mut src) = (
+        vec![JointPose::default(); n],
+        vec![Transform::IDENTITY; n],
+        vec![Transform::IDENTITY; n],
+    );
+    let mut worst = 0.0f32;
+    for f in 0..clip.frame_count {
+        base.sample_local(f as f32, &mut b);
+        skp.clip(0).sample(f as f32, &mut add);
+        let mut shown: Vec<JointPose> = b.iter().map(to_joint_pose).collect();
+        apply_additive(&mut shown, &add, 1.0, AdditiveMode::Additive0);
+        let dec: Vec<Transform> = shown.iter().map(to_transform).collect();
+        clip.sample_local(f as f32, &mut src);
+        // additive0: translation added, rotation composed, scale multiplied.
+        let want: Vec<Transform> = (0..n)
+            .map(|j| {
+                Transform::new(
+                    b[j].translation + src[j].translation,
+                    (b[j].rotation * src[j].rotation).normalize(),
+                    b[j].scale * src[j].scale,
+                )
+            })
+            .collect();
+        let (mut x, mut y) = (vec![DAffine3::IDENTITY; n], vec![DAffine3::IDENTITY; n]);
+        local_to_object_f64(&asset.skeleton, &want, &mut x);
+        local_to_object_f64(&asset.skeleton, &dec, &mut y);
+        for j in (0..n).filter(|&j| r.limits.evaluated[j]) {
+            let e = joint_error(&x[j], &y[j], r.limits.local_marker(j));
+            let tol = r.limits.tolerance[j];
+            worst = worst.max(e / tol);
+            assert!(!exceeds(e, tol), "frame {f} joint {j}: {e} > {tol}");
+        }
+    }
+    println!(
+        "ACL 13_07 as additive0 on itself: {} B, worst {worst:.3} of tolerance",
+        c.report.payload_bytes
+    );
+}

@@ -300,6 +300,15 @@ impl Settings {
                 off = o * per_cm;
             }
         }
+        // The sidecar's additive settings, else what the source declares (ACL).
+        let additive = match clip.and_then(|c| c.additive.as_ref()) {
+            Some(a) => a.resolve(),
+            None => asset
+                .source_additive
+                .iter()
+                .find(|(n, _)| n == clip_name)
+                .map(|(_, a)| a.clone()),
+        };
         let skeleton = &asset.skeleton;
         let mut limits = JointLimits::uniform(skeleton, off, tol);
         if acl_defaults && self.marker_offset_cm.is_none() {
@@ -343,13 +352,8 @@ impl Settings {
             root_motion: clip
                 .and_then(|c| c.root_motion.as_ref())
                 .and_then(|r| r.joint(skeleton)),
-            additive: clip
-                .and_then(|c| c.additive.as_ref())
-                .and_then(|a| a.resolve()),
-            additive_base: clip
-                .and_then(|c| c.additive.as_ref())
-                .and_then(|a| a.resolve())
-                .and_then(|a| base_pose(asset, &a.base)),
+            additive_base: additive.as_ref().and_then(|a| base_pose(asset, &a.base)),
+            additive,
         }
     }
 
