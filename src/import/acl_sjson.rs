@@ -590,7 +590,8 @@ mod tests {
     #[test]
     fn children_listed_first_are_reordered() {
         let text = "clip = { num_samples = 1 sample_rate = 30 }\nbones = [ { name = \"b\" parent = \"a\" } { name = \"a\" parent = \"\" } ]\ntracks = [ ]\n";
-        let (s, ..) = import(Path::new("x.acl.sjson"), text.as_bytes()).unwrap();
+        let ((s, ..), additive) = import(Path::new("x.acl.sjson"), text.as_bytes()).unwrap();
+        assert!(additive.is_none());
         assert_eq!(s.joints[0].name, "a");
         assert_eq!(s.joints[1].parent, Some(0));
     }
