@@ -1,19 +1,21 @@
 //! A cached clip result as bytes: what `compress` and `report` need back, checked on read.
 //!
 //! Layout (little-endian): magic `SKPC`, `u32` version, the 32-byte key the result belongs
-//! to, then four length-prefixed (`u32`) parts — the clip's name, its `.skp` payload
-//! (docs/FORMAT.md), its local tolerances (`f32` × 3 per joint) and its report (JSON).
+//! to, then five length-prefixed (`u32`) parts — the clip's name, its `.skp` metadata block
+//! and payload (docs/FORMAT.md), its local tolerances (`f32` × 3 per joint) and its report
+//! (JSON).
 //! Reading checks every length against the bytes left, the key, the payload with the
 //! container's own validating reader, and the joint count against the skeleton.
 
 use crate::codec::{ClipReport, CompressedClip};
-use crate::container::payload;
+use crate::codec::runtime::to_transform;
+use crate::container::{meta, payload};
 use crate::model::Skeleton;
 
 use super::Key;
 
 const MAGIC: &[u8; 4] = b"SKPC";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 fn part(out: &mut Vec<u8>, bytes: &[u8]) {
     out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
@@ -27,6 +29,7 @@ pub fn encode(key: &Key, clip: &CompressedClip) -> Vec<u8> {
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(key);
     part(&mut out, clip.name.as_bytes());
+    part(&mut out, &meta::write(&clip.playback));
     part(&mut out, &payload::write(clip));
     let tolerances: Vec<u8> = clip
         .local_tolerance
@@ -76,14 +79,23 @@ pub fn decode(key: &Key, bytes: &[u8], skeleton: &Skeleton) -> Result<Compressed
         return Err("the entry belongs to another key".into());
     }
     let name = std::str::from_utf8(r.part()?).map_err(|_| "name is not UTF-8")?;
+    let meta_bytes = r.part()?;
     let payload_bytes = r.part()?;
     let tolerances = r.part()?;
     let report = r.part()?;
     if r.at != bytes.len() {
         return Err("trailing bytes".into());
     }
-    let rest: Vec<_> = skeleton.joints.iter().map(|j| j.rest).collect();
-    let mut clip = payload::read(payload_bytes, name, &rest).map_err(|e| e.to_string())?;
+    let rest = skeleton.rest_pose();
+    let m = skelpack_runtime::meta::parse(meta_bytes, 0..meta_bytes.len(), name, rest.len())
+        .map_err(|e| e.to_string())?;
+    // As the container reads it: an additive clip's rest tracks decode to its identity.
+    let clip_rest = match &m.additive {
+        Some(a) => vec![to_transform(&skelpack_runtime::additive::identity(a.mode)); rest.len()],
+        None => rest.clone(),
+    };
+    let mut clip = payload::read(payload_bytes, name, &clip_rest).map_err(|e| e.to_string())?;
+    clip.playback = meta::read(&m, meta_bytes);
     if tolerances.len() != rest.len() * 12 {
         return Err("tolerances do not match the skeleton".into());
     }

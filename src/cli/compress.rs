@@ -171,7 +171,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         bail!("--fit-kb writes a .skp (use -o OUT.skp)");
     }
     if ext == "glb" || ext == "gltf" {
-        return write_gltf(&args, &asset, &settings, &output);
+        // glTF has no loop, root-motion or additive flag: its clips are the source's frames.
+        return write_gltf(&args, &asset, &settings.without_playback(), &output);
     }
     if ext != "skp" {
         bail!(

@@ -22,6 +22,7 @@ use serde::Serialize;
 
 use super::skp;
 use super::table::{TrackCounts, clip_header, clip_row};
+use crate::codec::playback::{self, PlaybackInfo};
 use crate::codec::{TrackClass, classify};
 use crate::import::{self, Asset};
 use crate::settings::Settings;
@@ -110,9 +111,14 @@ struct ClipInfo {
     /// FBX sources: every keyed blend (morph) channel with its weight range.
     #[serde(skip_serializing_if = "Option::is_none")]
     morph_weights: Option<Vec<import::fbx::MorphTrack>>,
+    /// `looping`, `root_motion`, `additive` as the asset's sidecar sets them.
+    #[serde(flatten)]
+    playback: PlaybackInfo,
+    /// The last frame returns to the first within tolerance: a loop to mark as such.
+    looping_suggested: bool,
 }
 
-fn describe(asset: &Asset) -> FileInfo {
+fn describe(asset: &Asset, sidecar: &Settings) -> FileInfo {
     let s = &asset.skeleton;
     let root = &s.joints[0];
     let mut tolerance = 0.0;
@@ -132,6 +138,8 @@ fn describe(asset: &Asset) -> FileInfo {
                 .copied()
                 .unwrap_or(0.0);
             let c = classify(s, clip, &resolved.limits);
+            let own = sidecar.resolve(asset, &clip.name);
+            let prepared = playback::prepare(s, clip, &own);
             ClipInfo {
                 name: clip.name.clone(),
                 duration: clip.duration(),
@@ -153,6 +161,8 @@ fn describe(asset: &Asset) -> FileInfo {
                 },
                 layers: fbx_clip.map(|f| f.layers.clone()),
                 morph_weights: fbx_clip.map(|f| f.morphs.clone()),
+                playback: PlaybackInfo::new(&prepared.playback, s),
+                looping_suggested: prepared.closes,
             }
         })
         .collect();
@@ -207,9 +217,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let info = if skp::is_container(f) {
             skp::describe(f).map(Info::Skp)
         } else {
-            import::load(f)
-                .map(|a| Info::Asset(Box::new(describe(&a))))
-                .map_err(Into::into)
+            import::load(f).map_err(Into::into).and_then(|a| {
+                // Playback flags come from the sidecar, when there is one.
+                let path = Settings::sidecar_path(f);
+                let sidecar = if path.is_file() {
+                    Settings::load(&path)?
+                } else {
+                    Settings::default()
+                };
+                Ok(Info::Asset(Box::new(describe(&a, &sidecar))))
+            })
         };
         match info {
             Ok(i) => infos.push(i),

@@ -84,7 +84,9 @@ impl Recompressor {
         control: &Control,
         first_pass: Option<FirstPass>,
     ) -> Result<CompressedClip, CodecError> {
-        let digest = digest(skeleton, clip);
+        // The clip as compressed: a looping clip may have its first frame appended.
+        let prepared = super::playback::prepare(skeleton, clip, settings);
+        let digest = digest(skeleton, &prepared.clip);
         if self.clip != Some(digest) {
             *self = Self {
                 clip: Some(digest),
@@ -94,7 +96,7 @@ impl Recompressor {
         self.encodings
             .begin(settings.method, settings.bits, 3 * skeleton.len());
         self.errors = None;
-        let result = compress_with(self, skeleton, clip, settings, control, first_pass);
+        let result = compress_with(self, skeleton, &prepared, settings, control, first_pass);
         self.encodings.end(result.is_ok());
         let (clip, errors) = result?;
         self.errors = Some(Arc::new(errors));
@@ -124,11 +126,17 @@ impl Recompressor {
         self.reference.clone()
     }
 
-    /// The clip's reference poses (samples and midpoints), computed once.
-    pub(super) fn reference(&mut self, skeleton: &Skeleton, clip: &Clip) -> Arc<Reference> {
+    /// The clip's reference poses (samples and midpoints) of `frames` frames of `source`
+    /// (the clip, or an additive clip on its base), computed once.
+    pub(super) fn reference(
+        &mut self,
+        skeleton: &Skeleton,
+        source: &dyn crate::metric::PoseSource,
+        frames: usize,
+    ) -> Arc<Reference> {
         self.encodings.reference_reused = self.reference.is_some();
         self.reference
-            .get_or_insert_with(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)))
+            .get_or_insert_with(|| Arc::new(Reference::new(skeleton, source, frames)))
             .clone()
     }
 

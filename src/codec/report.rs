@@ -94,6 +94,10 @@ pub struct ClipReport {
     pub repair_iterations: usize,
     pub relaxed_tracks: usize,
     pub compress_ms: f64,
+    /// Looping, root motion and additive flags, the error across the loop wrap and the
+    /// root motion's accumulated error.
+    #[serde(flatten)]
+    pub playback: super::playback::PlaybackReport,
 }
 
 /// Fixed clip header: frame count, rate, start time, joint count, count width, reserved,

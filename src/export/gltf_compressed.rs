@@ -443,6 +443,13 @@ pub fn compressed_gltf(
     for (i, gc) in clips.iter().enumerate() {
         let cc = &gc.compressed;
         let raw = &asset.clips[i];
+        if cc.playback.looping && cc.frame_count == raw.frame_count + 1 {
+            return Err(ExportError::new(format!(
+                "clip '{}' was compressed as a loop with its first frame appended; glTF has no \
+                 loop flag: write a .skp, or compress it for glTF without `looping`",
+                raw.name
+            )));
+        }
         if cc.frame_count != raw.frame_count || !cc.matches(skeleton) {
             return Err(ExportError::new(format!(
                 "compressed clip '{}' does not match clip '{}'",

@@ -86,6 +86,7 @@ mod tests {
             clips: vec![clip],
             meshes: Vec::new(),
             source_tolerance: Some(0.01),
+            source_additive: Vec::new(),
             units,
             warnings: Vec::new(),
             fbx: None,

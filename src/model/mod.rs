@@ -4,6 +4,7 @@
 
 mod ancestry;
 mod clip;
+pub mod playback;
 mod pose;
 mod skeleton;
 mod socket;
