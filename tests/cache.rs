@@ -225,6 +225,42 @@ fn a_folder_cache_serves_every_result_refuses_damaged_ones_and_shards_merge() {
         "the .skp from the cache differs"
     );
 
+    // Clips with playback flags (a loop with root motion, an additive clip on the rest pose
+    // and one in sync with another clip) come back from the cache with their metadata.
+    let character = dir.path().join("character.glb");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/default_character.glb"),
+        &character,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("character.glb.skelpack.toml"),
+        "[clips.Walk]\nlooping = true\nroot_motion = true\n\n\
+         [clips.JumpAttack]\nadditive = { base = \"rest\" }\n\n\
+         [clips.Idle]\nadditive = { base = \"Walk\" }\n",
+    )
+    .unwrap();
+    let plain = dir.path().join("character_plain.skp");
+    let cached = dir.path().join("character_cached.skp");
+    // (Full-body clips marked additive need not hold every joint: the exit code may be 1,
+    // and must be the same from the cache.)
+    let code = skelpack(&["compress", "-o", plain.to_str().unwrap()], &[&character])
+        .status
+        .code();
+    assert!(matches!(code, Some(0 | 1)), "compress exited {code:?}");
+    for round in 0..2 {
+        let out = skelpack(
+            &["compress", "--cache", cache_arg, "-o", cached.to_str().unwrap()],
+            &[&character],
+        );
+        assert_eq!(out.status.code(), code);
+        assert_eq!(counts(&out.stderr).hits, round * 3, "round {round}");
+    }
+    assert!(
+        std::fs::read(&plain).unwrap() == std::fs::read(&cached).unwrap(),
+        "a .skp with playback flags written from the cache differs"
+    );
+
     // Four shards, merged, give the single run's report byte for byte.
     let mut shard_files = Vec::new();
     let mut shard_clips = 0;
