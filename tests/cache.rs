@@ -37,7 +37,7 @@ fn counts(stderr: &[u8]) -> Counts {
             .next()
             .unwrap_or_else(|| panic!("'{label}' in {line}"));
         before
-            .rsplit(|c: char| c == ' ' || c == ':' || c == ',')
+            .rsplit([' ', ':', ','])
             .find(|w| !w.is_empty())
             .and_then(|w| w.parse().ok())
             .unwrap_or_else(|| panic!("count before '{label}' in {line}"))
@@ -250,7 +250,13 @@ fn a_folder_cache_serves_every_result_refuses_damaged_ones_and_shards_merge() {
     assert!(matches!(code, Some(0 | 1)), "compress exited {code:?}");
     for round in 0..2 {
         let out = skelpack(
-            &["compress", "--cache", cache_arg, "-o", cached.to_str().unwrap()],
+            &[
+                "compress",
+                "--cache",
+                cache_arg,
+                "-o",
+                cached.to_str().unwrap(),
+            ],
             &[&character],
         );
         assert_eq!(out.status.code(), code);

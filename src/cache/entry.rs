@@ -7,8 +7,8 @@
 //! Reading checks every length against the bytes left, the key, the payload with the
 //! container's own validating reader, and the joint count against the skeleton.
 
-use crate::codec::{ClipReport, CompressedClip};
 use crate::codec::runtime::to_transform;
+use crate::codec::{ClipReport, CompressedClip};
 use crate::container::{meta, payload};
 use crate::model::Skeleton;
 
