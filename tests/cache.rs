@@ -415,3 +415,124 @@ fn an_http_cache_in_nginx_serves_every_result_and_a_stopped_server_only_slows_th
     };
     assert_eq!(strip(&stdout), strip(&plain));
 }
+
+/// The files under `dir` with their bytes, by path below `dir`.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files_under(dir)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(&f).unwrap();
+            (f.strip_prefix(dir).unwrap().to_path_buf(), bytes)
+        })
+        .collect()
+}
+
+/// The summary line of `compress --jsonl`.
+fn batch_summary(stdout: &[u8]) -> serde_json::Value {
+    let text = String::from_utf8_lossy(stdout);
+    let last = text.lines().last().expect("a summary line");
+    serde_json::from_str::<serde_json::Value>(last).expect("summary JSON")["summary"].clone()
+}
+
+#[test]
+fn a_compress_batch_shards_by_file_and_a_warm_cache_rewrites_it_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = common::assets();
+    let cache = dir.path().join("cache");
+    let cache_arg = cache.to_str().unwrap();
+    let run = |out: &str, extra: &[&str]| {
+        let out_dir = dir.path().join(out);
+        let mut args = vec!["compress", "--jsonl", "--cache", cache_arg, "--out-dir"];
+        args.push(out_dir.to_str().unwrap());
+        args.extend_from_slice(extra);
+        let out = skelpack(&args, &[&assets]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "compress {extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (batch_summary(&out.stdout), counts(&out.stderr))
+    };
+    let (cold, cold_counts) = run("cold", &[]);
+    let clips = cold["clips"].as_u64().unwrap();
+    let written = cold["written"].as_u64().unwrap();
+    assert!(clips >= 40 && written >= 20, "{cold}");
+    assert_eq!(cold_counts.computed, clips);
+    // Every output is a .skp that opens, below the folder of its source.
+    let outputs = tree(&dir.path().join("cold"));
+    assert_eq!(outputs.len() as u64, written);
+    assert!(
+        outputs
+            .iter()
+            .any(|(p, _)| p.starts_with("acl") && p.extension().unwrap() == "skp")
+    );
+    for (p, _) in &outputs {
+        skelpack_ok(&["inspect"], &[&dir.path().join("cold").join(p)]);
+    }
+
+    let (warm, warm_counts) = run("warm", &[]);
+    assert_eq!(warm["clips"], cold["clips"]);
+    assert_eq!(warm_counts.hits, clips, "{warm_counts:?}");
+    assert_eq!(warm_counts.computed, 0);
+    assert!(
+        tree(&dir.path().join("warm")) == outputs,
+        "a warm batch differs"
+    );
+
+    // Four shards into one folder write every file once: the single run's folder.
+    let mut files = 0;
+    for i in 0..4 {
+        let (s, _) = run("sharded", &["--shard", &format!("{i}/4")]);
+        files += s["files"].as_u64().unwrap();
+        assert_eq!(s["batch_files"], cold["batch_files"]);
+    }
+    assert_eq!(files, cold["files"].as_u64().unwrap());
+    assert!(
+        tree(&dir.path().join("sharded")) == outputs,
+        "the shards' outputs differ from the single run's"
+    );
+}
+
+#[test]
+fn a_gltf_export_comes_from_the_cache_and_a_damaged_one_is_recomputed() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = common::assets().join("CesiumMan.glb");
+    let cache = dir.path().join("cache");
+    let export = |name: &str| {
+        let out = dir.path().join(name);
+        let o = skelpack(
+            &["compress", "--cache", cache.to_str().unwrap(), "-o"],
+            &[&out, &source],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        (std::fs::read(&out).unwrap(), o.stdout, counts(&o.stderr))
+    };
+    let (cold, cold_table, c) = export("cold.glb");
+    assert_eq!((c.hits, c.computed, c.stored), (0, 1, 1), "{c:?}");
+    let (warm, warm_table, c) = export("warm.glb");
+    assert_eq!((c.hits, c.computed), (1, 0), "{c:?}");
+    assert!(warm == cold, "the cached export differs");
+    // The table is the same but for the output's name.
+    let table = String::from_utf8_lossy(&warm_table).replace("warm.glb", "cold.glb");
+    assert_eq!(table, String::from_utf8_lossy(&cold_table));
+
+    // One byte of the cached file changed: refused, recomputed, the same export again.
+    let blobs: Vec<PathBuf> = files_under(&cache.join("cas"))
+        .into_iter()
+        .filter(|b| std::fs::read(b).unwrap().starts_with(b"SKPG"))
+        .collect();
+    assert_eq!(blobs.len(), 1);
+    let mut bytes = std::fs::read(&blobs[0]).unwrap();
+    let at = bytes.len() - 100;
+    bytes[at] ^= 0x20;
+    std::fs::write(&blobs[0], &bytes).unwrap();
+    let (again, _, c) = export("again.glb");
+    assert_eq!((c.rejected, c.computed), (1, 1), "{c:?}");
+    assert!(again == cold, "the recomputed export differs");
+}

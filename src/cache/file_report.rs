@@ -47,32 +47,41 @@ pub fn file_key(path: &Path, bytes: &[u8], settings: &str) -> Option<Key> {
 }
 
 /// Whether a GLB names no buffer outside itself (its JSON chunk's buffers have no `uri`, or
-/// only `data:` ones). Anything unreadable counts as not complete.
+/// only `data:` ones), and with `images` no image either. Anything unreadable counts as not
+/// complete.
+pub(super) fn glb_is_complete_with(bytes: &[u8], images: bool) -> bool {
+    let Some(doc) = glb_json(bytes) else {
+        return false;
+    };
+    let inside = |list: &serde_json::Value| {
+        list.as_array().is_none_or(|items| {
+            items.iter().all(|b| {
+                b.get("uri")
+                    .and_then(|u| u.as_str())
+                    .is_none_or(|u| u.starts_with("data:"))
+            })
+        })
+    };
+    inside(&doc["buffers"]) && (!images || inside(&doc["images"]))
+}
+
 fn glb_is_complete(bytes: &[u8]) -> bool {
+    glb_is_complete_with(bytes, false)
+}
+
+/// The JSON chunk of a GLB, parsed; `None` when `bytes` are not a GLB with one.
+pub(super) fn glb_json(bytes: &[u8]) -> Option<serde_json::Value> {
     let u32_at = |at: usize| {
         bytes
             .get(at..at + 4)
             .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
     };
-    let (Some(len), Some(kind)) = (u32_at(12), u32_at(16)) else {
-        return false;
-    };
+    let (len, kind) = (u32_at(12)?, u32_at(16)?);
     if &bytes[..4] != b"glTF" || kind != 0x4E4F_534A {
-        return false;
+        return None;
     }
-    let Some(json) = bytes.get(20..20usize.saturating_add(len)) else {
-        return false;
-    };
-    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(json) else {
-        return false;
-    };
-    doc["buffers"].as_array().is_none_or(|buffers| {
-        buffers.iter().all(|b| {
-            b.get("uri")
-                .and_then(|u| u.as_str())
-                .is_none_or(|u| u.starts_with("data:"))
-        })
-    })
+    let json = bytes.get(20..20usize.saturating_add(len))?;
+    serde_json::from_slice(json).ok()
 }
 
 /// The stored form of a file report.

@@ -22,6 +22,7 @@ pub mod action;
 pub mod entry;
 pub mod file_report;
 pub mod folder;
+pub mod gltf_export;
 pub mod http;
 pub mod key;
 
@@ -222,6 +223,31 @@ impl ResultCache {
     /// Stores the report of a whole file.
     pub fn put_file_report(&self, key: &Key, json: &[u8]) {
         self.put_blob(key, &file_report::encode(key, json));
+    }
+
+    /// The cached glTF export of `key` to a file of extension `output_ext` (see
+    /// [`gltf_export`]), checked; counted as that many results taken from the cache (one per
+    /// animation). An export computed instead is counted with [`Self::record_computed`].
+    pub fn fetch_export(&self, key: &Key, output_ext: &str) -> Option<gltf_export::CachedExport> {
+        let found = self
+            .lookup_blob(key)
+            .and_then(|blob| self.accept(gltf_export::decode(key, &blob, output_ext)))?;
+        let animations = serde_json::from_str::<Vec<serde_json::Value>>(&found.report_json)
+            .map_or(1, |a| a.len());
+        self.record_hits(animations as u64);
+        Some(found)
+    }
+
+    /// Counts `n` results computed without [`Self::fetch`].
+    pub fn record_computed(&self, n: u64) {
+        self.misses.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Stores a glTF export under `key`.
+    pub fn put_export(&self, key: &Key, export: &gltf_export::CachedExport) {
+        if self.put_blob(key, &gltf_export::encode(key, export)) {
+            self.stored.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Stores `clip` as the result of `key` (the blob first, then the action naming it).

@@ -1,6 +1,9 @@
 //! `skelpack compress INPUT [-o OUT.skp|.glb|.gltf] [settings flags] [--player portable|gltf]
-//! [--drop-rest-channels] [--fit-kb N] [--json] [--force]`: compress every clip of one file, print the
-//! report, write the result atomically.
+//! [--drop-rest-channels] [--fit-kb N] [--json] [--force] [--cache DIR|URL]`: compress every
+//! clip of one file, print the report, write the result atomically.
+//!
+//! Several inputs or a folder, with `--out-dir DIR [--format skp|glb|gltf] [--shard I/N]
+//! [--jsonl]`, make a batch run ([`super::compress_batch`]).
 
 use std::path::{Path, PathBuf};
 
@@ -11,15 +14,17 @@ use serde::Serialize;
 use super::cache_args::{CacheArgs, summary_line};
 use super::table;
 use super::tuning::TuningArgs;
-use crate::cache::ResultCache;
+use crate::cache::{ResultCache, gltf_export};
 use crate::codec::{self, ClipReport, CompressedClip, Control};
 use crate::import::{self, Asset};
 use crate::model::format_mm;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The file to compress (glTF, BVH or ACL clip).
-    pub input: PathBuf,
+    /// The file to compress (glTF, BVH, ACL clip or FBX); several files or folders with
+    /// `--out-dir`.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
     /// Output: `.skp` (default: beside the input), or `.glb` / `.gltf` for a compressed glTF.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -55,10 +60,12 @@ pub struct Args {
     pub fit_kb: Option<f64>,
     #[command(flatten)]
     pub tuning: TuningArgs,
-    /// `.skp` output: take unchanged clips' results from a cache (not used by `--fit-kb` or
-    /// glTF output).
+    /// Take unchanged results from a cache: `.skp` output clip by clip, glTF output file by
+    /// file (sources that read no other file); not used by `--fit-kb`.
     #[command(flatten)]
     pub cache: CacheArgs,
+    #[command(flatten)]
+    pub batch: super::compress_batch::BatchArgs,
 }
 
 #[derive(Serialize)]
@@ -80,6 +87,18 @@ pub fn compress_all(
     settings: &crate::settings::Settings,
     cache: Option<&ResultCache>,
 ) -> anyhow::Result<Vec<CompressedClip>> {
+    Ok(compress_all_counted(asset, settings, cache)?
+        .into_iter()
+        .map(|(c, _)| c)
+        .collect())
+}
+
+/// [`compress_all`], each clip with whether it came from the cache.
+pub fn compress_all_counted(
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+    cache: Option<&ResultCache>,
+) -> anyhow::Result<Vec<(CompressedClip, bool)>> {
     asset
         .clips
         .par_iter()
@@ -87,10 +106,9 @@ pub fn compress_all(
             let resolved = settings.resolve(asset, &clip.name);
             let control = Control::new();
             match cache {
-                Some(c) => c
-                    .compress(&asset.skeleton, clip, &resolved, &control)
-                    .map(|(out, _)| out),
-                None => codec::compress(&asset.skeleton, clip, &resolved, &control),
+                Some(c) => c.compress(&asset.skeleton, clip, &resolved, &control),
+                None => codec::compress(&asset.skeleton, clip, &resolved, &control)
+                    .map(|out| (out, false)),
             }
             .with_context(|| {
                 format!(
@@ -104,6 +122,11 @@ pub fn compress_all(
 }
 
 fn default_output(input: &Path) -> PathBuf {
+    with_output_ext(input, "skp")
+}
+
+/// `input` with its extension (`.acl.sjson` as one) replaced by `ext`.
+pub(super) fn with_output_ext(input: &Path, ext: &str) -> PathBuf {
     let name = input
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -117,7 +140,7 @@ fn default_output(input: &Path) -> PathBuf {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or(name.clone())
         });
-    input.with_file_name(format!("{stem}.skp"))
+    input.with_file_name(format!("{stem}.{ext}"))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -128,40 +151,17 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let asset = import::load(&args.input)?;
-    for w in &asset.warnings {
-        eprintln!("warning: {w}");
+    let single = args.inputs.len() == 1 && !args.inputs[0].is_dir();
+    if !single || args.batch.out_dir.is_some() {
+        return super::compress_batch::run(&args);
     }
-    let (settings, settings_file) = args.tuning.settings_for(&args.input)?;
-    if let Some(w) = settings.unit_warning(&asset) {
-        eprintln!("warning: {w}");
-    }
-    let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
-    let (unknown_joints, unknown_clips) = settings.unknown_names(&asset.skeleton, &names);
-    if !unknown_joints.is_empty() {
-        eprintln!(
-            "warning: settings name joints the skeleton does not have: {}",
-            unknown_joints.join(", ")
-        );
-    }
-    if !unknown_clips.is_empty() {
-        eprintln!(
-            "warning: settings name clips the file does not have: {}",
-            unknown_clips.join(", ")
-        );
-    }
+    let input = args.inputs[0].clone();
+    let (asset, settings, settings_file) = load(&args, &input, "")?;
     let output = args
         .output
         .clone()
-        .unwrap_or_else(|| default_output(&args.input));
-    if same_file(&output, &args.input) && !args.force {
-        bail!(
-            "{}: refusing to overwrite the input (use --force)",
-            output.display()
-        );
-    }
-    crate::fsutil::check_output(&output)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", output.display()))?;
+        .unwrap_or_else(|| default_output(&input));
+    check_target(&args, &input, &output)?;
     let ext = output
         .extension()
         .and_then(|e| e.to_str())
@@ -170,9 +170,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if (ext == "glb" || ext == "gltf") && args.fit_kb.is_some() {
         bail!("--fit-kb writes a .skp (use -o OUT.skp)");
     }
+    let cache = args.cache.open()?;
+    let finish = |cache: &Option<ResultCache>| {
+        if let Some(c) = cache {
+            c.finish();
+            eprintln!("{}", summary_line(c));
+        }
+    };
     if ext == "glb" || ext == "gltf" {
-        // glTF has no loop, root-motion or additive flag: its clips are the source's frames.
-        return write_gltf(&args, &asset, &settings.without_playback(), &output);
+        let written = export_gltf(&args, &asset, &settings, &output, cache.as_ref());
+        finish(&cache);
+        return print_gltf(&args, &asset, &settings, &output, written?);
     }
     if ext != "skp" {
         bail!(
@@ -186,21 +194,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             (clips, Some(fit))
         }
         None => {
-            let cache = args.cache.open()?;
-            let clips = compress_all(&asset, &settings, cache.as_ref())?;
-            if let Some(c) = &cache {
-                c.finish();
-                eprintln!("{}", summary_line(c));
-            }
-            (clips, None)
+            let clips = compress_all(&asset, &settings, cache.as_ref());
+            finish(&cache);
+            (clips?, None)
         }
     };
-    let output_bytes = crate::container::write(&output, &asset.skeleton, &clips)
-        .with_context(|| format!("{}: cannot write", output.display()))?;
+    let output_bytes = write_skp(&asset, &clips, &output)?;
     let ok = clips.iter().all(|c| c.report.contract_met);
     if args.json {
         let out = Output {
-            input: args.input.display().to_string(),
+            input: input.display().to_string(),
             output: output.display().to_string(),
             output_bytes,
             settings_file: settings_file.map(|p| p.display().to_string()),
@@ -244,6 +247,49 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let fits = fit.as_ref().is_none_or(|f| f.best.is_some());
     Ok(if ok && fits { 0 } else { 1 })
+}
+
+/// Imports `input` and finds its settings, printing the import's and the settings' warnings
+/// (each line after `prefix`).
+pub(super) fn load(
+    args: &Args,
+    input: &Path,
+    prefix: &str,
+) -> anyhow::Result<(Asset, crate::settings::Settings, Option<PathBuf>)> {
+    let asset = import::load(input)?;
+    for w in &asset.warnings {
+        eprintln!("warning: {prefix}{w}");
+    }
+    let (settings, settings_file) = args.tuning.settings_for(input)?;
+    if let Some(w) = settings.unit_warning(&asset) {
+        eprintln!("warning: {prefix}{w}");
+    }
+    let names: Vec<&str> = asset.clips.iter().map(|c| c.name.as_str()).collect();
+    let (unknown_joints, unknown_clips) = settings.unknown_names(&asset.skeleton, &names);
+    if !unknown_joints.is_empty() {
+        eprintln!(
+            "warning: {prefix}settings name joints the skeleton does not have: {}",
+            unknown_joints.join(", ")
+        );
+    }
+    if !unknown_clips.is_empty() {
+        eprintln!(
+            "warning: {prefix}settings name clips the file does not have: {}",
+            unknown_clips.join(", ")
+        );
+    }
+    Ok((asset, settings, settings_file))
+}
+
+/// Refuses an output that is the input (without `--force`) or cannot be written.
+pub(super) fn check_target(args: &Args, input: &Path, output: &Path) -> anyhow::Result<()> {
+    if same_file(output, input) && !args.force {
+        bail!(
+            "{}: refusing to overwrite the input (use --force)",
+            output.display()
+        );
+    }
+    crate::fsutil::check_output(output).map_err(|e| anyhow::anyhow!("{}: {e}", output.display()))
 }
 
 /// Compresses every clip with its tolerances scaled to fit `kib` KiB of payload together.
@@ -294,29 +340,135 @@ fn fit_line(fit: &codec::size_budget::Fit, unit: crate::model::LengthUnit) -> St
     )
 }
 
-/// Writes a compressed glTF (the input file with its animations replaced), verified as a
-/// glTF player will evaluate it, and prints animation bytes as `animeval.py` counts them.
-fn write_gltf(
-    args: &Args,
+/// Writes `clips` as a `.skp` container; its size in bytes.
+pub(super) fn write_skp(
     asset: &Asset,
-    settings: &crate::settings::Settings,
+    clips: &[CompressedClip],
     output: &Path,
-) -> anyhow::Result<i32> {
-    let options = crate::export::GltfOptions {
+) -> anyhow::Result<u64> {
+    crate::container::write(output, &asset.skeleton, clips)
+        .with_context(|| format!("{}: cannot write", output.display()))
+}
+
+/// One animation of a glTF export, as the summary table shows it (read back from the
+/// exporter's JSON report, which a cached export keeps).
+#[derive(serde::Deserialize)]
+pub(super) struct AnimationLine {
+    pub name: String,
+    pub original_bytes: usize,
+    pub exported_bytes: usize,
+    pub stored_bytes: usize,
+    pub max_error: f32,
+    pub worst_ratio: f32,
+}
+
+/// A glTF export as written (or taken from the cache).
+pub(super) struct GltfWritten {
+    /// The exporter's JSON report, exactly as `--json` prints it.
+    pub report_json: String,
+    pub animations: Vec<AnimationLine>,
+    pub warnings: Vec<String>,
+    pub from_cache: bool,
+}
+
+impl GltfWritten {
+    /// Whether every animation holds its tolerance.
+    pub fn ok(&self) -> bool {
+        self.animations.iter().all(|a| a.worst_ratio <= 1.0)
+    }
+}
+
+/// The export options the flags ask for.
+fn gltf_options(args: &Args) -> crate::export::GltfOptions {
+    crate::export::GltfOptions {
         player: crate::export::Player::parse(&args.player).unwrap_or_default(),
         drop_rest_channels: args.drop_rest_channels,
         meshopt: args.meshopt.as_deref().map(|m| match m {
             "fallback" => crate::export::meshopt::Fallback::Kept,
             _ => crate::export::meshopt::Fallback::None,
         }),
+    }
+}
+
+/// Writes a compressed glTF (the input file with its animations replaced), verified as a
+/// glTF player will evaluate it, or copies the export a cache holds for the same source,
+/// settings, options and tool.
+pub(super) fn export_gltf(
+    args: &Args,
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+    output: &Path,
+    cache: Option<&ResultCache>,
+) -> anyhow::Result<GltfWritten> {
+    // glTF has no loop, root-motion or additive flag: its clips are the source's frames.
+    let settings = settings.without_playback();
+    let options = gltf_options(args);
+    let ext = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let key = cache
+        .and_then(|_| std::fs::read(&asset.path).ok())
+        .and_then(|bytes| {
+            gltf_export::export_key(
+                &asset.path,
+                &bytes,
+                &format!("{settings:?}"),
+                &format!("{options:?}"),
+                &ext,
+            )
+        });
+    let read = |report_json: String, warnings: Vec<String>, from_cache: bool| {
+        let animations =
+            serde_json::from_str(&report_json).context("the export's report does not read back")?;
+        anyhow::Ok(GltfWritten {
+            report_json,
+            animations,
+            warnings,
+            from_cache,
+        })
     };
-    let result = crate::export::compress_to_gltf(asset, settings, output, &options, args.force)?;
-    for w in &result.warnings {
+    if let (Some(cache), Some(key)) = (cache, &key)
+        && let Some(hit) = cache.fetch_export(key, &ext)
+    {
+        crate::fsutil::write_atomic(output, &hit.output)
+            .with_context(|| format!("{}: cannot write", output.display()))?;
+        return read(hit.report_json, hit.warnings, true);
+    }
+    let result = crate::export::compress_to_gltf(asset, &settings, output, &options, args.force)?;
+    let report_json = serde_json::to_string_pretty(&result.animations)?;
+    if let Some(cache) = cache {
+        cache.record_computed(result.animations.len() as u64);
+    }
+    if let (Some(cache), Some(key)) = (cache, &key)
+        && let Ok(bytes) = std::fs::read(output)
+    {
+        cache.put_export(
+            key,
+            &gltf_export::CachedExport {
+                report_json: report_json.clone(),
+                warnings: result.warnings.clone(),
+                output: bytes,
+            },
+        );
+    }
+    read(report_json, result.warnings, false)
+}
+
+/// Prints what [`export_gltf`] wrote: animation bytes as `animeval.py` counts them.
+fn print_gltf(
+    args: &Args,
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+    output: &Path,
+    written: GltfWritten,
+) -> anyhow::Result<i32> {
+    for w in &written.warnings {
         eprintln!("warning: {}: {w}", output.display());
     }
-    let ok = result.animations.iter().all(|a| a.worst_ratio <= 1.0);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&result.animations)?);
+        println!("{}", written.report_json);
     } else {
         // A BVH / ACL source was exported in metres.
         let unit = if crate::export::metres::converts(asset.format) {
@@ -328,7 +480,7 @@ fn write_gltf(
             "{:<40} {:>12} {:>12} {:>10} {:>8} {:>10} {:>6}  ok",
             "animation", "original B", "exported B", "stored B", "ratio", "max err", "ratio"
         );
-        for a in &result.animations {
+        for a in &written.animations {
             println!(
                 "{:<40} {:>12} {:>12} {:>10} {:>7.2}x {:>8.4}mm {:>6.2}  {}",
                 a.name,
@@ -344,5 +496,5 @@ fn write_gltf(
         let bytes = std::fs::metadata(output).map(|m| m.len()).unwrap_or(0);
         println!("wrote {} ({bytes} bytes)", output.display());
     }
-    Ok(if ok { 0 } else { 1 })
+    Ok(if written.ok() { 0 } else { 1 })
 }

@@ -3,6 +3,7 @@
 
 mod cache_args;
 mod compress;
+mod compress_batch;
 mod convert;
 mod inspect;
 mod make_character;
