@@ -20,6 +20,7 @@ pub const TARGETS: &[(&str, Body)] = &[
     ("settings", settings),
     ("decode_skp", decode_skp),
     ("compress", compress),
+    ("cache_entry", cache_entry),
 ];
 
 /// An asset or a one-line error that names the file, never a panic.
@@ -180,4 +181,49 @@ fn same(a: &[JointPose], b: &[JointPose]) -> bool {
         v
     };
     a.iter().zip(b).all(|(x, y)| bits(x) == bits(y))
+}
+
+/// The skeleton cache entries are decoded against in [`cache_entry`]: the one of
+/// [`CACHE_BVH`], whose clip results the committed seeds hold.
+pub const CACHE_BVH: &str = "HIERARCHY\nROOT Hips\n{\n  OFFSET 0 0 0\n  CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation\n  JOINT Spine\n  {\n    OFFSET 0 10 0\n    CHANNELS 3 Zrotation Xrotation Yrotation\n    JOINT Head\n    {\n      OFFSET 0 10 0\n      CHANNELS 3 Zrotation Xrotation Yrotation\n      End Site\n      {\n        OFFSET 0 5 0\n      }\n    }\n  }\n}\nMOTION\nFrames: 4\nFrame Time: 0.0333333\n0 90 0 0 0 0 0 0 0 0 0 0\n1 90 0 5 0 0 10 0 0 5 0 0\n2 91 0 10 0 0 20 0 0 10 0 0\n3 90 0 5 0 0 10 0 0 5 0 0\n";
+
+/// Bytes a result cache hands back, through every reader of cache values: the `ActionResult`
+/// parser, the clip-result decoder (on [`CACHE_BVH`]'s skeleton), the whole-file report and
+/// the glTF export decoders. The key is taken from where each entry keeps it, so mutations
+/// get past the foreign-key check to the parsers behind it. An error, or a value that
+/// encodes back to the same bytes (exports) or decodes again (clip results); never a panic,
+/// never an allocation beyond what the bytes hold.
+pub fn cache_entry(data: &[u8]) {
+    use skelpack::cache::{action, entry, file_report, gltf_export};
+    let key_at = |at: usize| -> [u8; 32] {
+        data.get(at..at + 32)
+            .and_then(|k| k.try_into().ok())
+            .unwrap_or([0; 32])
+    };
+    let _ = action::parse(data);
+    let _ = file_report::decode(&key_at(4), data);
+    for ext in ["glb", "gltf"] {
+        if let Ok(e) = gltf_export::decode(&key_at(4), data, ext) {
+            assert_eq!(
+                gltf_export::encode(&key_at(4), &e),
+                data,
+                "an accepted export does not encode back to its bytes"
+            );
+        }
+    }
+    thread_local! {
+        static SKELETON: skelpack::model::Skeleton = skelpack::import::load_bytes(
+            Path::new("/nonexistent-skelpack-fuzz/cache.bvh"),
+            CACHE_BVH.as_bytes(),
+        )
+        .expect("the cache fuzz skeleton imports")
+        .skeleton;
+    }
+    SKELETON.with(|skeleton| {
+        let key = key_at(8);
+        if let Ok(clip) = entry::decode(&key, data, skeleton) {
+            let again = entry::encode(&key, &clip);
+            entry::decode(&key, &again, skeleton).expect("a re-encoded result decodes");
+        }
+    });
 }

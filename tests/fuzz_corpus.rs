@@ -36,3 +36,27 @@ fn every_committed_fuzz_input_runs_without_a_panic() {
     assert!(failures.is_empty(), "panicked on: {failures:#?}");
     eprintln!("{total} fuzz inputs ran clean");
 }
+
+/// The committed cache seeds are real entries of `entry::CACHE_BVH`'s clip (made by
+/// `skelpack report --cache` and `compress -o x.glb --cache` on that file), so mutations of
+/// them reach the decoders' depths: each must still be accepted as it is. When an entry format
+/// changes, make them again that way.
+#[test]
+fn the_cache_seeds_are_accepted_entries() {
+    use skelpack::cache::{entry as clip_entry, file_report, gltf_export};
+    let dir = regressions().join("cache_entry");
+    let read = |name: &str| std::fs::read(dir.join(name)).unwrap();
+    let key = |bytes: &[u8], at: usize| -> [u8; 32] { bytes[at..at + 32].try_into().unwrap() };
+    let skeleton = skelpack::import::load_bytes(
+        std::path::Path::new("cache.bvh"),
+        entry::CACHE_BVH.as_bytes(),
+    )
+    .unwrap()
+    .skeleton;
+    let clip = read("seed-clip-result");
+    clip_entry::decode(&key(&clip, 8), &clip, &skeleton).expect("the clip-result seed");
+    let report = read("seed-file-report");
+    file_report::decode(&key(&report, 4), &report).expect("the file-report seed");
+    let export = read("seed-gltf-export");
+    gltf_export::decode(&key(&export, 4), &export, "glb").expect("the glTF-export seed");
+}
