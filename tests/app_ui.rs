@@ -841,3 +841,46 @@ fn open_without_a_native_dialog_offers_the_path_prompt() {
     h.run();
     assert!(h.query_by_label(Purpose::Open.title()).is_none());
 }
+
+/// The app reads and writes the shared result cache as `compress` and `report` do: a second
+/// app takes the first one's result from it (the same payload), and `report` accepts what
+/// the app stored.
+#[test]
+fn a_shared_cache_serves_a_second_app_and_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = app_harness::shared_asset("CesiumMan.glb");
+    let opts = skelpack::app::StartOptions {
+        file: Some(file.clone()),
+        ignore_storage: true,
+        cache: Some((dir.path().display().to_string(), 64 << 20)),
+        ..Default::default()
+    };
+    let payload = |h: &Harness<'static, App>| {
+        let doc = h.state().document().unwrap();
+        let r = doc.result.clone().unwrap();
+        let skp =
+            skelpack::container::to_bytes(&doc.asset.skeleton, std::slice::from_ref(&*r.clip));
+        (r.from_cache, skp)
+    };
+    let mut first = app_harness::open_with(opts.clone(), SIZE);
+    settle(&mut first);
+    let (hit, computed) = payload(&first);
+    assert!(!hit, "an empty cache served a result");
+    drop(first);
+    let mut second = app_harness::open_with(opts, SIZE);
+    settle(&mut second);
+    let (hit, cached) = payload(&second);
+    assert!(hit, "the second app computed the clip again");
+    assert!(cached == computed, "the cached payload differs");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args(["report", "--cache"])
+        .arg(dir.path())
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cache") && stderr.contains(" 1 from the cache"),
+        "{stderr}"
+    );
+}

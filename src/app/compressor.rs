@@ -11,6 +11,9 @@ use crate::metric::{self, Attribution, ErrorReport, PoseSource, Reference, measu
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
 
+/// The result cache shared with other runs ([`crate::cache`]).
+pub type SharedCache = crate::cache::ResultCache;
+
 /// A decoded pose source the viewport can sample (the compressed clip).
 pub type SharedPoses = Arc<dyn PoseSource + Send + Sync>;
 
@@ -53,6 +56,8 @@ pub struct Compressed {
     /// is on screen for a moment, and computing it would delay both it and the refined
     /// result behind it.
     pub attribution: Option<Arc<Attribution>>,
+    /// Taken from the shared result cache (not computed by this app).
+    pub from_cache: bool,
 }
 
 /// Most marker evaluations the "caused" heatmap may cost (about 0.1 s on this machine);
@@ -80,6 +85,7 @@ pub fn compress(
         settings,
         control,
         None,
+        None,
     )
 }
 
@@ -88,7 +94,10 @@ pub fn compress(
 /// `first_pass`, when given, receives the first pass, measured, as soon as it exists (every
 /// joint within tolerance, before relaxation makes the clip smaller): after an edit it is
 /// ready in milliseconds, so the window shows the new tolerance's result at once and the
-/// refined one replaces it.
+/// refined one replaces it. With a shared `cache`, a result it holds for the same clip,
+/// settings and codec is shown at once (measured here), and one computed is stored in it:
+/// the memo's result is the full compression's byte for byte, so it is the one `compress`
+/// and `report` would store.
 pub fn recompress(
     memo: &mut Recompressor,
     skeleton: &Skeleton,
@@ -96,8 +105,27 @@ pub fn recompress(
     settings: &Resolved,
     control: &Control,
     first_pass: Option<&mut (dyn FnMut(Compressed) + Send)>,
+    cache: Option<&SharedCache>,
 ) -> Result<Compressed, Failure> {
     let start = Instant::now();
+    let key = cache.map(|_| crate::cache::key::clip_key(skeleton, clip, settings));
+    if let (Some(cache), Some(key)) = (cache, &key)
+        && let Some(hit) = cache.fetch(key, skeleton)
+    {
+        let reference = Reference::new(skeleton, clip, clip.frame_count);
+        let errors = measure(skeleton, &reference, &hit, &settings.limits, true);
+        let mut out = measured(
+            skeleton,
+            clip,
+            settings,
+            Arc::new(hit),
+            errors,
+            start,
+            false,
+        );
+        out.from_cache = true;
+        return Ok(out);
+    }
     let mut show = first_pass.map(|first_pass| {
         move |c: CompressedClip, _: &Reference, errors: &ErrorReport| {
             if !control.is_cancelled() {
@@ -128,6 +156,9 @@ pub fn recompress(
         })?;
     if control.is_cancelled() {
         return Err(Failure::Cancelled);
+    }
+    if let (Some(cache), Some(key)) = (cache, &key) {
+        cache.put(key, &c);
     }
     let c = Arc::new(c);
     // The codec measured its result already: its matrix, judged against the tolerances
@@ -194,5 +225,6 @@ fn measured(
         elapsed: start.elapsed(),
         refining,
         attribution,
+        from_cache: false,
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use super::compressor::{self, Compressed, Control, Failure};
 
+use crate::cache::ResultCache;
 use crate::codec::Recompressor;
 use crate::import::Asset;
 use crate::settings::Resolved;
@@ -41,6 +42,8 @@ pub struct Jobs {
     waker: Option<Arc<dyn Fn() + Send + Sync>>,
     /// What the last jobs on one (document, clip) computed, for the next job on it.
     memo: Option<Memo>,
+    /// The shared result cache final results are taken from and written to.
+    cache: Option<Arc<ResultCache>>,
 }
 
 /// The incremental state of one document's clip.
@@ -59,6 +62,7 @@ impl Default for Jobs {
             running: None,
             waker: None,
             memo: None,
+            cache: None,
         }
     }
 }
@@ -66,6 +70,11 @@ impl Default for Jobs {
 impl Jobs {
     pub fn set_waker(&mut self, waker: Arc<dyn Fn() + Send + Sync>) {
         self.waker = Some(waker);
+    }
+
+    /// Takes final results from `cache` when it holds them, and stores those computed.
+    pub fn set_cache(&mut self, cache: Arc<ResultCache>) {
+        self.cache = Some(cache);
     }
 
     /// Cancels any running job and starts one for `key` at once, which sends its first pass
@@ -89,6 +98,7 @@ impl Jobs {
         let waker = self.waker.clone();
         let c = control.clone();
         let memo = self.memo_for(key);
+        let cache = self.cache.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("compress clip {}", key.clip))
             .spawn(move || {
@@ -121,6 +131,7 @@ impl Jobs {
                         &settings,
                         &c,
                         first_passes.then_some(&mut first_pass),
+                        cache.as_deref(),
                     )
                 }))
                 .unwrap_or_else(|_| Err(Failure::Error("the compressor panicked".into())));

@@ -47,8 +47,14 @@ pub fn native_options(persist: bool, vsync: bool) -> eframe::NativeOptions {
 
 /// Opens the app on `file` (or the default character); returns the process exit code.
 pub fn run(file: Option<PathBuf>) -> i32 {
+    // The shared result cache, as `compress` and `report` find it.
+    let cache = std::env::var("SKELPACK_CACHE")
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| (s.trim().to_string(), 4096 << 20));
     let opts = StartOptions {
         file,
+        cache,
         ..Default::default()
     };
     match eframe::run_native(

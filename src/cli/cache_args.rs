@@ -19,17 +19,21 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
-    /// The cache these flags name, if any.
-    pub fn open(&self) -> anyhow::Result<Option<ResultCache>> {
+    /// The cache these flags name and a folder's bound in bytes, unopened.
+    pub fn spec(&self) -> Option<(String, u64)> {
         match self.cache.as_deref().map(str::trim) {
             Some(spec) if !spec.is_empty() && !self.no_cache => {
-                let bytes = self.cache_max_mb.saturating_mul(1 << 20);
-                Ok(Some(
-                    ResultCache::open(spec, bytes).map_err(anyhow::Error::msg)?,
-                ))
+                Some((spec.to_string(), self.cache_max_mb.saturating_mul(1 << 20)))
             }
-            _ => Ok(None),
+            _ => None,
         }
+    }
+
+    /// The cache these flags name, if any.
+    pub fn open(&self) -> anyhow::Result<Option<ResultCache>> {
+        self.spec()
+            .map(|(spec, bytes)| ResultCache::open(&spec, bytes).map_err(anyhow::Error::msg))
+            .transpose()
     }
 }
 

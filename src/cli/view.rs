@@ -44,6 +44,10 @@ pub struct Args {
     /// The window's size in points, `WIDTHxHEIGHT` (default 1600x960).
     #[arg(long, value_parser = parse_size)]
     pub window: Option<[f32; 2]>,
+    /// The shared result cache: final results of unchanged clips are taken from it, and
+    /// those computed are stored.
+    #[command(flatten)]
+    pub cache: super::cache_args::CacheArgs,
 }
 
 fn parse_size(s: &str) -> Result<[f32; 2], String> {
@@ -74,6 +78,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         dashboard: a.dashboard,
         measure_idle: a.measure_idle,
         window: a.window,
+        cache: a.cache.spec(),
     };
     let outcome = run_auto(opts).map_err(anyhow::Error::msg)?;
     if let (Some(first), Some(last)) = (outcome.open_first_ms, outcome.open_final_ms) {

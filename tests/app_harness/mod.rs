@@ -22,21 +22,24 @@ pub fn pin_backend() {
 /// The app on `file` (None: the default character) in a `size` window, without storage;
 /// nothing waited for.
 pub fn open(file: Option<PathBuf>, size: [f32; 2]) -> Harness<'static, App> {
+    open_with(
+        StartOptions {
+            file,
+            ignore_storage: true,
+            ..Default::default()
+        },
+        size,
+    )
+}
+
+/// The app started with `opts` in a `size` window; nothing waited for.
+pub fn open_with(opts: StartOptions, size: [f32; 2]) -> Harness<'static, App> {
     pin_backend();
     Harness::builder()
         .with_size(size)
         .with_max_steps(30)
         .wgpu()
-        .build_eframe(move |cc| {
-            App::with_options(
-                cc,
-                StartOptions {
-                    file,
-                    ignore_storage: true,
-                    ..Default::default()
-                },
-            )
-        })
+        .build_eframe(move |cc| App::with_options(cc, opts))
 }
 
 /// Steps a frame or two (queued actions run), waits for the compressed result (the refined

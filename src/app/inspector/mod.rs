@@ -80,6 +80,9 @@ pub struct StartOptions {
     pub dashboard: bool,
     /// The window's inner size in points (None: 1600 x 960).
     pub window: Option<[f32; 2]>,
+    /// The shared result cache (`--cache` / `SKELPACK_CACHE`: a folder or an HTTP URL) and a
+    /// folder's size bound in bytes: final results are taken from it and written to it.
+    pub cache: Option<(String, u64)>,
 }
 
 /// The application: state grouped by concern, each group in its own module.
@@ -123,6 +126,16 @@ impl App {
         clips
             .jobs
             .set_waker(Arc::new(move || ctx.request_repaint()));
+        let shared_cache = opts.cache.as_ref().and_then(|(spec, max_bytes)| {
+            crate::cache::ResultCache::open(spec, *max_bytes)
+                .map_err(|e| eprintln!("warning: {e}; the app runs without it"))
+                .ok()
+                .map(Arc::new)
+        });
+        if let Some(c) = &shared_cache {
+            jobs.set_cache(c.clone());
+            clips.jobs.set_cache(c.clone());
+        }
         let (recent, view) = match (cc.storage, opts.ignore_storage) {
             (Some(s), false) => (
                 eframe::get_value(s, RECENT_KEY).unwrap_or_default(),
@@ -143,6 +156,7 @@ impl App {
             work: Work {
                 jobs,
                 clips,
+                shared_cache: shared_cache.map(work::SharedCache),
                 ..Default::default()
             },
             measure: Measure {

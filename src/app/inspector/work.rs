@@ -15,4 +15,18 @@ pub(super) struct Work {
     pub(super) export_job: Option<ExportJob>,
     /// The clip dashboard's jobs, results and size search.
     pub(super) clips: ClipWork,
+    /// The result cache shared with other runs and machines, if one is set (the jobs hold
+    /// it too; this one trims a folder when the app closes).
+    #[expect(dead_code, reason = "held for its Drop")]
+    pub(super) shared_cache: Option<SharedCache>,
+}
+
+/// The shared result cache ([`crate::cache`]); a folder is trimmed to its size bound when
+/// the app closes.
+pub(super) struct SharedCache(pub(super) std::sync::Arc<crate::cache::ResultCache>);
+
+impl Drop for SharedCache {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
 }

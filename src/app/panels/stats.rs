@@ -241,7 +241,11 @@ fn result(ui: &mut egui::Ui, doc: &Document, r: &Compressed) {
         kv(
             ui,
             "Time",
-            format!("{:.1} ms", r.elapsed.as_secs_f64() * 1e3),
+            if r.from_cache {
+                format!("{:.1} ms (from the cache)", r.elapsed.as_secs_f64() * 1e3)
+            } else {
+                format!("{:.1} ms", r.elapsed.as_secs_f64() * 1e3)
+            },
         );
     });
     egui::CollapsingHeader::new("Bytes by section")
