@@ -46,21 +46,112 @@ fn switch_report(
     limits: &[JointLimits],
     player: Player,
 ) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
-    let mut pairs = Pairs::default();
+    let mut pairs = Pairs::new(keyed, clips.len());
     pairs.update(skeleton, raws, keyed, clips, limits, player, None);
     pairs.report(skeleton.len())
 }
 
-/// Every clip sampled and every ordered pair (a, b) measured ([`after_every_stop`]), kept
-/// between rounds so that only the pairs of re-encoded clips are measured again.
-#[derive(Default)]
+/// Which ordered pairs of clips need measuring. A clip b started after a clip a shows what a
+/// left set only on the properties a keys and b does not; where b keys everything a keys
+/// (clips exported with the same channels, as most libraries are) b's start overwrites the
+/// whole state and the pair holds as b holds alone. Clips are grouped by the properties
+/// they key, and the relation is decided once per pair of groups, so a file of 10,000 clips
+/// keying the same channels costs nothing here, and its memory does not grow with the
+/// square of its clips.
+struct Reach {
+    /// Per clip b, the clips a (in order) whose stop states b can show.
+    partners: Vec<Vec<usize>>,
+}
+
+impl Reach {
+    fn new(keyed: &[Vec<[bool; 3]>], clips: usize) -> Self {
+        use std::collections::HashMap;
+        let mut groups: HashMap<&[[bool; 3]], usize> = HashMap::new();
+        let mut signatures: Vec<&[[bool; 3]]> = Vec::new();
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        let mut group_of = Vec::with_capacity(clips);
+        for i in 0..clips {
+            let sig: &[[bool; 3]] = keyed.get(i).map_or(&[], |k| k.as_slice());
+            let g = *groups.entry(sig).or_insert_with(|| {
+                signatures.push(sig);
+                members.push(Vec::new());
+                signatures.len() - 1
+            });
+            members[g].push(i);
+            group_of.push(g);
+        }
+        // `leaves[ga][gb]`: a clip of group ga keys a property a clip of group gb does not.
+        let key = |sig: &[[bool; 3]], j: usize| sig.get(j).copied().unwrap_or([false; 3]);
+        let leaves: Vec<Vec<bool>> = signatures
+            .iter()
+            .map(|&sa| {
+                signatures
+                    .iter()
+                    .map(|&sb| {
+                        (0..sa.len().max(sb.len()))
+                            .any(|j| (0..3).any(|k| key(sa, j)[k] && !key(sb, j)[k]))
+                    })
+                    .collect()
+            })
+            .collect();
+        let partners = (0..clips)
+            .map(|b| {
+                let gb = group_of[b];
+                let mut from: Vec<usize> = (0..members.len())
+                    .filter(|&ga| leaves[ga][gb])
+                    .flat_map(|ga| members[ga].iter().copied())
+                    .collect();
+                from.sort_unstable();
+                from
+            })
+            .collect();
+        Self { partners }
+    }
+
+    /// Whether clip `i` is in any pair that needs measuring.
+    fn involved(&self) -> Vec<bool> {
+        let mut out: Vec<bool> = self.partners.iter().map(|p| !p.is_empty()).collect();
+        for p in &self.partners {
+            for &a in p {
+                out[a] = true;
+            }
+        }
+        out
+    }
+}
+
+/// Every clip in a pair sampled, and every pair that needs it measured
+/// ([`after_every_stop`]), kept between rounds so that only the pairs of re-encoded clips are
+/// measured again.
 struct Pairs {
+    reach: Reach,
+    involved: Vec<bool>,
     sampled: Vec<Sampled>,
-    /// `[b][a]`.
+    /// Per clip b, the measure after each of `reach.partners[b]`.
     after: Vec<Vec<AfterStops>>,
 }
 
+/// A clip in no pair: never read.
+fn unsampled() -> Sampled {
+    Sampled {
+        points: 0,
+        local: Vec::new(),
+        local_m: Vec::new(),
+        clean: Vec::new(),
+    }
+}
+
 impl Pairs {
+    fn new(keyed: &[Vec<[bool; 3]>], clips: usize) -> Self {
+        let reach = Reach::new(keyed, clips);
+        Self {
+            involved: reach.involved(),
+            reach,
+            sampled: Vec::new(),
+            after: Vec::new(),
+        }
+    }
+
     /// Samples and measures again the clips `changed` says (every clip when `None`), and
     /// every pair one of them is in.
     #[allow(clippy::too_many_arguments)]
@@ -75,13 +166,22 @@ impl Pairs {
         changed: Option<&[bool]>,
     ) {
         use rayon::prelude::*;
-        let n = skeleton.len();
         let changed = |i: usize| changed.is_none_or(|c| c[i]);
+        let first = self.sampled.len() != clips.len();
+        let involved = &self.involved;
         let fresh: Vec<Option<Sampled>> = (0..clips.len())
             .into_par_iter()
-            .map(|i| changed(i).then(|| Sampled::new(skeleton, &raws[i], &clips[i], player)))
+            .map(|i| {
+                (first || changed(i)).then(|| {
+                    if involved[i] {
+                        Sampled::new(skeleton, &raws[i], &clips[i], player)
+                    } else {
+                        unsampled()
+                    }
+                })
+            })
             .collect();
-        if self.sampled.len() != clips.len() {
+        if first {
             self.sampled = fresh.into_iter().map(|s| s.expect("all sampled")).collect();
         } else {
             for (i, s) in fresh.into_iter().enumerate() {
@@ -91,35 +191,29 @@ impl Pairs {
             }
         }
         let sampled = &self.sampled;
+        let partners = &self.reach.partners;
         let redo: Vec<Vec<Option<AfterStops>>> = (0..clips.len())
             .into_par_iter()
             .map(|b| {
-                (0..clips.len())
-                    .map(|a| {
-                        (changed(a) || changed(b)).then(|| {
-                            if a == b {
-                                AfterStops {
-                                    ratio: vec![0.0; n],
-                                    blame: vec![0.0; n],
-                                }
-                            } else {
-                                after_every_stop(skeleton, sampled, keyed, &limits[b], a, b)
-                            }
-                        })
+                partners[b]
+                    .iter()
+                    .map(|&a| {
+                        (first || changed(a) || changed(b))
+                            .then(|| after_every_stop(skeleton, sampled, keyed, &limits[b], a, b))
                     })
                     .collect()
             })
             .collect();
-        if self.after.len() != clips.len() {
+        if first {
             self.after = redo
                 .into_iter()
                 .map(|row| row.into_iter().map(|x| x.expect("all measured")).collect())
                 .collect();
         } else {
             for (b, row) in redo.into_iter().enumerate() {
-                for (a, x) in row.into_iter().enumerate() {
+                for (slot, x) in row.into_iter().enumerate() {
                     if let Some(x) = x {
-                        self.after[b][a] = x;
+                        self.after[b][slot] = x;
                     }
                 }
             }
@@ -132,7 +226,7 @@ impl Pairs {
         let mut ratios = vec![vec![0.0f32; n]; m];
         let mut blame = vec![vec![0.0f32; n]; m];
         for (b, row) in self.after.iter().enumerate() {
-            for (a, r) in row.iter().enumerate() {
+            for (&a, r) in self.reach.partners[b].iter().zip(row) {
                 for j in 0..n {
                     ratios[b][j] = ratios[b][j].max(r.ratio[j]);
                     blame[a][j] = blame[a][j].max(r.blame[j]);
@@ -167,7 +261,7 @@ pub fn hold_switches(
     if clips.len() < 2 {
         return Ok(vec![0.0; clips.len()]);
     }
-    let mut pairs = Pairs::default();
+    let mut pairs = Pairs::new(keyed, clips.len());
     pairs.update(skeleton, raws, keyed, clips, &limits, options.player, None);
     let (mut ratios, mut blame) = pairs.report(skeleton.len());
     for _ in 0..MAX_ROUNDS {
@@ -217,4 +311,35 @@ pub fn hold_switches(
         .iter()
         .map(|r| r.iter().copied().fold(0.0, f32::max))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Reach;
+
+    #[test]
+    fn only_clips_that_leave_a_property_unkeyed_reach_another() {
+        let (t, f) = (true, false);
+        // 0 and 1 key the same; 2 keys less (a joint's rotation only); 3 keys more.
+        let full = vec![[t, t, f], [f, t, f]];
+        let keyed = vec![
+            full.clone(),
+            full.clone(),
+            vec![[f, t, f], [f, t, f]],
+            vec![[t, t, t], [f, t, f], [f, t, f]],
+        ];
+        let reach = Reach::new(&keyed, 4);
+        // b = 0, 1, 2 show what 3 leaves (its scale, its third joint); 2 also what 0 and 1
+        // leave (the first joint's translation); 3 keys everything the others do.
+        assert_eq!(
+            reach.partners,
+            vec![vec![3], vec![3], vec![0, 1, 3], vec![]]
+        );
+        assert_eq!(reach.involved(), vec![true; 4]);
+        // Ten thousand clips keying the same: no pair at all.
+        let same = vec![full; 10_000];
+        let reach = Reach::new(&same, same.len());
+        assert!(reach.partners.iter().all(Vec::is_empty));
+        assert!(!reach.involved().iter().any(|&x| x));
+    }
 }
