@@ -243,6 +243,73 @@ fn exports_hold_the_tolerance_in_three_js_from_rest_and_after_every_clip_stopped
     );
 }
 
+/// Cycles play on repeat (issue 26): every clip of the files that hold the shared cycles
+/// (Fox's Run and Walk, RobotExpressive's Running and Walking, the default character's
+/// Walk), exported raw and with `--meshopt`, played in three.js with `LoopRepeat` for three
+/// cycles, within tolerance at every key time and midpoint of each cycle and either side of
+/// each wrap, and with the original's duration (three.js wraps at the last key: an export
+/// that ended sooner would wrap early).
+#[test]
+fn looping_clips_hold_across_the_wrap_in_three_js() {
+    require_node();
+    let cycles: Vec<&Export> = exports()
+        .iter()
+        .filter(|e| {
+            let name = label(&e.original);
+            ["Fox.glb", "RobotExpressive.glb", "default_character.glb"].contains(&name.as_str())
+        })
+        .collect();
+    assert_eq!(cycles.len(), 6, "the exports of the cycles' files");
+    let reports = in_pairs(&cycles, |e| {
+        let shell = e.shell.to_string();
+        node_json(
+            "player.mjs",
+            &[&e.original, &e.exported],
+            &["--json", "--shell", &shell, "--loop", "3"],
+        )
+    });
+    let mut failures = Vec::new();
+    let mut looped = Vec::new();
+    for (e, r) in cycles.iter().zip(&reports) {
+        assert_eq!(r["loop_cycles"], 3);
+        for c in r["clips"].as_array().unwrap() {
+            let clip = c["name"].as_str().unwrap();
+            looped.push(clip.to_string());
+            let (d, de) = (
+                c["duration"].as_f64().unwrap(),
+                c["export_duration"].as_f64().unwrap(),
+            );
+            if (d - de).abs() > 1e-6 * d.max(1.0) {
+                failures.push(format!(
+                    "{} '{clip}': lasts {de} s, the original {d} s",
+                    e.label()
+                ));
+            }
+            let m = c["clean"]["max"].as_f64().unwrap();
+            if m > e.tolerance {
+                failures.push(format!(
+                    "{} '{clip}' on repeat: {m:.7} > {} ({} at {})",
+                    e.label(),
+                    e.tolerance,
+                    c["clean"]["joint"],
+                    c["clean"]["time"]
+                ));
+            }
+        }
+    }
+    for cycle in ["Run", "Walk", "Running", "Walking"] {
+        assert!(
+            looped.iter().any(|c| c == cycle),
+            "no clip '{cycle}' looped"
+        );
+    }
+    assert!(
+        failures.is_empty(),
+        "cycles three.js plays beyond the tolerance on repeat:\n{}",
+        failures.join("\n")
+    );
+}
+
 /// What skelpack verifies is what three.js plays (issue 24 item 4): on every export, raw and
 /// `--meshopt`, no clip plays in three.js from rest beyond skelpack's own figure for it (its
 /// rules include three.js' interpolation of stored keys, `Rule::Three`), up to 1% of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--sockets | --morph] [--json]
+// player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--sockets | --morph] [--loop N] [--json]
 //
 // Plays both files in three.js (GLTFLoader + AnimationMixer) and measures how far the export's
 // joints land from the original's, with the project's metric (DESIGN.md §2, the same as
@@ -26,14 +26,17 @@
 // channels): at each time, sum over targets of |Δ influence| x the target's largest vertex
 // offset (three.js' morphAttributes.position, relative) x the mesh's largest world scale
 // in the original: a bound on how far a vertex moves, in scene units.
+// With --loop N every clip plays from rest on repeat (LoopRepeat, as a game plays a cycle) for
+// N cycles, measured at its key times and midpoints in every cycle and just before and after
+// each wrap (the segment from the last key back to the first included); no switching.
 // Distances are in scene units. Exit: 0 measured, 1 usage or load error, 2 a clip or joint of
 // the original is missing from the export (reported, and the rest measured).
 
-import { AnimationMixer, LoopOnce } from 'three';
+import { AnimationMixer, LoopOnce, LoopRepeat } from 'three';
 import { loadGltf, readScalars } from './load.mjs';
 
 const USAGE =
-  'usage: player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--sockets | --morph] [--json]';
+  'usage: player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--sockets | --morph] [--loop N] [--json]';
 
 function parseArgs(argv) {
   const files = [];
@@ -42,9 +45,14 @@ function parseArgs(argv) {
   let sockets = false;
   let morph = false;
   let stops = [0.25, 0.5, 0.75, 1];
+  let loop = 0;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') json = true;
+    else if (a === '--loop') {
+      loop = Number(argv[++i]);
+      if (!(Number.isInteger(loop) && loop >= 1 && loop <= 100)) throw new Error('--loop needs a number of cycles, 1 to 100');
+    }
     else if (a === '--sockets') sockets = true;
     else if (a === '--morph') morph = true;
     else if (a === '--stops') {
@@ -60,7 +68,8 @@ function parseArgs(argv) {
   }
   if (files.length !== 2) throw new Error(USAGE);
   if (sockets && morph) throw new Error('--sockets and --morph measure different things: one at a time');
-  return { original: files[0], exported: files[1], shell, json, stops, sockets, morph };
+  if (loop && (sockets || morph)) throw new Error('--loop measures joints');
+  return { original: files[0], exported: files[1], shell, json, stops, sockets, morph, loop };
 }
 
 const TRS = new Set(['translation', 'rotation', 'scale']);
@@ -186,11 +195,14 @@ function restore(snap) {
 }
 
 /** Starts `clip` on a new mixer over the scene as it stands; returns a function posing time t. */
-function start(scene, clip) {
+function start(scene, clip, repeat = false) {
   const mixer = new AnimationMixer(scene);
   const action = mixer.clipAction(clip);
-  action.setLoop(LoopOnce, 1);
-  action.clampWhenFinished = true;
+  if (repeat) action.setLoop(LoopRepeat, Infinity);
+  else {
+    action.setLoop(LoopOnce, 1);
+    action.clampWhenFinished = true;
+  }
   action.play();
   return (t) => {
     action.enabled = true;
@@ -205,10 +217,10 @@ function start(scene, clip) {
  * Joint matrices (scene-root space, 12 numbers each) of `file` playing `after` (or nothing)
  * to `stop` x its duration and then `clip` at each of `times`.
  */
-function play(file, objects, after, stop, clip, times) {
+function play(file, objects, after, stop, clip, times, repeat = false) {
   restore(file.rest);
   if (after) start(file.gltf.scene, after)(after.duration * stop);
-  const pose = start(file.gltf.scene, clip);
+  const pose = start(file.gltf.scene, clip, repeat);
   const out = new Float64Array(times.length * objects.length * 12);
   let k = 0;
   for (const t of times) {
@@ -311,7 +323,18 @@ function matchClip(o, c, i) {
   return -1;
 }
 
-async function measure(originalPath, exportPath, shell, stops, sockets, morph) {
+/** `times` (one cycle of a clip lasting `duration`) in each of `cycles` cycles, and instants
+ * a thousandth of the duration either side of each wrap. */
+function loopTimes(times, duration, cycles) {
+  const out = [];
+  for (let k = 0; k < cycles; k++) {
+    for (const t of times) out.push(t + k * duration);
+    if (k > 0) out.push(k * duration - duration * 1e-3, k * duration + duration * 1e-3);
+  }
+  return [...new Set(out)].sort((x, y) => x - y);
+}
+
+async function measure(originalPath, exportPath, shell, stops, sockets, morph, loop = 0) {
   const o = await loadGltf(originalPath);
   const c = await loadGltf(exportPath);
   for (const f of [o, c]) f.rest = snapshot(f.gltf.scene);
@@ -371,6 +394,23 @@ async function measure(originalPath, exportPath, shell, stops, sockets, morph) {
 
   const results = [];
   for (const B of playable) {
+    if (loop) {
+      const clip = o.gltf.animations[B.o];
+      const times = loopTimes(await sampleTimes(o, anims[B.o]), clip.duration, loop);
+      const ro = play(o, objO, null, 1, clip, times, true);
+      const rc = play(c, objC, null, 1, c.gltf.animations[B.c], times, true);
+      const clean = compare(ro, rc, times, names, offsets);
+      results.push({
+        name: B.name,
+        samples: times.length,
+        duration: clip.duration,
+        export_duration: c.gltf.animations[B.c].duration,
+        clean,
+        after_any: { ...clean, after: null, stop: null },
+        pairs: { [B.name]: clean.max },
+      });
+      continue;
+    }
     const times = await sampleTimes(o, anims[B.o]);
     const run = (A, stop) => {
       if (morph) {
@@ -402,6 +442,7 @@ async function measure(originalPath, exportPath, shell, stops, sockets, morph) {
     player: 'three.js AnimationMixer',
     shell,
     stops,
+    loop_cycles: loop,
     markers: 'physical',
     measured: morph ? 'morph' : sockets ? 'sockets' : 'joints',
     joints: names.length,
@@ -438,7 +479,7 @@ async function main() {
   }
   let r;
   try {
-    r = await measure(args.original, args.exported, args.shell, args.stops, args.sockets, args.morph);
+    r = await measure(args.original, args.exported, args.shell, args.stops, args.sockets, args.morph, args.loop);
   } catch (e) {
     console.error(`player.mjs: ${e.message}`);
     process.exit(1);
