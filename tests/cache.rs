@@ -536,3 +536,37 @@ fn a_gltf_export_comes_from_the_cache_and_a_damaged_one_is_recomputed() {
     assert_eq!((c.rejected, c.computed), (1, 1), "{c:?}");
     assert!(again == cold, "the recomputed export differs");
 }
+
+#[test]
+fn a_conversion_comes_from_the_cache_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    for source in ["pirouette.bvh", "fbx/pab_walk.fbx"] {
+        let source = common::assets().join(source);
+        let convert = |name: &str| {
+            let out = dir.path().join(name);
+            let o = skelpack(
+                &["convert", "--cache", cache.to_str().unwrap()],
+                &[&source, &out],
+            );
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let text = String::from_utf8_lossy(&o.stdout).replace(out.to_str().unwrap(), "OUT");
+            (std::fs::read(&out).unwrap(), text, counts(&o.stderr))
+        };
+        let (cold, cold_text, c) = convert("cold.glb");
+        assert_eq!((c.hits, c.computed, c.stored), (0, 1, 1), "{c:?}");
+        let (warm, warm_text, c) = convert("warm.glb");
+        assert_eq!((c.hits, c.computed), (1, 0), "{c:?}");
+        assert!(
+            warm == cold,
+            "{}: the cached conversion differs",
+            source.display()
+        );
+        assert_eq!(warm_text, cold_text);
+    }
+}

@@ -4,11 +4,16 @@
 //! written in metres, converted from its inferred unit (as `inspect` shows it) or `--unit`
 //! ([`crate::export::metres`]). A `.skp` container is decoded (every frame, at its clip's
 //! rate) into the same kind of scene, in the container's own unit.
+//!
+//! With `--cache`, a conversion of a source that reads no other file is taken from the result
+//! cache when the same bytes were converted with the same options by the same tool
+//! ([`crate::cache::gltf_export`]), and stored there otherwise.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 
+use crate::cache::{ResultCache, gltf_export};
 use crate::export::{metres, write_scene};
 use crate::import;
 use crate::model::LengthUnit;
@@ -26,6 +31,8 @@ pub struct Args {
     /// metre. Default: the unit inferred from the character's proportions.
     #[arg(long)]
     pub unit: Option<String>,
+    #[command(flatten)]
+    pub cache: super::cache_args::CacheArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -44,18 +51,57 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         })?),
         None => None,
     };
+    let cache = args.cache.open()?;
+    let ext = args
+        .output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let key = cache
+        .as_ref()
+        .and_then(|_| std::fs::read(&args.input).ok())
+        .and_then(|bytes| {
+            gltf_export::export_key(&args.input, &bytes, "convert", &format!("{unit:?}"), &ext)
+        });
+    let finish = |cache: &Option<ResultCache>| {
+        if let Some(c) = cache {
+            c.finish();
+            eprintln!("{}", super::cache_args::summary_line(c));
+        }
+    };
+    if let (Some(c), Some(key)) = (&cache, &key)
+        && !same_file(&args.output, &args.input)
+        && let Some(hit) = c.fetch_export(key, &ext)
+        && let Ok(lines) = serde_json::from_str::<Vec<Vec<String>>>(&hit.report_json)
+    {
+        crate::fsutil::write_atomic(&args.output, &hit.output)
+            .with_context(|| format!("{}: cannot write", args.output.display()))?;
+        for w in &hit.warnings {
+            eprintln!("warning: {w}");
+        }
+        for l in lines.concat() {
+            println!(
+                "{}",
+                l.replace("{OUTPUT}", &args.output.display().to_string())
+            );
+        }
+        finish(&cache);
+        return Ok(0);
+    }
     let asset = import::load(&args.input)?;
     for w in &asset.warnings {
         eprintln!("warning: {w}");
     }
+    let mut lines = Vec::new();
     let from = unit.unwrap_or(asset.units.unit);
     let asset = if metres::converts(asset.format) {
         if from != LengthUnit::Metre {
-            println!(
+            lines.push(format!(
                 "{}: lengths converted from {} to metres",
                 args.input.display(),
                 from.name()
-            );
+            ));
         }
         metres::in_metres(&asset, from)
     } else {
@@ -70,12 +116,39 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         args.force,
     )
     .with_context(|| format!("converting {}", args.input.display()))?;
-    println!(
-        "{} -> {}: {} joints, {} clip(s)",
+    lines.push(format!(
+        "{} -> {{OUTPUT}}: {} joints, {} clip(s)",
         args.input.display(),
-        args.output.display(),
         asset.skeleton.len(),
         asset.clips.len()
-    );
+    ));
+    for l in &lines {
+        println!(
+            "{}",
+            l.replace("{OUTPUT}", &args.output.display().to_string())
+        );
+    }
+    if let Some(c) = &cache {
+        c.record_computed(1);
+        if let (Some(key), Ok(output)) = (&key, std::fs::read(&args.output)) {
+            c.put_export(
+                key,
+                &gltf_export::CachedExport {
+                    // One entry: a cached conversion counts as one result.
+                    report_json: serde_json::to_string(&[&lines])?,
+                    warnings: asset.warnings.clone(),
+                    output,
+                },
+            );
+        }
+    }
+    finish(&cache);
     Ok(0)
+}
+
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
 }
