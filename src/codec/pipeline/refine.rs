@@ -1,0 +1,22 @@
+//! The refine pass: relaxation again, with refined key values (least-squares nudges off the
+//! samples, `codec::refine`) on top of what plain encodings reached, at the reached
+//! tolerance first. Every step is kept only if it saves bits, so refinement never grows the
+//! clip.
+
+use super::relax::Search;
+use super::state::Work;
+use crate::codec::error::CodecError;
+use crate::codec::verify::Verifier;
+
+/// Tolerance factors of the refinement sweeps.
+pub(crate) const REFINE_FACTORS: &[f32] = &[1.0, 0.8, 0.6, 0.4, 1.4, 1.2];
+
+/// Refines `work` in place.
+pub(crate) fn refine(
+    search: &Search,
+    verifier: &mut Verifier,
+    work: &mut Work,
+) -> Result<(), CodecError> {
+    work.relaxed += search.sweeps(verifier, work, REFINE_FACTORS, true)?;
+    Ok(())
+}
