@@ -219,7 +219,14 @@ impl Encodings {
             .unwrap_or_else(|e| e.into_inner());
         let mut encoder = match slot.take() {
             Some(state) => TrackEncoder::resume(input, state),
-            None => TrackEncoder::new(input, codec.method, codec.bits, finest),
+            None => {
+                let encoder = TrackEncoder::new(input, codec.method, codec.bits, finest);
+                if codec.effort == Effort::Fast {
+                    encoder.skimming()
+                } else {
+                    encoder
+                }
+            }
         };
         let encoded = if refined {
             encoder.encode_refined(tolerance)

@@ -27,8 +27,8 @@ mod state;
 use budgets::budgets;
 use floors::floors;
 use prepare::prepare;
-use refine::{REFINE_FACTORS, refine};
-use relax::{RELAX_FACTORS, Search, relax};
+use refine::{MAX_REFINE_FACTORS, REFINE_FACTORS, refine};
+use relax::{FAST_RELAX_FACTORS, MAX_RELAX_FACTORS, RELAX_FACTORS, Search, relax};
 use repair::repair;
 use state::{State, Work};
 
@@ -40,7 +40,7 @@ use super::reuse::Memo;
 use super::verify::Verifier;
 use crate::metric::ErrorReport;
 use crate::model::Skeleton;
-use crate::settings::Resolved;
+use crate::settings::{Effort, Resolved};
 
 /// Compresses one prepared clip, taking from `memo` what an earlier compression of the same
 /// clip computed wherever the inputs of a pass did not change, and leaving there what this
@@ -54,27 +54,132 @@ pub(super) fn run(
     control: &Control,
     first_pass: Option<FirstPass>,
 ) -> Result<(CompressedClip, ErrorReport), CodecError> {
+    let mut t = Timer::new();
     let mut st = prepare(memo, skeleton, prepared, settings, control)?;
+    t.lap("prepare");
     floors(&mut st, memo);
+    t.lap("floors");
     let memo = memo.encodings();
     budgets(&mut st);
+    t.lap("budgets");
     let mut work = encode::encode_all(&mut st, memo)?;
+    t.lap("encode");
     repair(&mut st, &mut work, memo)?;
+    t.lap("repair");
     if passes(&work, &st) {
         if let Some(show) = first_pass {
             report::first_pass(&st, &work, show);
         }
-        let sweeps = RELAX_FACTORS.len() + REFINE_FACTORS.len();
-        let search = Search::new(&st, memo, &work, sweeps);
-        let mut verifier = Verifier::new(skeleton, &st.reference, &st.held, &work.out, st.layer);
-        relax(&search, &mut verifier, &mut work)?;
-        refine(&search, &mut verifier, &mut work)?;
+        let plan = Plan::of(settings.effort);
+        if !plan.stages.is_empty() {
+            let search = Search::new(&st, memo, &work, plan.sweeps());
+            let mut verifier =
+                Verifier::new(skeleton, &st.reference, &st.held, &work.out, st.layer);
+            t.lap("search setup");
+            for (i, stage) in plan.stages.iter().enumerate() {
+                // Past the default's stages, keep what they reached unless the rest of
+                // the search shrinks the payload (the cost model is per track).
+                let kept = (i == plan.default_stages).then(|| work.snapshot());
+                match stage {
+                    Stage::Relax(f) => relax(&search, &mut verifier, &mut work, f)?,
+                    Stage::Refine(f) => refine(&search, &mut verifier, &mut work, f)?,
+                }
+                t.lap(stage.name());
+                if let Some(kept) = kept.filter(|_| i + 1 == plan.stages.len()) {
+                    work.keep_smaller(kept);
+                }
+            }
+        }
         // Relaxation verifies each change incrementally: measure the result once.
         if work.relaxed > 0 {
             work.errors = st.measure(&work.out, &st.held);
         }
     }
-    Ok(report::finish(&st, work))
+    let done = report::finish(&st, work);
+    t.lap("report");
+    Ok(done)
+}
+
+/// One stage of the search: relax or refine sweeps at these tolerance factors.
+enum Stage {
+    Relax(&'static [f32]),
+    Refine(&'static [f32]),
+}
+
+impl Stage {
+    fn name(&self) -> &'static str {
+        match self {
+            Self::Relax(_) => "relax",
+            Self::Refine(_) => "refine",
+        }
+    }
+
+    fn sweeps(&self) -> usize {
+        match self {
+            Self::Relax(f) | Self::Refine(f) => f.len(),
+        }
+    }
+}
+
+/// The relax and refine stages at an effort, in order, each on what the earlier ones
+/// reached; `default_stages` of them are the default effort's (a larger effort's extra
+/// stages follow them).
+struct Plan {
+    stages: &'static [Stage],
+    default_stages: usize,
+}
+
+impl Plan {
+    fn of(effort: Effort) -> Self {
+        const DEFAULT: &[Stage] = &[Stage::Relax(RELAX_FACTORS), Stage::Refine(REFINE_FACTORS)];
+        match effort {
+            // Three plain sweeps from the loosest factor down and no refinement; the
+            // encoders skim widths and interpolations (`TrackEncoder::skimming`).
+            Effort::Fast => Self {
+                stages: &[Stage::Relax(FAST_RELAX_FACTORS)],
+                default_stages: 1,
+            },
+            Effort::Default => Self {
+                stages: DEFAULT,
+                default_stages: DEFAULT.len(),
+            },
+            // The default's stages, then finer steps of both on what they reached; kept
+            // only when the payload shrinks, so never larger than the default.
+            Effort::Max => Self {
+                stages: &[
+                    Stage::Relax(RELAX_FACTORS),
+                    Stage::Refine(REFINE_FACTORS),
+                    Stage::Relax(MAX_RELAX_FACTORS),
+                    Stage::Refine(MAX_REFINE_FACTORS),
+                ],
+                default_stages: DEFAULT.len(),
+            },
+        }
+    }
+
+    fn sweeps(&self) -> usize {
+        self.stages.iter().map(Stage::sweeps).sum()
+    }
+}
+
+/// Each pass's wall time on stderr when `SKELPACK_TRACE_PASSES` is set (for profiling a
+/// batch; nothing otherwise).
+struct Timer(Option<std::time::Instant>);
+
+impl Timer {
+    fn new() -> Self {
+        Self(std::env::var_os("SKELPACK_TRACE_PASSES").map(|_| std::time::Instant::now()))
+    }
+
+    fn lap(&mut self, pass: &str) {
+        if let Some(t) = self.0.as_mut() {
+            eprintln!(
+                "pass {pass:>12}: {:8.2} ms",
+                t.elapsed().as_secs_f64() * 1e3
+            );
+            *t = std::time::Instant::now();
+        }
+    }
 }
 
 fn passes(work: &Work, st: &State) -> bool {

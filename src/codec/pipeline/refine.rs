@@ -10,13 +10,16 @@ use crate::codec::verify::Verifier;
 
 /// Tolerance factors of the refinement sweeps.
 pub(crate) const REFINE_FACTORS: &[f32] = &[1.0, 0.8, 0.6, 0.4, 1.4, 1.2];
+/// At `Effort::Max`, after the default's: finer steps.
+pub(crate) const MAX_REFINE_FACTORS: &[f32] = &[1.0, 0.7, 0.5, 1.2, 1.1, 1.05];
 
-/// Refines `work` in place.
+/// Refines `work` in place, one sweep per factor of `factors`.
 pub(crate) fn refine(
     search: &Search,
     verifier: &mut Verifier,
     work: &mut Work,
+    factors: &[f32],
 ) -> Result<(), CodecError> {
-    work.relaxed += search.sweeps(verifier, work, REFINE_FACTORS, true)?;
+    work.relaxed += search.sweeps(verifier, work, factors, true)?;
     Ok(())
 }

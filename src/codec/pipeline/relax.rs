@@ -18,6 +18,10 @@ use crate::model::Skeleton;
 
 /// Tolerance factors of the relaxation sweeps with plain encodings.
 pub(crate) const RELAX_FACTORS: &[f32] = &[4.0, 2.0, 1.4, 1.2, 2.0, 1.4, 1.2];
+/// At `Effort::Fast`: the first three.
+pub(crate) const FAST_RELAX_FACTORS: &[f32] = &[4.0, 2.0, 1.4];
+/// At `Effort::Max`, after the default's: finer steps.
+pub(crate) const MAX_RELAX_FACTORS: &[f32] = &[1.4, 1.2, 1.1, 1.05];
 
 /// A track encoder made on first use from its input and the finest tolerance it records to.
 type LazyEncoder<'a> = Mutex<(TrackInput<'a>, f32, Option<TrackEncoder<'a>>)>;
@@ -183,13 +187,14 @@ impl<'s> Search<'s> {
     }
 }
 
-/// The relax pass: plain encodings at [`RELAX_FACTORS`].
+/// The relax pass: plain encodings, one sweep per factor of `factors`.
 pub(crate) fn relax(
     search: &Search,
     verifier: &mut Verifier,
     work: &mut Work,
+    factors: &[f32],
 ) -> Result<(), CodecError> {
-    work.relaxed += search.sweeps(verifier, work, RELAX_FACTORS, false)?;
+    work.relaxed += search.sweeps(verifier, work, factors, false)?;
     Ok(())
 }
 

@@ -11,7 +11,7 @@ use super::inputs::Inputs;
 use crate::codec::compressed::CompressedClip;
 use crate::codec::control::Control;
 use crate::codec::playback::{Layer, Layered, Prepared};
-use crate::codec::report::ClipReport;
+use crate::codec::report::{ClipReport, payload_bytes};
 use crate::codec::reuse::Encodings;
 use crate::codec::track::{TrackData, encode_track};
 use crate::metric::{ErrorReport, JointLimits, Reference, measure};
@@ -58,6 +58,22 @@ pub(crate) struct Work {
     pub errors: ErrorReport,
     pub repairs: usize,
     pub relaxed: usize,
+}
+
+impl Work {
+    /// The clip and its tolerance scales as they stand.
+    pub fn snapshot(&self) -> (CompressedClip, Vec<[f32; 3]>, usize) {
+        (self.out.clone(), self.scale.clone(), self.relaxed)
+    }
+
+    /// Goes back to `kept` (a [`Work::snapshot`]) unless the clip is now smaller.
+    pub fn keep_smaller(&mut self, kept: (CompressedClip, Vec<[f32; 3]>, usize)) {
+        let frames = self.out.frame_count;
+        let bytes = |c: &CompressedClip| payload_bytes(&c.tracks, frames);
+        if bytes(&self.out) >= bytes(&kept.0) {
+            (self.out, self.scale, self.relaxed) = kept;
+        }
+    }
 }
 
 impl State<'_> {
