@@ -85,7 +85,6 @@ impl Recompressor {
         let codec = Codec {
             method: settings.method,
             bits: settings.bits,
-            effort: settings.effort,
         };
         self.memo.begin(codec, 3 * skeleton.len());
         self.errors = None;

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput};
 use crate::metric::{JointLimits, PoseSource, Reference};
 use crate::model::Skeleton;
-use crate::settings::{Bits, Effort, Method};
+use crate::settings::{Bits, Method};
 
 /// The stored results of earlier passes on one clip.
 #[derive(Default)]
@@ -32,7 +32,7 @@ struct Floors {
 
 impl Memo {
     /// Starts a compression of `tracks` tracks under `codec`: encodings made under another
-    /// method, bit-width rule or effort are dropped.
+    /// method or bit-width rule are dropped.
     pub fn begin(&mut self, codec: Codec, tracks: usize) {
         self.encodings.begin(codec, tracks);
     }
@@ -103,12 +103,12 @@ impl Memo {
     }
 }
 
-/// What every track encoding of a compression depends on besides its track and tolerance.
+/// What every track encoding of a compression depends on besides its track and tolerance
+/// (not the effort: it decides which encodings are asked for, not what they are).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Codec {
     pub method: Method,
     pub bits: Bits,
-    pub effort: Effort,
 }
 
 /// What a track's encoding depends on besides its samples: the joint and kind, the
@@ -219,14 +219,7 @@ impl Encodings {
             .unwrap_or_else(|e| e.into_inner());
         let mut encoder = match slot.take() {
             Some(state) => TrackEncoder::resume(input, state),
-            None => {
-                let encoder = TrackEncoder::new(input, codec.method, codec.bits, finest);
-                if codec.effort == Effort::Fast {
-                    encoder.skimming()
-                } else {
-                    encoder
-                }
-            }
+            None => TrackEncoder::new(input, codec.method, codec.bits, finest),
         };
         let encoded = if refined {
             encoder.encode_refined(tolerance)

@@ -185,9 +185,6 @@ pub struct TrackEncoder<'a> {
     input: TrackInput<'a>,
     method: Method,
     finest: f32,
-    /// Skip widths whose next narrower one quantizes within a negligible part of the
-    /// tolerance ([`TrackEncoder::skimming`]).
-    skim: bool,
     /// Rest and constant encodings in order of preference, with their largest deviation.
     constants: Vec<(f32, TrackData)>,
     formats: Vec<Format>,
@@ -201,7 +198,6 @@ pub struct TrackEncoder<'a> {
 pub struct EncoderState {
     method: Method,
     finest: f32,
-    skim: bool,
     constants: Vec<(f32, TrackData)>,
     formats: Vec<Format>,
     quantized: Vec<Option<Quantized>>,
@@ -214,8 +210,6 @@ const NUDGED_KEPT: usize = 8;
 /// One format's keys for every frame, and the fitter's insertions through them.
 struct Quantized {
     range: Range,
-    /// Largest deviation of the quantized keys from the samples (no fit holds less).
-    floor: f32,
     codes: Vec<Codes>,
     key_values: Vec<Vec4>,
     insertions: Vec<Option<Insertions>>,
@@ -234,7 +228,6 @@ impl<'a> TrackEncoder<'a> {
             input,
             method,
             finest,
-            skim: false,
             constants: constants(&input),
             quantized: formats.iter().map(|_| None).collect(),
             formats,
@@ -247,7 +240,6 @@ impl<'a> TrackEncoder<'a> {
         let EncoderState {
             method,
             finest,
-            skim,
             constants,
             formats,
             quantized,
@@ -256,7 +248,6 @@ impl<'a> TrackEncoder<'a> {
             input,
             method,
             finest,
-            skim,
             constants,
             formats,
             quantized,
@@ -268,21 +259,10 @@ impl<'a> TrackEncoder<'a> {
         EncoderState {
             method: self.method,
             finest: self.finest,
-            skim: self.skim,
             constants: self.constants,
             formats: self.formats,
             quantized: self.quantized,
         }
-    }
-
-    /// This encoder, searching fewer candidates (`Effort::Fast`): a ranged width is not
-    /// fitted when the next narrower one quantizes every sample within [`NEGLIGIBLE`] of
-    /// the tolerance (the narrower one then keeps about the same keys in fewer bits), and
-    /// once one width is fitted, narrower ones try only the interpolation that won it.
-    /// Each encoding still holds its tolerance.
-    pub fn skimming(mut self) -> Self {
-        self.skim = true;
-        self
     }
 
     /// Encodes the track at `tolerance` (radians for rotations, units for vectors).
@@ -308,16 +288,9 @@ impl<'a> TrackEncoder<'a> {
         let (mut previous, mut rising) = (u64::MAX, 0);
         for fi in 0..self.formats.len() {
             let format = self.formats[fi];
-            if self.skim && self.narrower_suffices(fi, tolerance) {
-                continue;
-            }
             let mut any = false;
             let mut width_best = u64::MAX;
             for (ii, &interp) in self.method.candidates().iter().enumerate() {
-                // Skimming, the interpolation that won the widest width fitted is kept.
-                if self.skim && best.is_some_and(|(.., bi, _)| bi != ii) {
-                    continue;
-                }
                 let Some(prefix) = self.fit(fi, ii, interp, tolerance) else {
                     continue;
                 };
@@ -350,21 +323,6 @@ impl<'a> TrackEncoder<'a> {
         } else {
             flat_as_constant(a)
         }
-    }
-
-    /// Whether format `fi + 1` is the same ranged format one bit narrower and quantizes
-    /// within [`NEGLIGIBLE`] of `tolerance`.
-    fn narrower_suffices(&mut self, fi: usize, tolerance: f32) -> bool {
-        let narrower = match (self.formats[fi], self.formats.get(fi + 1)) {
-            (Format::RangedRotation { bits: a }, Some(Format::RangedRotation { bits: b }))
-            | (Format::RangedVector { bits: a }, Some(Format::RangedVector { bits: b }))
-            | (
-                Format::SmallestThreeWide { bits: a },
-                Some(Format::SmallestThreeWide { bits: b }),
-            ) => *b + 1 == a,
-            _ => false,
-        };
-        narrower && self.quantized(fi + 1).floor <= tolerance * NEGLIGIBLE
     }
 
     /// The keys of format `fi` with interpolation `ii` that the first `prefix` recorded
@@ -497,8 +455,25 @@ impl<'a> TrackEncoder<'a> {
         tolerance: f32,
     ) -> Option<usize> {
         let input = self.input;
-        self.quantized(fi);
-        let q = self.quantized[fi].as_mut().expect("quantized above");
+        let format = self.formats[fi];
+        let n_interp = self.method.candidates().len();
+        let q = self.quantized[fi].get_or_insert_with(|| {
+            let range = range_of(&input, format);
+            let codes: Vec<Codes> = input
+                .raw
+                .iter()
+                .map(|v| encode(format, &range, *v))
+                .collect();
+            let key_values = codes.iter().map(|c| decode(format, &range, *c)).collect();
+            Quantized {
+                range,
+                codes,
+                key_values,
+                insertions: vec![None; n_interp],
+                costs: vec![Vec::new(); n_interp],
+                nudged: vec![Vec::new(); n_interp],
+            }
+        });
         let target = Target {
             raw: input.raw,
             mids: input.mids,
@@ -526,43 +501,6 @@ impl<'a> TrackEncoder<'a> {
             .expect("insertions continued down to a tolerance answer it")
     }
 }
-
-impl TrackEncoder<'_> {
-    /// Format `fi`'s keys for every frame, quantized on first use.
-    fn quantized(&mut self, fi: usize) -> &Quantized {
-        let input = self.input;
-        let format = self.formats[fi];
-        let n_interp = self.method.candidates().len();
-        self.quantized[fi].get_or_insert_with(|| {
-            let range = range_of(&input, format);
-            let codes: Vec<Codes> = input
-                .raw
-                .iter()
-                .map(|v| encode(format, &range, *v))
-                .collect();
-            let key_values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
-            let floor = input
-                .raw
-                .iter()
-                .zip(&key_values)
-                .map(|(r, k)| distance(input.is_rotation, *r, *k))
-                .fold(0.0f32, f32::max);
-            Quantized {
-                range,
-                floor,
-                codes,
-                key_values,
-                insertions: vec![None; n_interp],
-                costs: vec![Vec::new(); n_interp],
-                nudged: vec![Vec::new(); n_interp],
-            }
-        })
-    }
-}
-
-/// A quantization error this small a part of the tolerance leaves a fit's keys about as
-/// they are ([`TrackEncoder::skimming`]).
-pub const NEGLIGIBLE: f32 = 1.0 / 16.0;
 
 /// Rest and constant encodings of a track in order of preference, with how far each misses.
 fn constants(input: &TrackInput) -> Vec<(f32, TrackData)> {

@@ -5,8 +5,9 @@
 //! 3. [`budgets`]: each track's local tolerance from the hierarchical budgets;
 //! 4. [`encode`](encode::encode_all): every track encoded, the clip measured;
 //! 5. [`repair`]: tracks above violating joints tightened until every joint holds;
-//!    the first pass is handed out here, before relaxation makes the clip smaller;
-//! 6. [`relax`]: tracks loosened one at a time where that saves bits and still holds;
+//! 6. [`relax`]: tracks loosened one at a time where that saves bits and still holds
+//!    (its first three sweeps are the whole search at `Effort::Fast`; at the other
+//!    efforts the first pass is handed out after them: the fast result);
 //! 7. [`refine`]: the same with refined key values;
 //! 8. [`report`](report::finish): sizes, errors, failures, playback.
 //!
@@ -28,7 +29,7 @@ use budgets::budgets;
 use floors::floors;
 use prepare::prepare;
 use refine::{MAX_REFINE_FACTORS, REFINE_FACTORS, refine};
-use relax::{FAST_RELAX_FACTORS, MAX_RELAX_FACTORS, RELAX_FACTORS, Search, relax};
+use relax::{FAST_RELAX_FACTORS, LATER_RELAX_FACTORS, MAX_RELAX_FACTORS, Search, relax};
 use repair::repair;
 use state::{State, Work};
 
@@ -44,7 +45,7 @@ use crate::settings::{Effort, Resolved};
 
 /// Compresses one prepared clip, taking from `memo` what an earlier compression of the same
 /// clip computed wherever the inputs of a pass did not change, and leaving there what this
-/// one computes; `first_pass` receives the first pass when relaxation follows it. Returns
+/// one computes; `first_pass` receives the first pass when more search follows it. Returns
 /// the result with its error matrix.
 pub(super) fn run(
     memo: &mut Memo,
@@ -67,27 +68,39 @@ pub(super) fn run(
     repair(&mut st, &mut work, memo)?;
     t.lap("repair");
     if passes(&work, &st) {
-        if let Some(show) = first_pass {
+        let plan = Plan::of(settings.effort);
+        let mut first_pass = first_pass;
+        if plan.first_pass_after.is_none()
+            && let Some(show) = first_pass.take()
+        {
             report::first_pass(&st, &work, show);
         }
-        let plan = Plan::of(settings.effort);
         if !plan.stages.is_empty() {
             let search = Search::new(&st, memo, &work, plan.sweeps());
             let mut verifier =
                 Verifier::new(skeleton, &st.reference, &st.held, &work.out, st.layer);
             t.lap("search setup");
+            // What the default's stages reached: a larger effort's extra stages are kept
+            // only when they shrink the payload (the sweeps' cost model is per track).
+            let mut reached = None;
             for (i, stage) in plan.stages.iter().enumerate() {
-                // Past the default's stages, keep what they reached unless the rest of
-                // the search shrinks the payload (the cost model is per track).
-                let kept = (i == plan.default_stages).then(|| work.snapshot());
+                if i == plan.default_stages {
+                    reached = Some(work.snapshot());
+                }
                 match stage {
                     Stage::Relax(f) => relax(&search, &mut verifier, &mut work, f)?,
                     Stage::Refine(f) => refine(&search, &mut verifier, &mut work, f)?,
                 }
                 t.lap(stage.name());
-                if let Some(kept) = kept.filter(|_| i + 1 == plan.stages.len()) {
-                    work.keep_smaller(kept);
+                if plan.first_pass_after == Some(i)
+                    && let Some(show) = first_pass.take()
+                {
+                    work.errors = st.measure(&work.out, &st.held);
+                    report::first_pass(&st, &work, show);
                 }
+            }
+            if let Some(reached) = reached {
+                work.keep_smaller(reached);
             }
         }
         // Relaxation verifies each change incrementally: measure the result once.
@@ -122,37 +135,47 @@ impl Stage {
 }
 
 /// The relax and refine stages at an effort, in order, each on what the earlier ones
-/// reached; `default_stages` of them are the default effort's (a larger effort's extra
-/// stages follow them).
+/// reached. The default's stages begin with the fast effort's, so the default's result
+/// after its first stage is the fast effort's result (handed out as the first pass); a
+/// larger effort's stages begin with the default's (`default_stages` of them).
 struct Plan {
     stages: &'static [Stage],
     default_stages: usize,
+    /// The stage after which the first pass is handed out (None: before the first).
+    first_pass_after: Option<usize>,
 }
 
 impl Plan {
     fn of(effort: Effort) -> Self {
-        const DEFAULT: &[Stage] = &[Stage::Relax(RELAX_FACTORS), Stage::Refine(REFINE_FACTORS)];
+        const FAST: Stage = Stage::Relax(FAST_RELAX_FACTORS);
+        const DEFAULT: &[Stage] = &[
+            FAST,
+            Stage::Relax(LATER_RELAX_FACTORS),
+            Stage::Refine(REFINE_FACTORS),
+        ];
         match effort {
-            // Three plain sweeps from the loosest factor down and no refinement; the
-            // encoders skim widths and interpolations (`TrackEncoder::skimming`).
+            // Three plain sweeps from the loosest factor down; no refinement.
             Effort::Fast => Self {
-                stages: &[Stage::Relax(FAST_RELAX_FACTORS)],
+                stages: &[FAST],
                 default_stages: 1,
+                first_pass_after: None,
             },
             Effort::Default => Self {
                 stages: DEFAULT,
                 default_stages: DEFAULT.len(),
+                first_pass_after: Some(0),
             },
-            // The default's stages, then finer steps of both on what they reached; kept
-            // only when the payload shrinks, so never larger than the default.
+            // The default's stages, then finer steps of both on what they reached.
             Effort::Max => Self {
                 stages: &[
-                    Stage::Relax(RELAX_FACTORS),
+                    FAST,
+                    Stage::Relax(LATER_RELAX_FACTORS),
                     Stage::Refine(REFINE_FACTORS),
                     Stage::Relax(MAX_RELAX_FACTORS),
                     Stage::Refine(MAX_REFINE_FACTORS),
                 ],
                 default_stages: DEFAULT.len(),
+                first_pass_after: Some(0),
             },
         }
     }
