@@ -1,7 +1,7 @@
 //! Efforts (`--effort fast|default|max`): every clip of every shared asset within tolerance
 //! at samples and midpoints at each effort, measured independently of the compressor's own
 //! report; `fast` no larger than ACL 2.1 on its clips and near the default everywhere; `max`
-//! never larger than the default; the default's first pass is the fast result.
+//! never larger than the default; the default's first pass is the fast relaxation.
 
 mod common;
 
@@ -50,10 +50,11 @@ fn payloads(preset: Preset) -> Vec<(String, String, [u64; 3])> {
         .collect()
 }
 
-/// `fast` gives up at most this much size against the default on any clip: it skips
-/// refinement and the finer relaxation sweeps, which measured 0–6 % on the shared clips
-/// (13_07 +5.7 %, 49_15 +5.2 %), so 10 % leaves room without hiding a regression.
-const FAST_OVER_DEFAULT: f64 = 1.10;
+/// `fast` gives up at most this much size against the default on any clip. It skips the
+/// later relaxation sweeps and all but one refinement sweep: .skp files 0–4 % larger on
+/// every shared asset but ozz_robot.fbx (+23 % of a 4.1 KB file), whose short, smooth
+/// tracks the later refinement sweeps shorten most (docs/COMPRESSION.md, "Effort").
+const FAST_OVER_DEFAULT: f64 = 1.5;
 
 fn check_efforts(preset: Preset) {
     for (file, clip, [fast, default, max]) in payloads(preset) {
@@ -108,7 +109,37 @@ fn fast_no_larger_than_acl_on_its_clips() {
 }
 
 #[test]
-fn the_default_first_pass_is_the_fast_result() {
+fn fast_smaller_than_acl_on_the_36_gltf_clips() {
+    // The figure of tests/compress_assets.rs (ACL 2.1 defaults, issue 3).
+    let files = [
+        "CesiumMan.glb",
+        "Fox.glb",
+        "RiggedFigure.glb",
+        "RiggedSimple.glb",
+        "SimpleSkin.gltf",
+        "KayKit_Med_General.glb",
+        "RobotExpressive.glb",
+    ];
+    let total: u64 = files
+        .par_iter()
+        .map(|f| {
+            let asset = import::load(&common::asset(f)).unwrap();
+            asset
+                .clips
+                .iter()
+                .map(|clip| {
+                    let c = common::compress(&asset, clip, &at(Preset::Acl, Effort::Fast));
+                    assert!(c.report.contract_met, "{f} '{}'", clip.name);
+                    c.report.payload_bytes
+                })
+                .sum::<u64>()
+        })
+        .sum();
+    assert!(total < 111_550, "fast: {total} B vs ACL 111,550 B");
+}
+
+#[test]
+fn the_default_first_pass_is_the_fast_relaxation() {
     let asset = import::load(&common::asset("acl/13_07.acl.sjson")).unwrap();
     let clip = &asset.clips[0];
     let resolve = |effort| at(Preset::Acl, effort).resolve(&asset, &clip.name);
@@ -131,9 +162,8 @@ fn the_default_first_pass_is_the_fast_result() {
         )
         .unwrap();
     let first = first.expect("a first pass");
-    assert!(
-        first.tracks == fast.tracks,
-        "the first pass differs from the fast result"
-    );
-    assert!(default.report.payload_bytes <= fast.report.payload_bytes);
+    // The fast effort refines what the first pass holds; the default searches on.
+    assert!(fast.report.payload_bytes <= first.report.payload_bytes);
+    assert!(default.report.payload_bytes <= first.report.payload_bytes);
+    assert!(first.report.contract_met && fast.report.contract_met);
 }

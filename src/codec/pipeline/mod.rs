@@ -6,9 +6,9 @@
 //! 4. [`encode`](encode::encode_all): every track encoded, the clip measured;
 //! 5. [`repair`]: tracks above violating joints tightened until every joint holds;
 //! 6. [`relax`]: tracks loosened one at a time where that saves bits and still holds
-//!    (its first three sweeps are the whole search at `Effort::Fast`; at the other
-//!    efforts the first pass is handed out after them: the fast result);
-//! 7. [`refine`]: the same with refined key values;
+//!    (its first three sweeps are all `Effort::Fast` makes; at the other efforts the
+//!    first pass is handed out after them);
+//! 7. [`refine`]: the same with refined key values (one sweep at `Effort::Fast`);
 //! 8. [`report`](report::finish): sizes, errors, failures, playback.
 //!
 //! Every pass reads what the passes before it left in the state; the encodings, floors and
@@ -28,7 +28,7 @@ mod state;
 use budgets::budgets;
 use floors::floors;
 use prepare::prepare;
-use refine::{MAX_REFINE_FACTORS, REFINE_FACTORS, refine};
+use refine::{FAST_REFINE_FACTORS, MAX_REFINE_FACTORS, REFINE_FACTORS, refine};
 use relax::{FAST_RELAX_FACTORS, LATER_RELAX_FACTORS, MAX_RELAX_FACTORS, Search, relax};
 use repair::repair;
 use state::{State, Work};
@@ -135,9 +135,9 @@ impl Stage {
 }
 
 /// The relax and refine stages at an effort, in order, each on what the earlier ones
-/// reached. The default's stages begin with the fast effort's, so the default's result
-/// after its first stage is the fast effort's result (handed out as the first pass); a
-/// larger effort's stages begin with the default's (`default_stages` of them).
+/// reached. Every effort begins with the same three plain sweeps; the default hands its
+/// first pass out after them (the fast effort's result before its one refinement sweep);
+/// a larger effort's stages begin with the default's (`default_stages` of them).
 struct Plan {
     stages: &'static [Stage],
     default_stages: usize,
@@ -154,9 +154,11 @@ impl Plan {
             Stage::Refine(REFINE_FACTORS),
         ];
         match effort {
-            // Three plain sweeps from the loosest factor down; no refinement.
+            // The default's first stage (three plain sweeps from the loosest factor down)
+            // and one refinement sweep at the tolerance reached (about 7 % more time, and
+            // up to 30 % smaller on short smooth clips).
             Effort::Fast => Self {
-                stages: &[FAST],
+                stages: &[FAST, Stage::Refine(FAST_REFINE_FACTORS)],
                 default_stages: 1,
                 first_pass_after: None,
             },

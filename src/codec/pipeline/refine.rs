@@ -10,6 +10,8 @@ use crate::codec::verify::Verifier;
 
 /// Tolerance factors of the refinement sweeps.
 pub(crate) const REFINE_FACTORS: &[f32] = &[1.0, 0.8, 0.6, 0.4, 1.4, 1.2];
+/// At `Effort::Fast`: one sweep at the tolerance the relaxation reached.
+pub(crate) const FAST_REFINE_FACTORS: &[f32] = &[1.0];
 /// At `Effort::Max`, after the default's: finer steps.
 pub(crate) const MAX_REFINE_FACTORS: &[f32] = &[1.0, 0.7, 0.5, 1.2, 1.1, 1.05];
 
