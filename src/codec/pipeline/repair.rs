@@ -32,9 +32,9 @@ pub(crate) fn repair(st: &mut State, work: &mut Work, memo: &Encodings) -> Resul
                 a = st.skeleton.joints[j].parent;
             }
         }
-        for j in 0..n {
+        for (j, scale) in work.scale.iter_mut().enumerate() {
             if redo[j] && st.moving[j] {
-                for s in &mut work.scale[j] {
+                for s in scale {
                     *s *= 0.5;
                 }
             }
