@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 
-use crate::settings::{Bits, Method, Preset, Settings};
+use crate::settings::{Bits, Effort, Method, Preset, Settings};
 
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct TuningArgs {
@@ -26,6 +26,10 @@ pub struct TuningArgs {
     /// Bit widths: auto (smallest per track) or fixed (48-bit rotations, 16-bit vectors).
     #[arg(long)]
     pub bits: Option<String>,
+    /// Search effort: fast (least search: edit loops, batch previews), default, max (more
+    /// search for smaller files: final exports). Every effort holds the tolerance.
+    #[arg(long, value_parser = ["fast", "default", "max"])]
+    pub effort: Option<String>,
     /// Scene unit override: m, cm, mm, inch, or a number of scene units per metre.
     #[arg(long)]
     pub unit: Option<String>,
@@ -81,6 +85,10 @@ impl TuningArgs {
                 "fixed" => Bits::Fixed,
                 _ => bail!("unknown bits '{b}' (auto, fixed)"),
             };
+        }
+        if let Some(e) = &self.effort {
+            s.effort = Effort::parse(e)
+                .with_context(|| format!("unknown effort '{e}' (fast, default, max)"))?;
         }
         if let Some(u) = &self.unit {
             s.unit = Some(crate::model::LengthUnit::parse(u).with_context(|| {

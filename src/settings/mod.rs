@@ -65,6 +65,41 @@ pub enum Bits {
     Fixed,
 }
 
+/// How hard the compressor searches for a smaller result; every effort holds the same
+/// contract (each joint within tolerance at every sample and midpoint).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Effort {
+    /// The least search: for the edit loop and batch previews.
+    Fast,
+    /// The balanced search (what every compression did before efforts existed).
+    #[default]
+    Default,
+    /// More search for smaller files: for final exports.
+    Max,
+}
+
+impl Effort {
+    pub const ALL: [Effort; 3] = [Self::Fast, Self::Default, Self::Max];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Fast => "fast",
+            Self::Default => "default",
+            Self::Max => "max",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.name() == s)
+    }
+
+    /// True for [`Effort::Default`] (left out of saved settings).
+    pub fn is_default(&self) -> bool {
+        *self == Self::Default
+    }
+}
+
 /// A named starting point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -226,6 +261,9 @@ pub struct Settings {
     pub method: Method,
     #[serde(default)]
     pub bits: Bits,
+    /// How hard the compressor searches (`fast`, `default`, `max`).
+    #[serde(default, skip_serializing_if = "Effort::is_default")]
+    pub effort: Effort,
     /// Derive each joint's marker offset from the skinned mesh (farthest influenced vertex).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub markers_from_mesh: bool,
@@ -258,6 +296,7 @@ pub struct Resolved {
     pub pinned: Vec<bool>,
     pub method: Method,
     pub bits: Bits,
+    pub effort: Effort,
     pub unit: LengthUnit,
     /// The clip loops.
     pub looping: bool,
@@ -387,6 +426,7 @@ impl Settings {
             pinned,
             method: clip.and_then(|c| c.method).unwrap_or(self.method),
             bits: clip.and_then(|c| c.bits).unwrap_or(self.bits),
+            effort: self.effort,
             unit,
             looping: clip.and_then(|c| c.looping).unwrap_or(false),
             root_motion: clip

@@ -1,0 +1,72 @@
+//! The floors pass: each joint's floor, the tightest tolerance it can reach (its error with
+//! every moving track at the finest encoding), and the tolerances held: those asked,
+//! raised to just above the floor where they are below it.
+
+use glam::Quat;
+use rayon::prelude::*;
+
+use super::state::State;
+use crate::codec::classify::track_moves;
+use crate::codec::compressed::CompressedClip;
+use crate::codec::floor::{floors_of, hold_to_floors};
+use crate::codec::playback::Layered;
+use crate::codec::report::ClipReport;
+use crate::codec::reuse::Memo;
+use crate::codec::track::{TrackData, encode_track, finest_track};
+use crate::metric::measure;
+use crate::model::Transform;
+
+/// Sets `st.floors` (from the memo when the markers and bit widths did not change) and
+/// `st.held`.
+pub(crate) fn floors(st: &mut State, memo: &mut Memo) {
+    let requested = &st.settings.limits;
+    let floors = memo.floors(requested, st.settings.bits, || joint_floors(st));
+    st.held = hold_to_floors(requested, &floors);
+    st.floors = floors;
+}
+
+/// Each joint's floor: its error with every moving track at the finest encoding (every
+/// sample a key, the most precise format), the others as the codec stores them.
+fn joint_floors(st: &State) -> Vec<f32> {
+    let (skeleton, clip, inputs, settings) = (st.skeleton, st.clip, &st.inputs, st.settings);
+    let tracks: Vec<[TrackData; 3]> = (0..skeleton.len())
+        .into_par_iter()
+        .map(|j| {
+            std::array::from_fn(|k| {
+                let input = inputs.input(j, k);
+                if track_moves(input.raw, input.rest, k == 1) {
+                    finest_track(&input, settings.bits)
+                } else {
+                    // Exactly at rest, or constant within 1e-7: stored as such.
+                    encode_track(&input, 0.0, settings.method, settings.bits)
+                }
+            })
+        })
+        .collect();
+    let finest = CompressedClip {
+        name: clip.name.clone(),
+        sample_rate: clip.sample_rate,
+        frame_count: clip.frame_count,
+        start_time: clip.start_time,
+        rest: inputs
+            .rest
+            .iter()
+            .map(|r| Transform::new(r[0].truncate(), Quat::from_vec4(r[1]), r[2].truncate()))
+            .collect(),
+        local_tolerance: vec![[0.0; 3]; skeleton.len()],
+        tracks,
+        report: ClipReport::default(),
+        playback: Default::default(),
+    };
+    let shown = Layered {
+        additive: &finest,
+        layer: st.layer,
+    };
+    floors_of(&measure(
+        skeleton,
+        &st.reference,
+        &shown,
+        &settings.limits,
+        true,
+    ))
+}

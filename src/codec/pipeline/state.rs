@@ -1,0 +1,165 @@
+//! The state every pass of the pipeline reads and fills: [`State`] (the clip, its
+//! reference poses and inputs, the tolerances held and each track's base tolerance; fixed
+//! once the budgets pass has run, but for pinned joints' inputs and the held tolerances
+//! repair may lower to what it reached) and [`Work`] (the clip being built, its tolerance
+//! scales and its latest error matrix).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::inputs::Inputs;
+use crate::codec::compressed::CompressedClip;
+use crate::codec::control::Control;
+use crate::codec::playback::{Layer, Layered, Prepared};
+use crate::codec::report::{ClipReport, payload_bytes};
+use crate::codec::reuse::Encodings;
+use crate::codec::track::{TrackData, encode_track};
+use crate::metric::{ErrorReport, JointLimits, Reference, measure};
+use crate::model::{Clip, Skeleton};
+use crate::settings::Resolved;
+
+/// What the passes share about one clip.
+pub(crate) struct State<'a> {
+    pub skeleton: &'a Skeleton,
+    pub prepared: &'a Prepared<'a>,
+    /// The clip as compressed (a looping clip's first frame may be appended to it).
+    pub clip: &'a Clip,
+    /// What players show: the clip, or an additive clip on its base.
+    pub shown: &'a Clip,
+    pub layer: Option<&'a Layer>,
+    pub settings: &'a Resolved,
+    pub control: &'a Control,
+    pub started: Instant,
+    /// Reference poses at every sample and midpoint, of what players show.
+    pub reference: Arc<Reference>,
+    /// Track values the encoders read (pinned joints' re-derived by encode and repair).
+    pub inputs: Inputs,
+    /// Pinned joints (none for an additive layer, whose keys are not object targets).
+    pub pinned: Vec<bool>,
+    /// Per joint, how many of its tracks move (a pinned joint counts one at least).
+    pub moving_tracks: Vec<usize>,
+    pub moving: Vec<bool>,
+    /// Each joint's floor (the floors pass).
+    pub floors: Vec<f32>,
+    /// The tolerances held: those asked, raised to the floors (the floors pass), then to
+    /// what repair reached where it could not reach more.
+    pub held: JointLimits,
+    /// Each track's local tolerance at scale 1 (the budgets pass).
+    pub base: Vec<[f32; 3]>,
+}
+
+/// The clip under construction.
+pub(crate) struct Work {
+    pub out: CompressedClip,
+    /// Each track's tolerance as a multiple of its base tolerance.
+    pub scale: Vec<[f32; 3]>,
+    /// The error matrix of `out` against the held tolerances (kept current by every pass
+    /// but relaxation's, which the pipeline re-measures once at the end).
+    pub errors: ErrorReport,
+    pub repairs: usize,
+    pub relaxed: usize,
+}
+
+impl Work {
+    /// The clip and its tolerance scales as they stand.
+    pub fn snapshot(&self) -> (CompressedClip, Vec<[f32; 3]>, usize) {
+        (self.out.clone(), self.scale.clone(), self.relaxed)
+    }
+
+    /// Goes back to `kept` (a [`Work::snapshot`]) unless the clip is now smaller.
+    pub fn keep_smaller(&mut self, kept: (CompressedClip, Vec<[f32; 3]>, usize)) {
+        let frames = self.out.frame_count;
+        let bytes = |c: &CompressedClip| payload_bytes(&c.tracks, frames);
+        if bytes(&self.out) >= bytes(&kept.0) {
+            (self.out, self.scale, self.relaxed) = kept;
+        }
+    }
+}
+
+impl State<'_> {
+    pub fn len(&self) -> usize {
+        self.skeleton.len()
+    }
+
+    pub fn is_pinned(&self, j: usize) -> bool {
+        self.pinned.get(j).copied().unwrap_or(false)
+    }
+
+    /// A candidate measured as players show it (an additive clip on its base).
+    pub fn measure(&self, candidate: &CompressedClip, limits: &JointLimits) -> ErrorReport {
+        measure(
+            self.skeleton,
+            &self.reference,
+            &Layered {
+                additive: candidate,
+                layer: self.layer,
+            },
+            limits,
+            true,
+        )
+    }
+
+    /// Each track's local tolerance at `scale`.
+    pub fn local_tolerances(&self, scale: &[[f32; 3]]) -> Vec<[f32; 3]> {
+        (0..self.len())
+            .map(|j| std::array::from_fn(|k| self.base[j][k] * scale[j][k]))
+            .collect()
+    }
+
+    /// A compressed clip of `tracks`, recording the local tolerances at `scale`.
+    pub fn clip_of(&self, tracks: Vec<[TrackData; 3]>, scale: &[[f32; 3]]) -> CompressedClip {
+        let clip = self.clip;
+        CompressedClip {
+            name: clip.name.clone(),
+            sample_rate: clip.sample_rate,
+            frame_count: clip.frame_count,
+            start_time: clip.start_time,
+            rest: self.prepared.rest.clone(),
+            tracks,
+            local_tolerance: self.local_tolerances(scale),
+            report: ClipReport::default(),
+            playback: Default::default(),
+        }
+    }
+}
+
+/// Track `k` of joint `j` from `inputs` at `s` times its base tolerance, by the encoders
+/// kept in `memo` (a pinned joint's, whose inputs vary, encoded afresh). Takes the state's
+/// fields rather than the state, so repin may call it while it changes `inputs`.
+pub(crate) fn encode(
+    memo: &Encodings,
+    settings: &Resolved,
+    base: &[[f32; 3]],
+    pinned: &[bool],
+    inputs: &Inputs,
+    (j, k, s): (usize, usize, f32),
+) -> TrackData {
+    let tolerance = base[j][k] * s;
+    let input = inputs.input(j, k);
+    let is_pinned = pinned.get(j).copied().unwrap_or(false);
+    let samples = (!is_pinned).then_some((input, tolerance));
+    memo.get(j, k, tolerance, false, samples, || {
+        encode_track(&input, tolerance, settings.method, settings.bits)
+    })
+}
+
+/// Whether every evaluated joint holds its tolerance at every sample and midpoint.
+pub(crate) fn passes(e: &ErrorReport, limits: &JointLimits) -> bool {
+    e.samples.violations == 0
+        && e.midpoints.is_none_or(|m| m.violations == 0)
+        && limits.len() == e.joints
+}
+
+/// Bits of every track of a clip, per joint and kind.
+pub(crate) fn track_bits(clip: &CompressedClip) -> Vec<[u64; 3]> {
+    let frames = clip.frame_count;
+    clip.tracks
+        .iter()
+        .map(|t| std::array::from_fn(|k| t[k].cost(k == 1, frames).bits))
+        .collect()
+}
+
+/// Bits of every track of a clip.
+pub(crate) fn total_bits(clip: &CompressedClip) -> u64 {
+    track_bits(clip).iter().flatten().sum()
+}

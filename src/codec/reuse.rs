@@ -1,0 +1,232 @@
+//! What one compression of a clip keeps for the next compression of the same clip: the
+//! reference poses (they depend on the clip only), the joints' floors (the markers and bit
+//! widths), and every track encoding (the track's samples and its local tolerance), with
+//! each track's encoder state. The pipeline reads and fills a [`Memo`]; the
+//! [`Recompressor`](super::Recompressor) owns one per clip and drops it for another clip.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput};
+use crate::metric::{JointLimits, PoseSource, Reference};
+use crate::model::Skeleton;
+use crate::settings::{Bits, Method};
+
+/// The stored results of earlier passes on one clip.
+#[derive(Default)]
+pub(super) struct Memo {
+    reference: Option<Arc<Reference>>,
+    floors: Option<Floors>,
+    encodings: Encodings,
+}
+
+/// Each joint's floor and what it depends on besides the clip.
+struct Floors {
+    bits: Bits,
+    markers: Vec<(bool, u32)>,
+    /// Each socket's weight against its joint's tolerance (a floor includes it).
+    socket_weights: Vec<u32>,
+    floors: Vec<f32>,
+}
+
+impl Memo {
+    /// Starts a compression of `tracks` tracks under `codec`: encodings made under another
+    /// method or bit-width rule are dropped.
+    pub fn begin(&mut self, codec: Codec, tracks: usize) {
+        self.encodings.begin(codec, tracks);
+    }
+
+    /// Ends a compression: keeps what it used (all of it, with the older entries, when it
+    /// was cancelled half way).
+    pub fn end(&mut self, finished: bool) {
+        self.encodings.end(finished);
+    }
+
+    /// The clip's reference poses (samples and midpoints) of `frames` frames of `source`
+    /// (the clip, or an additive clip on its base), computed once.
+    pub fn reference(
+        &mut self,
+        skeleton: &Skeleton,
+        source: &dyn PoseSource,
+        frames: usize,
+    ) -> Arc<Reference> {
+        self.encodings.reference_reused = self.reference.is_some();
+        self.reference
+            .get_or_insert_with(|| Arc::new(Reference::new(skeleton, source, frames)))
+            .clone()
+    }
+
+    /// The reference poses computed last, if any.
+    pub fn reference_poses(&self) -> Option<Arc<Reference>> {
+        self.reference.clone()
+    }
+
+    /// The joints' floors under `limits`' markers: `compute()` when they changed.
+    pub fn floors(
+        &mut self,
+        limits: &JointLimits,
+        bits: Bits,
+        compute: impl FnOnce() -> Vec<f32>,
+    ) -> Vec<f32> {
+        let markers: Vec<(bool, u32)> = (0..limits.len())
+            .map(|j| (limits.evaluated[j], limits.local_marker(j).to_bits()))
+            .collect();
+        let socket_weights: Vec<u32> = (0..limits.len())
+            .flat_map(|j| {
+                limits.sockets[j]
+                    .iter()
+                    .map(|s| s.tolerance_ratio.to_bits())
+            })
+            .collect();
+        let same = |f: &&Floors| {
+            f.bits == bits && f.markers == markers && f.socket_weights == socket_weights
+        };
+        if let Some(f) = self.floors.as_ref().filter(same) {
+            self.encodings.floors_reused = true;
+            return f.floors.clone();
+        }
+        self.encodings.floors_reused = false;
+        let floors = compute();
+        self.floors = Some(Floors {
+            bits,
+            markers,
+            socket_weights,
+            floors: floors.clone(),
+        });
+        floors
+    }
+
+    /// The encodings of the compression under way.
+    pub fn encodings(&self) -> &Encodings {
+        &self.encodings
+    }
+}
+
+/// What every track encoding of a compression depends on besides its track and tolerance
+/// (not the effort: it decides which encodings are asked for, not what they are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Codec {
+    pub method: Method,
+    pub bits: Bits,
+}
+
+/// What a track's encoding depends on besides its samples: the joint and kind, the
+/// tolerance (exact bits) and whether key values were refined.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    joint: usize,
+    kind: usize,
+    tolerance: u32,
+    refined: bool,
+}
+
+/// Track encodings of the previous compression and of the one under way, and per track
+/// (`3 * joint + kind`) its encoder's state, so an encoding at a new tolerance replays
+/// recorded fits instead of fitting again.
+#[derive(Default)]
+pub(super) struct Encodings {
+    codec: Option<Codec>,
+    previous: HashMap<Key, TrackData>,
+    current: Mutex<HashMap<Key, TrackData>>,
+    encoders: Vec<Mutex<Option<EncoderState>>>,
+    pub(super) reused: AtomicUsize,
+    pub(super) computed: AtomicUsize,
+    pub(super) reference_reused: bool,
+    pub(super) floors_reused: bool,
+}
+
+impl Encodings {
+    fn begin(&mut self, codec: Codec, tracks: usize) {
+        if self.codec != Some(codec) || self.encoders.len() != tracks {
+            self.previous.clear();
+            self.current_mut().clear();
+            self.encoders = (0..tracks).map(|_| Mutex::new(None)).collect();
+            self.codec = Some(codec);
+        }
+        self.reused.store(0, Ordering::Relaxed);
+        self.computed.store(0, Ordering::Relaxed);
+    }
+
+    fn end(&mut self, finished: bool) {
+        let current = std::mem::take(self.current_mut());
+        if finished {
+            self.previous = current;
+        } else {
+            self.previous.extend(current);
+        }
+    }
+
+    fn current_mut(&mut self) -> &mut HashMap<Key, TrackData> {
+        self.current.get_mut().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Track `kind` of `joint` encoded at `tolerance` (with refined key values when
+    /// `refined`): from `samples` (the track's own, which never change for this clip; a new
+    /// encoder records its fits down to `finest`) unless an earlier call computed it, or by
+    /// `varying()` every time when `samples` is `None` (a pinned joint, whose samples are
+    /// re-derived from its decoded ancestors).
+    pub fn get(
+        &self,
+        joint: usize,
+        kind: usize,
+        tolerance: f32,
+        refined: bool,
+        samples: Option<(TrackInput, f32)>,
+        varying: impl FnOnce() -> TrackData,
+    ) -> TrackData {
+        let Some((input, finest)) = samples else {
+            self.computed.fetch_add(1, Ordering::Relaxed);
+            return varying();
+        };
+        let key = Key {
+            joint,
+            kind,
+            tolerance: tolerance.to_bits(),
+            refined,
+        };
+        let lock = || self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let known = lock()
+            .get(&key)
+            .or_else(|| self.previous.get(&key))
+            .cloned();
+        let track = match known {
+            Some(t) => {
+                self.reused.fetch_add(1, Ordering::Relaxed);
+                t
+            }
+            None => {
+                self.computed.fetch_add(1, Ordering::Relaxed);
+                self.encode(3 * joint + kind, input, finest, tolerance, refined)
+            }
+        };
+        lock().insert(key, track.clone());
+        track
+    }
+
+    /// Encodes a track with its kept encoder state (made on first use).
+    fn encode(
+        &self,
+        track: usize,
+        input: TrackInput,
+        finest: f32,
+        tolerance: f32,
+        refined: bool,
+    ) -> TrackData {
+        let codec = self.codec.expect("encodings begun");
+        let mut slot = self.encoders[track]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut encoder = match slot.take() {
+            Some(state) => TrackEncoder::resume(input, state),
+            None => TrackEncoder::new(input, codec.method, codec.bits, finest),
+        };
+        let encoded = if refined {
+            encoder.encode_refined(tolerance)
+        } else {
+            encoder.encode(tolerance)
+        };
+        *slot = Some(encoder.into_state());
+        encoded
+    }
+}
