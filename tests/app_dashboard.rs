@@ -2,7 +2,8 @@
 //! The clip dashboard, headless on the software adapter: every clip of RobotExpressive with
 //! pass / fail, a per-clip preset edit through the UI (undoable, saved in `[clips.NAME]`),
 //! clicking a row opens the clip, and "fit in N KiB" on the default character lands at or
-//! below N with the result shown and applied.
+//! below N with the result shown and applied (and undone from the result cache, with no
+//! compression).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -169,6 +170,28 @@ fn fit_in_kib_lands_at_or_below_the_budget_and_applies() {
             .flatten()
             .all(|r| r.contract_met && r.errors.samples.violations == 0)
     );
+    // Undo: every clip's earlier result is there on the next frames, none compressed again.
+    h.state_mut().perform(Action::Undo);
+    h.run_steps(2);
+    assert!(!h.state().document().unwrap().is_dirty());
+    let undone = h.state_mut().clip_results();
+    assert!(
+        undone.iter().all(Option::is_some),
+        "clips without a result after the undo: {:?}",
+        undone
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.is_none())
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>()
+    );
+    assert!(!h.state().clips_compressing() && !h.state().is_compressing());
+    let sum: usize = undone
+        .iter()
+        .flatten()
+        .map(|r| r.sizes.compressed_bytes)
+        .sum();
+    assert_eq!(sum, total, "the sizes from before the fit");
 }
 
 /// The app on `file` at `size`, with the open clip's result in (no dashboard).

@@ -76,3 +76,119 @@ fn convert_command_writes_a_glb() {
     assert_eq!(st.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&st.stderr).contains(".glb or .gltf"));
 }
+
+/// The character's height in the glTF file itself, read with the `gltf` crate (not
+/// skelpack's importer): the median over the first animation's keys of the joints' Y extent,
+/// every node's world transform composed from its TRS and the channels' values at that key.
+fn gltf_height(path: &Path) -> f32 {
+    use glam::{Mat4, Quat, Vec3};
+    use gltf::animation::util::ReadOutputs;
+    let (doc, buffers, _) = gltf::import(path).unwrap();
+    let nodes: Vec<gltf::Node> = doc.nodes().collect();
+    let mut parent = vec![None; nodes.len()];
+    for n in &nodes {
+        for c in n.children() {
+            parent[c.index()] = Some(n.index());
+        }
+    }
+    let anim = doc.animations().next().expect("an animation");
+    let mut channels = Vec::new();
+    let mut keys = 0;
+    for ch in anim.channels() {
+        let r = ch.reader(|b| Some(&buffers[b.index()]));
+        keys = r.read_inputs().unwrap().count();
+        let values: Vec<[f32; 4]> = match r.read_outputs().unwrap() {
+            ReadOutputs::Translations(v) => v.map(|[x, y, z]| [x, y, z, 0.0]).collect(),
+            ReadOutputs::Rotations(v) => v.into_f32().collect(),
+            ReadOutputs::Scales(v) => v.map(|[x, y, z]| [x, y, z, 0.0]).collect(),
+            ReadOutputs::MorphTargetWeights(_) => continue,
+        };
+        channels.push((ch.target().node().index(), ch.target().property(), values));
+    }
+    let mut heights = Vec::new();
+    for k in 0..keys {
+        let mut trs: Vec<_> = nodes.iter().map(|n| n.transform().decomposed()).collect();
+        for (node, prop, values) in &channels {
+            let v = values[k];
+            match prop {
+                gltf::animation::Property::Translation => trs[*node].0 = [v[0], v[1], v[2]],
+                gltf::animation::Property::Rotation => trs[*node].1 = v,
+                gltf::animation::Property::Scale => trs[*node].2 = [v[0], v[1], v[2]],
+                _ => {}
+            }
+        }
+        // Nodes are written parents first.
+        let mut world = vec![Mat4::IDENTITY; nodes.len()];
+        let (mut lo, mut hi) = (f32::INFINITY, f32::NEG_INFINITY);
+        for i in 0..nodes.len() {
+            let (t, r, s) = trs[i];
+            let local = Mat4::from_scale_rotation_translation(
+                Vec3::from(s),
+                Quat::from_array(r),
+                Vec3::from(t),
+            );
+            world[i] = parent[i].map_or(local, |p| {
+                assert!(p < i, "parents first");
+                world[p] * local
+            });
+            let y = world[i].w_axis.y;
+            lo = lo.min(y);
+            hi = hi.max(y);
+        }
+        heights.push(hi - lo);
+    }
+    heights.sort_by(f32::total_cmp);
+    heights[heights.len() / 2]
+}
+
+/// Issue 24 item 6: glTF is metres, so a BVH in another unit (CMU's ASF unit) is written in
+/// metres: a person 1-2.3 m tall in the file itself, the motion the source's scaled.
+#[test]
+fn converted_bvh_files_are_in_metres() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["CMU_131_01.bvh", "pirouette.bvh"] {
+        let input = common::asset(name);
+        let out = dir.path().join(format!("{name}.glb"));
+        let st = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+            .arg("convert")
+            .arg(&input)
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let h = gltf_height(&out);
+        assert!((1.0..=2.3).contains(&h), "{name}: {h} m tall in its glTF");
+        // The same poses, in metres: skelpack's importer agrees, at the source's rate.
+        let orig = import::load(&input).unwrap();
+        let back = import::load(&out).unwrap();
+        assert_eq!(back.units.unit, skelpack::model::LengthUnit::Metre);
+        let metres = skelpack::export::metres::in_metres(&orig, orig.units.unit);
+        let (a, b) = (&metres.clips[0], &back.clips[0]);
+        assert_eq!(
+            (a.sample_rate, a.frame_count),
+            (b.sample_rate, b.frame_count)
+        );
+        let e = common::max_error(&metres.skeleton, a, &back.skeleton, b, 0.03);
+        assert!(e < 1e-5, "{name}: {e} m from the source in metres");
+    }
+    // --unit overrides the inferred unit (here: the file declared in centimetres).
+    let out = dir.path().join("cm.glb");
+    let st = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args(["convert", "--unit", "cm"])
+        .arg(common::asset("pirouette.bvh"))
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let orig = import::load(&common::asset("pirouette.bvh")).unwrap();
+    let h = gltf_height(&out);
+    assert!((h * 100.0 / orig.units.height - 1.0).abs() < 1e-2, "{h}");
+}

@@ -282,11 +282,19 @@ fn write_gltf(
         }),
     };
     let result = crate::export::compress_to_gltf(asset, settings, output, &options, args.force)?;
+    for w in &result.warnings {
+        eprintln!("warning: {}: {w}", output.display());
+    }
     let ok = result.animations.iter().all(|a| a.worst_ratio <= 1.0);
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result.animations)?);
     } else {
-        let unit = settings.unit_for(asset);
+        // A BVH / ACL source was exported in metres.
+        let unit = if crate::export::metres::converts(asset.format) {
+            crate::model::LengthUnit::Metre
+        } else {
+            settings.unit_for(asset)
+        };
         println!(
             "{:<40} {:>12} {:>12} {:>10} {:>8} {:>10} {:>6}  ok",
             "animation", "original B", "exported B", "stored B", "ratio", "max err", "ratio"

@@ -1,14 +1,17 @@
-//! `skelpack convert IN OUT.glb|.gltf [--force]`: writes any importable file (BVH, ACL SJSON,
-//! glTF) as a new glTF scene: the skeleton as nodes, each clip as a LINEAR animation, meshes
-//! with their skins when the source has them. A `.skp` container is decoded (every frame, at
-//! its clip's rate) into the same kind of scene.
+//! `skelpack convert IN OUT.glb|.gltf [--unit U] [--force]`: writes any importable file (BVH,
+//! ACL SJSON, glTF) as a new glTF scene: the skeleton as nodes, each clip as a LINEAR
+//! animation, meshes with their skins when the source has them. A BVH or ACL source is
+//! written in metres, converted from its inferred unit (as `inspect` shows it) or `--unit`
+//! ([`crate::export::metres`]). A `.skp` container is decoded (every frame, at its clip's
+//! rate) into the same kind of scene, in the container's own unit.
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::export::write_scene;
+use crate::export::{metres, write_scene};
 use crate::import;
+use crate::model::LengthUnit;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,6 +22,10 @@ pub struct Args {
     /// Replace OUTPUT even when it is the input file.
     #[arg(long)]
     pub force: bool,
+    /// The source's length unit (BVH / ACL): m, cm, mm, inch, or a number of units per
+    /// metre. Default: the unit inferred from the character's proportions.
+    #[arg(long)]
+    pub unit: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -31,10 +38,29 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
         return Ok(0);
     }
+    let unit = match &args.unit {
+        Some(u) => Some(LengthUnit::parse(u).with_context(|| {
+            format!("--unit '{u}': expected m, cm, mm, inch, or a number of units per metre")
+        })?),
+        None => None,
+    };
     let asset = import::load(&args.input)?;
     for w in &asset.warnings {
         eprintln!("warning: {w}");
     }
+    let from = unit.unwrap_or(asset.units.unit);
+    let asset = if metres::converts(asset.format) {
+        if from != LengthUnit::Metre {
+            println!(
+                "{}: lengths converted from {} to metres",
+                args.input.display(),
+                from.name()
+            );
+        }
+        metres::in_metres(&asset, from)
+    } else {
+        asset
+    };
     write_scene(
         &args.output,
         &asset.skeleton,

@@ -2,8 +2,8 @@
 //!
 //! The JSON is edited as a `serde_json::Value`: every animation's skeleton channels are
 //! rewritten from the codec's tracks (Catmull-Rom as CUBICSPLINE with the spline's exact
-//! tangents, linear as LINEAR, a constant as one key, rest tracks dropped because the node's
-//! rest value already holds them); morph-weight channels and channels on nodes outside the
+//! tangents, linear as LINEAR, a constant as one key, rest tracks as one key where the source
+//! keyed the property); morph-weight channels and channels on nodes outside the
 //! skeleton are carried over unchanged. Everything else (meshes, skins, materials, textures,
 //! names, extras, extensions) is left as it was. New data is appended to buffer 0; the
 //! replaced data is then dropped when that is provably safe (see [`super::compact`]).
@@ -15,8 +15,8 @@
 //! keeps each joint within its tolerance, measured on what players compute under every rule
 //! of the target [`Player`] (slerp, nlerp, keys as stored); float otherwise. For portable
 //! players rotations are LINEAR with keys inserted where nlerp would leave slerp's path.
-//! A property the source animated keeps a channel (one key when it equals the rest pose);
-//! a property it did not animate gets none. Channels with identical key frames share one
+//! A property the source animated keeps a channel (one key when it equals the rest pose,
+//! unless `drop_rest_channels`); a property it did not animate gets none. Channels with identical key frames share one
 //! time accessor.
 
 use std::collections::HashMap;
@@ -100,9 +100,7 @@ pub struct AnimationExport {
 pub struct Keyed<'a> {
     /// Driven by this clip's animation: these, and only these, get channels.
     pub clip: &'a [[bool; 3]],
-    /// Driven by some other animation of the file. A property this clip holds at the rest
-    /// pose keeps a one-key rest channel only here: a player switching clips would
-    /// otherwise keep the other clip's value. Elsewhere the node's own rest already holds it.
+    /// Driven by some other animation of the file.
     pub others: &'a [[bool; 3]],
     /// Driven by every other animation of the file (true for a single animation): a player
     /// switching from this clip never holds this clip's last key there.
@@ -408,6 +406,8 @@ pub struct CompressedGltf {
     pub animations: Vec<AnimationExport>,
     /// Whether the replaced animation data was removed from the buffer.
     pub compacted: bool,
+    /// Non-fatal observations on writing (an image that could not be embedded).
+    pub warnings: Vec<String>,
 }
 
 /// Replaces the animations of `original` (the file `asset` was imported from) by `clips`
@@ -462,16 +462,39 @@ pub fn compressed_gltf(
             report.marker_offset = resolved.limits.marker_offset[first];
         }
         report.unit = resolved.unit.symbol().to_string();
-        if report.exported_bytes >= original_bytes
-            && (player.allows_cubic() || portable_as_is(original, i, &node_joint))
-        {
-            // The source is already smaller (few keys, STEP or CUBICSPLINE): keep it as is.
+        // The source is already no larger (few keys, STEP or CUBICSPLINE, or an export
+        // compressed again): keep it as it is where every rule of the player plays it as
+        // the spec does, or where it is measured within the tolerance under every rule.
+        let kept = (report.exported_bytes >= original_bytes)
+            .then(|| {
+                if player.allows_cubic() || portable_as_is(original, i, &node_joint) {
+                    Some((0.0, 0.0))
+                } else {
+                    super::original::verified(
+                        original,
+                        i,
+                        skeleton,
+                        raw,
+                        &resolved,
+                        player,
+                        &node_joint,
+                    )
+                    .filter(|&(ratio, _)| ratio <= 1.0)
+                }
+            })
+            .flatten();
+        if let Some((ratio, max)) = kept {
             doc.array_mut("animations")[i] = original.array("animations")[i].clone();
             report.exported_bytes = original_bytes;
             report.kept_original = true;
-            report.max_error = 0.0;
-            report.worst_ratio = 0.0;
+            report.max_error = max;
+            report.worst_ratio = ratio * super::verify::PLAYER_GUARD;
             report.channel_list = Vec::new();
+        }
+        // The source rate, so that skelpack reopens the export at it (`import::extras`).
+        let anim = &mut doc.array_mut("animations")[i];
+        if anim.is_object() {
+            anim["extras"] = crate::import::extras::with_rate(anim.get("extras"), raw.sample_rate);
         }
         report.stored_bytes = report.exported_bytes;
         reports.push(report);
@@ -489,6 +512,7 @@ pub fn compressed_gltf(
         doc,
         animations: reports,
         compacted,
+        warnings: Vec::new(),
     })
 }
 
@@ -565,6 +589,10 @@ fn export_doc(
             a.stored_bytes = super::meshopt::stored_bytes(&out.doc, Some(i)).round() as usize;
         }
     }
+    if let Some(input) = input {
+        // Relative image URIs would not resolve from another folder.
+        out.warnings = super::images::embed_if_moved(&mut out.doc, input, output);
+    }
     super::write_output(output, &out.doc.to_bytes(format)?, input, force)?;
     Ok(out)
 }
@@ -599,9 +627,10 @@ fn exact_end_keys(channels: &mut [Channel], raw: &crate::model::Clip) {
 }
 
 /// One-key channels holding the rest value for every property the source animated that
-/// the codec found equal to the rest pose and that another animation of the file drives,
-/// so that players which keep the previous clip's value on un-keyed nodes still show this
-/// clip's pose.
+/// the codec found equal to the rest pose, so that players which keep the previous clip's
+/// value on un-keyed nodes still show this clip's pose. That previous clip may come from
+/// another file of the same rig (libraries split across files, one clip per file), so the
+/// channel is kept whether or not another animation of this file drives the property.
 fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: Keyed<'_>) {
     let mut have = vec![[false; 3]; skeleton.len()];
     for c in channels.iter() {
@@ -609,8 +638,8 @@ fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: Ke
     }
     for (j, joint) in skeleton.joints.iter().enumerate() {
         for kind in 0..3 {
-            let both = |k: &[[bool; 3]]| k.get(j).is_some_and(|k| k[kind]);
-            if !both(keyed.clip) || !both(keyed.others) || have[j][kind] {
+            let keyed_here = keyed.clip.get(j).is_some_and(|k| k[kind]);
+            if !keyed_here || have[j][kind] {
                 continue;
             }
             let r = joint.rest;
@@ -927,8 +956,9 @@ pub fn sampler_bytes(doc: &GltfDoc, index: usize) -> usize {
 
 /// For the CLI and the app: compresses every clip of `asset` for glTF ([`encode_for_gltf`],
 /// in parallel) and writes the compressed copy of `asset.path` to `output`. A BVH or ACL
-/// source is first converted to a glTF scene in memory (as `skelpack convert` writes it),
-/// keeping the tolerance and marker offsets it prescribes.
+/// source is first converted to a glTF scene in metres in memory (as `skelpack convert`
+/// writes it, [`super::metres`]), keeping the tolerance and marker offsets it prescribes;
+/// the report's errors are then in metres.
 pub fn compress_to_gltf(
     asset: &Asset,
     settings: &crate::settings::Settings,
@@ -937,12 +967,19 @@ pub fn compress_to_gltf(
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
     use rayon::prelude::*;
-    let (original, converted) = match asset.format {
-        crate::import::SourceFormat::Gltf => (GltfDoc::read(&asset.path)?, None),
-        _ => {
-            let (doc, a) = convert_in_memory(asset)?;
-            (doc, Some(a))
-        }
+    let in_metres;
+    let (original, converted, settings) = if super::metres::converts(asset.format) {
+        // Converted in metres (glTF's unit) from the unit in force; the settings' unit
+        // override, if any, was that conversion's.
+        let (doc, a) =
+            convert_in_memory(&super::metres::in_metres(asset, settings.unit_for(asset)))?;
+        in_metres = crate::settings::Settings {
+            unit: None,
+            ..settings.clone()
+        };
+        (doc, Some(a), &in_metres)
+    } else {
+        (GltfDoc::read(&asset.path)?, None, settings)
     };
     let source = converted.as_ref().unwrap_or(asset);
     let control = crate::codec::Control::new();
@@ -1177,7 +1214,9 @@ mod tests {
             crate::model::Joint::new("b", Some(0), crate::model::Transform::IDENTITY),
         ])
         .unwrap();
-        // b's scale is driven by another clip, its translation only by this one.
+        // b's scale is driven by another clip, its translation only by this one: both keep
+        // a rest channel (a clip of another file may drive either); a's translation, which
+        // this clip does not key, gets none.
         let clip = vec![[false, true, false], [true, false, true]];
         let file = FileKeyed::new(vec![clip, vec![[false; 3], [false, false, true]]]);
         let keyed = file.of(0);
@@ -1186,12 +1225,12 @@ mod tests {
         let mut channels = vec![constant(0, 1)];
         add_rest_channels(&mut channels, &skeleton, keyed);
         let targets: Vec<(usize, usize)> = channels.iter().map(|c| (c.joint, c.kind)).collect();
-        assert_eq!(targets, vec![(0, 1), (1, 2)]);
-        assert_eq!(channels[1].ticks, vec![0]);
+        assert_eq!(targets, vec![(0, 1), (1, 0), (1, 2)]);
+        assert!(channels[1..].iter().all(|c| c.ticks == vec![0]));
     }
 
     #[test]
-    fn a_single_clip_gets_no_rest_channels() {
+    fn a_single_clip_keeps_rest_channels() {
         let skeleton = Skeleton::new(vec![crate::model::Joint::new(
             "a",
             None,
@@ -1205,8 +1244,10 @@ mod tests {
             &[[true; 3]],
             "no other clip holds its end"
         );
+        // A clip of another file for the same rig may leave these properties elsewhere.
         let mut channels = Vec::new();
         add_rest_channels(&mut channels, &skeleton, keyed);
-        assert!(channels.is_empty());
+        let targets: Vec<(usize, usize)> = channels.iter().map(|c| (c.joint, c.kind)).collect();
+        assert_eq!(targets, vec![(0, 0), (0, 1), (0, 2)]);
     }
 }

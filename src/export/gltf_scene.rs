@@ -326,6 +326,11 @@ fn write_clip(doc: &mut GltfDoc, skeleton: &Skeleton, clip: &Clip) {
     }
     doc.push(
         "animations",
-        json!({ "name": clip.name, "channels": channels, "samplers": samplers }),
+        json!({
+            "name": clip.name,
+            "channels": channels,
+            "samplers": samplers,
+            "extras": crate::import::extras::with_rate(None, clip.sample_rate),
+        }),
     );
 }

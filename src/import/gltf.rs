@@ -286,8 +286,17 @@ fn import_clip(
     }
     let t0 = all_times.iter().copied().fold(f32::INFINITY, f32::min);
     let t1 = all_times.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let rate = detect_sample_rate(&all_times);
+    // The source rate skelpack wrote into its own export, else detected from the keys.
+    let extras = anim.extras().as_deref().map(|r| r.get());
+    let declared = super::extras::declared_rate(extras, &all_times).unwrap_or_else(|m| {
+        warnings.push(format!(
+            "animation '{name}': {m}; the rate is detected from the key times"
+        ));
+        None
+    });
+    let rate = declared.unwrap_or_else(|| detect_sample_rate(&all_times));
     if let Some(d) = dominant_rate(&all_times)
+        && declared.is_none()
         && d < rate
         && d >= 1.0
     {

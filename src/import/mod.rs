@@ -5,6 +5,7 @@
 
 mod acl_sjson;
 mod bvh;
+pub mod extras;
 mod gltf;
 mod gltf_check;
 pub mod gltf_ext;

@@ -172,6 +172,26 @@ impl Units {
         }
     }
 
+    /// These units after every length of the scene was converted from `from` to metres
+    /// (a scene written in metres from a source in another unit): sizes divided by
+    /// `from.per_metre()`, the unit metres, the confidence the source's.
+    pub fn converted_to_metres(&self, from: LengthUnit) -> Self {
+        let k = 1.0 / from.per_metre();
+        Self {
+            extent: self.extent * k,
+            height: self.height * k,
+            size: self.size * k,
+            unit: LengthUnit::Metre,
+            confidence: self.confidence,
+            humanoid: self.humanoid,
+            reason: if from == LengthUnit::Metre {
+                self.reason.clone()
+            } else {
+                format!("converted to metres from {}: {}", from.name(), self.reason)
+            },
+        }
+    }
+
     /// Converts metres into scene units.
     pub fn from_metres(&self, metres: f32) -> f32 {
         metres * self.unit.per_metre()

@@ -7,18 +7,11 @@ use std::time::{Duration, Instant};
 
 use super::super::actions::Action;
 use super::super::panels;
-use super::super::panels::path_prompt::{Outcome, PathPrompt, Purpose};
-use super::super::panels::unsaved::Choice;
+use super::super::panels::path_prompt::{PathPrompt, Purpose};
 use super::super::state::{AbShow, Source};
+use super::dialogs::{Confirm, Dialog};
 use super::{App, NO_DIALOG};
 use crate::settings::Settings;
-
-/// An action that would lose unsaved settings, held until the user decides.
-#[derive(Clone, Debug)]
-pub(super) enum Confirm {
-    Close,
-    Run(Action),
-}
 
 impl App {
     pub(super) fn apply(&mut self, action: Action, ctx: Option<&egui::Context>) {
@@ -29,7 +22,7 @@ impl App {
             Action::Open(_) | Action::OpenDialog | Action::OpenDefault
                 if self.unsaved_would_be_lost() =>
             {
-                self.chrome.confirm = Some(Confirm::Run(action));
+                self.open_dialog(Dialog::Unsaved(Confirm::Run(action)));
             }
             Action::Open(p) => {
                 self.open_path(&p);
@@ -45,7 +38,7 @@ impl App {
                     Some(p) => {
                         self.open_path(&p);
                     }
-                    None if self.chrome.path_prompt.is_none() => {
+                    None if !self.dialog_open() => {
                         self.chrome.status =
                             "Open: no file chosen (drop a file on the window, or pass a path)"
                                 .into()
@@ -55,7 +48,7 @@ impl App {
             }
             Action::PromptPath(purpose) => {
                 let start = self.prompt_start(purpose);
-                self.chrome.path_prompt = Some(PathPrompt::new(purpose, &start, None));
+                self.open_dialog(Dialog::Path(PathPrompt::new(purpose, &start, None)));
             }
             Action::OpenDefault => self.open_default(),
             Action::ClearRecent => self.session.recent.clear(),
@@ -63,28 +56,15 @@ impl App {
             Action::ExportSkp(p) => self.export(p, &super::super::exporter::SKP),
             Action::SaveSettings(p) => self.save_settings(p),
             Action::SaveSettingsAs => {
-                let name = self
-                    .session
-                    .doc
-                    .as_ref()
-                    .map_or(String::new(), |d| d.title());
-                let start = self.prompt_start(Purpose::SaveSettings);
-                let picked = self.ask_path(Purpose::SaveSettings, start, || {
-                    rfd::FileDialog::new()
-                        .add_filter("skelpack settings", &["toml", "json"])
-                        .set_file_name(format!("{name}.skelpack.toml"))
-                        .save_file()
-                });
-                match picked {
-                    Some(p) => self.save_settings(Some(p)),
-                    None if self.chrome.path_prompt.is_none() => {
-                        self.chrome.status = "Save Settings As: no file chosen".into()
-                    }
-                    None => {}
+                if let Some(p) = self.ask_settings_path("Save Settings As") {
+                    self.save_settings(Some(p));
                 }
             }
+            Action::Quit if self.dialog_open() => {
+                self.chrome.status = "Answer the open dialog first".into();
+            }
             Action::Quit if self.unsaved_would_be_lost() => {
-                self.chrome.confirm = Some(Confirm::Close)
+                self.open_dialog(Dialog::Unsaved(Confirm::Close));
             }
             Action::Quit => {
                 self.chrome.closing = true;
@@ -120,8 +100,8 @@ impl App {
                 let Some(doc) = &self.session.doc else { return };
                 let below = doc.below_floor(&settings);
                 if !below.is_empty() {
-                    self.chrome.below_floor =
-                        Some((below, Action::EditSettingsBelowFloor(label, settings)));
+                    let edit = Action::EditSettingsBelowFloor(label, settings);
+                    self.open_dialog(Dialog::BelowFloor(below, edit));
                     return;
                 }
                 self.apply(Action::EditSettingsBelowFloor(label, settings), ctx);
@@ -217,20 +197,29 @@ impl App {
     }
 
     /// A path from the native dialog; when none could open (it answered at once, with
-    /// nothing), the in-app path prompt opens instead, starting at `start`.
+    /// nothing), the in-app path prompt opens instead, starting at `start`. Nothing is asked
+    /// while another dialog is open.
     pub(super) fn ask_path(
         &mut self,
         purpose: Purpose,
         start: PathBuf,
         dialog: impl FnOnce() -> Option<PathBuf>,
     ) -> Option<PathBuf> {
+        if self.dialog_open() {
+            self.chrome.status = "Answer the open dialog first".into();
+            return None;
+        }
         let asked = Instant::now();
         let picked = dialog();
         if picked.is_none() && asked.elapsed() < NO_DIALOG {
             let reason = "No file dialog could open here (no desktop portal or zenity): type a \
                           path instead.";
             self.chrome.status = reason.into();
-            self.chrome.path_prompt = Some(PathPrompt::new(purpose, &start, Some(reason.into())));
+            self.open_dialog(Dialog::Path(PathPrompt::new(
+                purpose,
+                &start,
+                Some(reason.into()),
+            )));
         }
         picked
     }
@@ -273,114 +262,44 @@ impl App {
         }
     }
 
-    /// The in-app path prompt, while open: a chosen path runs the action it was for.
-    pub(super) fn path_prompt_dialog(&mut self, ctx: &egui::Context) {
-        let Some(prompt) = &mut self.chrome.path_prompt else {
-            return;
-        };
-        let purpose = prompt.purpose;
-        match panels::path_prompt::show(ctx, prompt) {
-            None => {}
-            Some(Outcome::Cancelled) => {
-                self.chrome.path_prompt = None;
-                self.chrome.status = format!("{}: cancelled", purpose.title());
-            }
-            Some(Outcome::Chosen(p)) => {
-                self.chrome.path_prompt = None;
-                self.pending.push(match purpose {
-                    Purpose::Open => Action::Open(p),
-                    Purpose::ExportGltf => Action::ExportGltf(Some(p)),
-                    Purpose::ExportSkp => Action::ExportSkp(Some(p)),
-                    Purpose::SaveSettings => Action::SaveSettings(Some(p)),
-                });
-            }
-        }
-    }
-
-    /// Asks before an edit that sets tolerances below joints' floors.
-    pub(super) fn below_floor_dialog(&mut self, ctx: &egui::Context) {
-        let Some((joints, edit)) = &self.chrome.below_floor else {
-            return;
-        };
-        let unit = self
-            .session
-            .doc
-            .as_ref()
-            .map_or(crate::model::LengthUnit::Metre, |d| d.resolved.unit);
-        match panels::floor::show(ctx, joints, unit) {
-            None => {}
-            Some(apply) => {
-                let edit = edit.clone();
-                self.chrome.below_floor = None;
-                if apply {
-                    self.apply(edit, Some(ctx));
-                } else {
-                    self.chrome.status = "Kept the previous tolerance".into();
-                }
-            }
-        }
-    }
-
-    /// True when the document has unsaved settings and no decision was made about them.
-    pub(super) fn unsaved_would_be_lost(&self) -> bool {
-        !self.chrome.closing && self.session.doc.as_ref().is_some_and(|d| d.is_dirty())
-    }
-
-    /// Asks whether to save unsaved settings before closing or opening another file.
-    pub(super) fn confirm_dialog(&mut self, ctx: &egui::Context) {
-        let Some(confirm) = self.chrome.confirm.clone() else {
-            return;
-        };
-        let title = self
+    /// A path to save settings to, from the native dialog or, when none can open, the
+    /// in-app path prompt (which saves when the user confirms it; None is returned then).
+    fn ask_settings_path(&mut self, what: &str) -> Option<PathBuf> {
+        let name = self
             .session
             .doc
             .as_ref()
             .map_or(String::new(), |d| d.title());
-        let what = match confirm {
-            Confirm::Close => "closing",
-            Confirm::Run(_) => "opening another file",
-        };
-        let save = match panels::unsaved::show(ctx, &title, what) {
-            None => return,
-            Some(Choice::Cancel) => {
-                self.chrome.confirm = None;
-                return;
-            }
-            Some(choice) => choice == Choice::Save,
-        };
-        self.chrome.confirm = None;
-        if save {
-            self.save_settings(None);
-            if self.session.doc.as_ref().is_some_and(|d| d.is_dirty()) {
-                return; // not saved (no file chosen, or an error banner): stay
-            }
+        let start = self.prompt_start(Purpose::SaveSettings);
+        let picked = self.ask_path(Purpose::SaveSettings, start, || {
+            rfd::FileDialog::new()
+                .add_filter("skelpack settings", &["toml", "json"])
+                .set_file_name(format!("{name}.skelpack.toml"))
+                .save_file()
+        });
+        if picked.is_none() && !self.dialog_open() {
+            self.chrome.status = format!("{what}: no file chosen");
         }
-        match confirm {
-            Confirm::Close => {
-                self.chrome.closing = true;
-                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            }
-            Confirm::Run(action) => {
-                // The user decided: the held action may now replace the document.
-                self.chrome.closing = true;
-                self.apply(action, Some(ctx));
-                self.chrome.closing = false;
-            }
-        }
+        picked
     }
 
-    fn save_settings(&mut self, path: Option<PathBuf>) {
-        let Some(doc) = &mut self.session.doc else {
-            return;
-        };
-        let path = path.or_else(|| match &doc.source {
+    /// Saves the settings to `path`, or (None) beside the asset, where they are loaded from
+    /// next time; a document with no file of its own (the default character) asks where.
+    pub(super) fn save_settings(&mut self, path: Option<PathBuf>) {
+        let beside = self.session.doc.as_ref().map(|d| match &d.source {
             Source::File(p) => Some(Settings::sidecar_path(p)),
-            Source::Default => rfd::FileDialog::new()
-                .set_file_name("default_character.glb.skelpack.toml")
-                .save_file(),
+            Source::Default => None,
         });
-        let Some(path) = path else {
-            self.chrome.status = "Save Settings: no file chosen".into();
+        let path = match (path, beside) {
+            (_, None) => return, // no document
+            (Some(p), _) => p,
+            (None, Some(Some(p))) => p,
+            (None, Some(None)) => match self.ask_settings_path("Save Settings") {
+                Some(p) => p,
+                None => return,
+            },
+        };
+        let Some(doc) = &mut self.session.doc else {
             return;
         };
         match doc.settings.save(&path) {

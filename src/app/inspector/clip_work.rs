@@ -1,6 +1,8 @@
 //! The dashboard's background work: the file's other clips compressed one at a time (on
-//! their own [`Jobs`], so the open clip's job is never cancelled by them), their results, and
-//! the "fit in N KiB" search on a worker thread.
+//! their own [`Jobs`], so the open clip's job is never cancelled by them), and the "fit in
+//! N KiB" search on a worker thread. Their results go to the app's [`ResultCache`], the one
+//! place results are kept, so settings seen before (undo, redo) find every clip's result
+//! there instead of compressing it again.
 
 use std::collections::HashMap;
 use std::sync::mpsc::Receiver;
@@ -9,6 +11,7 @@ use std::sync::{Arc, mpsc};
 use super::super::compressor::{Compressed, Control};
 use super::super::jobs::{JobKey, Jobs};
 use super::super::panels::dashboard::{DashboardView, FitOutcome};
+use super::super::result_cache::{CacheKey, ResultCache};
 use super::super::state::Document;
 use crate::codec::size_budget::{self, Fit};
 use crate::settings::Resolved;
@@ -30,8 +33,6 @@ pub(super) struct ClipWork {
     pub(super) jobs: Jobs,
     /// The job running, and the settings it compresses with.
     started: Option<(JobKey, Resolved)>,
-    /// Per clip: the settings a result was computed for, and the result.
-    results: HashMap<usize, (Resolved, Arc<Compressed>)>,
     /// Per clip: settings whose compression failed, and why (not retried until they change).
     failed: HashMap<usize, (Resolved, String)>,
     /// Each clip's resolved settings, for (document, settings revision).
@@ -48,7 +49,6 @@ impl ClipWork {
     pub(super) fn reset(&mut self) {
         self.jobs.cancel();
         self.started = None;
-        self.results.clear();
         self.failed.clear();
         self.resolved.clear();
         self.resolved_for = None;
@@ -104,16 +104,22 @@ impl ClipWork {
         self.resolved_for = Some(key);
     }
 
-    /// The result for `clip` at its current settings, if compressed.
-    pub(super) fn result(&mut self, doc: &Document, clip: usize) -> Option<Arc<Compressed>> {
+    /// The result for `clip` at its current settings, if one is kept in `cache`.
+    pub(super) fn result(
+        &mut self,
+        doc: &Document,
+        clip: usize,
+        cache: &mut ResultCache,
+    ) -> Option<Arc<Compressed>> {
         if clip == doc.clip {
             return doc.result.clone();
         }
-        let resolved = self.resolved(doc).get(clip)?.clone();
-        self.results
-            .get(&clip)
-            .filter(|(r, _)| *r == resolved)
-            .map(|(_, c)| c.clone())
+        let settings = self.resolved(doc).get(clip)?.clone();
+        cache.get(&CacheKey {
+            document: doc.id,
+            clip,
+            settings,
+        })
     }
 
     /// Why `clip` could not be compressed at its current settings, if it could not.
@@ -136,15 +142,15 @@ impl ClipWork {
             .map(|(_, p)| p)
     }
 
-    /// Starts the next clip without a result for its current settings (the open clip is the
-    /// main job's), unless one runs.
-    pub(super) fn start_next(&mut self, doc: &Document) {
+    /// Starts the next clip without a result for its current settings in `cache` (the open
+    /// clip is the main job's), unless one runs.
+    pub(super) fn start_next(&mut self, doc: &Document, cache: &mut ResultCache) {
         if self.jobs.running().is_some() {
             return;
         }
         let n = doc.asset.clips.len();
         let next = (0..n).find(|&c| {
-            c != doc.clip && self.result(doc, c).is_none() && self.failure(doc, c).is_none()
+            c != doc.clip && self.result(doc, c, cache).is_none() && self.failure(doc, c).is_none()
         });
         let Some(clip) = next else { return };
         let key = JobKey {
@@ -158,9 +164,8 @@ impl ClipWork {
         self.started = Some((key, resolved));
     }
 
-    /// Takes finished clip jobs; returns the results to keep in the app's result cache.
-    pub(super) fn poll(&mut self, document: u64) -> Vec<(usize, Resolved, Arc<Compressed>)> {
-        let mut kept = Vec::new();
+    /// Takes finished clip jobs of `document` into `cache` (failures are remembered here).
+    pub(super) fn poll(&mut self, document: u64, cache: &mut ResultCache) {
         for r in self.jobs.poll() {
             let Some((key, resolved)) = self.started.take_if(|(k, _)| *k == r.key) else {
                 continue;
@@ -170,9 +175,12 @@ impl ClipWork {
             }
             match r.outcome {
                 Ok(c) => {
-                    let c = Arc::new(c);
-                    self.results.insert(key.clip, (resolved.clone(), c.clone()));
-                    kept.push((key.clip, resolved, c));
+                    let key = CacheKey {
+                        document,
+                        clip: key.clip,
+                        settings: resolved,
+                    };
+                    cache.insert(key, Arc::new(c));
                 }
                 Err(e) => {
                     let why = match e {
@@ -183,7 +191,6 @@ impl ClipWork {
                 }
             }
         }
-        kept
     }
 
     /// Starts a size search for `clip` (None: every clip together) in `bytes`.
@@ -266,23 +273,23 @@ impl ClipWork {
         self.fit_outcome.is_some()
     }
 
-    /// Blocks until every clip has a result for its settings (tests); returns the results
-    /// to keep, like [`ClipWork::poll`], and whether all arrived in time.
+    /// Blocks until every clip has a result for its settings in `cache` (tests); false if
+    /// they did not all arrive in time.
     pub(super) fn wait_all(
         &mut self,
         doc: &Document,
+        cache: &mut ResultCache,
         timeout: std::time::Duration,
-    ) -> (Vec<(usize, Resolved, Arc<Compressed>)>, bool) {
+    ) -> bool {
         let end = std::time::Instant::now() + timeout;
-        let mut kept = Vec::new();
         loop {
-            kept.extend(self.poll(doc.id));
-            self.start_next(doc);
+            self.poll(doc.id, cache);
+            self.start_next(doc, cache);
             if self.jobs.running().is_none() {
-                return (kept, true);
+                return true;
             }
             if std::time::Instant::now() > end {
-                return (kept, false);
+                return false;
             }
             std::thread::sleep(std::time::Duration::from_millis(10));
         }

@@ -7,7 +7,6 @@ use std::time::Duration;
 use super::super::actions::Action;
 use super::super::compressor::Compressed;
 use super::super::panels::dashboard::{self, ClipRow, Dashboard, FitOutcome, FitState};
-use super::super::result_cache::CacheKey;
 use super::App;
 
 impl App {
@@ -16,19 +15,12 @@ impl App {
     pub(super) fn poll_dashboard(&mut self, ctx: &egui::Context) {
         let Some(doc) = &self.session.doc else { return };
         let clips = &mut self.work.clips;
-        for (clip, settings, c) in clips.poll(doc.id) {
-            let key = CacheKey {
-                document: doc.id,
-                clip,
-                settings,
-            };
-            self.work.results.insert(key, c);
-        }
+        clips.poll(doc.id, &mut self.work.results);
         if clips.poll_fit() {
             self.chrome.status = "Fit search finished".into();
         }
         if clips.open {
-            clips.start_next(doc);
+            clips.start_next(doc, &mut self.work.results);
         }
         if clips.jobs.running().is_some() || clips.fit.is_some() {
             ctx.request_repaint_after(Duration::from_millis(250));
@@ -51,7 +43,7 @@ impl App {
                 name: c.name.clone(),
                 frames: c.frame_count,
                 rate: c.sample_rate,
-                result: clips.result(doc, i),
+                result: clips.result(doc, i, &mut self.work.results),
                 progress: if i == doc.clip {
                     self.work
                         .jobs
@@ -178,16 +170,14 @@ impl App {
         let Some(doc) = &self.session.doc else {
             return false;
         };
-        let (kept, all) = self.work.clips.wait_all(doc, timeout);
-        for (clip, settings, c) in kept {
-            let key = CacheKey {
-                document: doc.id,
-                clip,
-                settings,
-            };
-            self.work.results.insert(key, c);
-        }
-        all
+        self.work
+            .clips
+            .wait_all(doc, &mut self.work.results, timeout)
+    }
+
+    /// True while one of the other clips compresses on the dashboard's worker.
+    pub fn clips_compressing(&self) -> bool {
+        self.work.clips.jobs.running().is_some()
     }
 
     /// The last size search's outcome.

@@ -59,7 +59,7 @@ impl App {
             }
         };
         let Some(path) = path else {
-            if self.chrome.path_prompt.is_none() {
+            if !self.dialog_open() {
                 self.chrome.status = format!("{what}: no file chosen");
             }
             return;

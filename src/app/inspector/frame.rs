@@ -8,7 +8,6 @@ use egui::{Key, Modifiers};
 use super::super::actions::Action;
 use super::super::panels;
 use super::super::state::{Layout, Selection};
-use super::apply::Confirm;
 use super::{App, RECENT_KEY, VIEW_KEY};
 
 impl App {
@@ -139,9 +138,8 @@ impl eframe::App for App {
         self.measure.last_frame = Some(now);
         self.measure.frame_ms = dt * 1e3;
 
-        if ctx.input(|i| i.viewport().close_requested()) && self.unsaved_would_be_lost() {
-            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-            self.chrome.confirm = Some(Confirm::Close);
+        if ctx.input(|i| i.viewport().close_requested()) {
+            self.close_requested(&ctx);
         }
         for r in self.work.jobs.poll() {
             self.accept(r);
@@ -165,10 +163,13 @@ impl eframe::App for App {
                 .map(|f| f.path().to_path_buf())
                 .collect()
         });
-        if let Some(p) = dropped.into_iter().next() {
-            self.pending.push(Action::Open(p));
+        // While a dialog is open the keys are its own, and a drop waits.
+        if !self.dialog_open() {
+            if let Some(p) = dropped.into_iter().next() {
+                self.pending.push(Action::Open(p));
+            }
+            self.keyboard(&ctx);
         }
-        self.keyboard(&ctx);
 
         // Playback.
         if self.view.playback.playing {
@@ -349,9 +350,7 @@ impl eframe::App for App {
             &mut self.chrome.show_about,
             &mut self.chrome.show_shortcuts,
         );
-        self.confirm_dialog(&ctx);
-        self.below_floor_dialog(&ctx);
-        self.path_prompt_dialog(&ctx);
+        self.dialog(&ctx);
         self.dashboard_window(&ctx, &mut out);
 
         if ctx.input(|i| !i.raw.hovered_files.is_empty()) {

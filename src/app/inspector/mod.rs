@@ -24,6 +24,7 @@ mod autopilot;
 mod chrome;
 mod clip_work;
 mod dashboard;
+mod dialogs;
 mod export_jobs;
 mod frame;
 mod measure;
@@ -282,6 +283,10 @@ impl App {
             ..Playback::default()
         };
         self.chrome.banner = None;
+        // A held edit belongs to the document it was made on.
+        if matches!(self.chrome.dialog, Some(dialogs::Dialog::BelowFloor(..))) {
+            self.chrome.dialog = None;
+        }
         self.view.viewport.request_frame();
         self.ensure_job();
     }
@@ -306,6 +311,7 @@ impl App {
             .doc
             .as_ref()
             .map_or(0, |d| d.asset.skeleton.len());
+        self.view.auto_selected = false;
         self.view.selection = joints.into_iter().filter(|&j| j < n).collect();
         self.view.selected = focus
             .filter(|f| self.view.selection.contains(f))
@@ -330,7 +336,7 @@ impl App {
 
     /// True while an action waits for the user to save or discard unsaved settings.
     pub fn is_confirming(&self) -> bool {
-        self.chrome.confirm.is_some()
+        matches!(self.chrome.dialog, Some(dialogs::Dialog::Unsaved(_)))
     }
 
     pub fn playback(&self) -> &Playback {
@@ -620,19 +626,18 @@ impl App {
                         d.as_secs_f64() * 1e3
                     ))
                 );
-                // With nothing selected, show the joint whose own tracks cause the largest
-                // error (else the worst joint with curves of its own).
-                if self.view.selected.is_none() {
-                    let worst = panels::attribution::cause_of_worst(
-                        &doc.asset,
-                        doc.clip,
-                        &doc.resolved.limits,
-                        &c,
-                    )
-                    .or_else(|| worst_animated_joint(&c))
-                    .unwrap_or(c.errors.samples.worst_joint);
+                // A file opened with nothing selected shows where "Go to worst" goes; the
+                // selection follows the opening's results (a first pass, then the refined
+                // one) until the user picks a joint.
+                if self.view.selected.is_none() || self.view.auto_selected {
+                    let worst =
+                        panels::attribution::worst(&doc.asset, doc.clip, &doc.resolved.limits, &c)
+                            .map(|w| w.cause)
+                            .or_else(|| worst_animated_joint(&c))
+                            .unwrap_or(c.errors.samples.worst_joint);
                     self.view.selected = Some(worst);
                     self.view.selection = BTreeSet::from([worst]);
+                    self.view.auto_selected = c.refining;
                 }
                 let c = Arc::new(c);
                 // A first pass shows until the refined result replaces it; only that is kept.

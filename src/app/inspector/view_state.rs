@@ -15,6 +15,9 @@ pub(super) struct ViewState {
     pub(super) selected: Option<usize>,
     /// Every selected joint (contains `selected`).
     pub(super) selection: BTreeSet<usize>,
+    /// The selection was made by the app from a first pass (not by the user): the refined
+    /// result replaces it.
+    pub(super) auto_selected: bool,
     pub(super) viewport: Viewport,
     pub(super) joints_view: panels::joints::JointsView,
     pub(super) tuning: panels::tuning::TuningView,
@@ -31,6 +34,7 @@ impl ViewState {
             options,
             selected: None,
             selection: BTreeSet::new(),
+            auto_selected: false,
             viewport,
             joints_view: Default::default(),
             tuning: Default::default(),

@@ -35,21 +35,41 @@ pub fn cause(doc: &Document, joint: usize, frame: usize) -> Option<Contribution>
     ))
 }
 
-/// The joint whose own tracks cause the largest error of result `c` of clip `clip` of
-/// `asset` (the worst joint itself, or the ancestor it inherits the error from).
-pub fn cause_of_worst(
+/// Where "Go to worst" goes in result `c` of clip `clip` of `asset`: the joint whose own
+/// tracks cause the largest error (the worst joint itself, or the ancestor it inherits the
+/// error from), its worst joint and the frame; None when the clip has no error. The joint
+/// selected when a file opens is this one too.
+pub fn worst(
     asset: &crate::import::Asset,
     clip: usize,
     limits: &crate::metric::JointLimits,
     c: &Compressed,
-) -> Option<usize> {
+) -> Option<Worst> {
     let raw = asset.clips.get(clip)?;
-    let (worst, frame) = (c.errors.samples.worst_joint, c.errors.samples.worst_frame);
-    if c.errors.samples.max <= 0.0 || worst >= limits.len() || !limits.evaluated[worst] {
+    let (joint, frame) = (c.errors.samples.worst_joint, c.errors.samples.worst_frame);
+    if c.errors.samples.max <= 0.0 || joint >= limits.len() {
         return None;
     }
-    let cause = metric::responsible(&asset.skeleton, raw, c.poses.as_ref(), limits, worst, frame);
-    (cause.error > 0.0).then_some(cause.source)
+    let cause = if limits.evaluated[joint] {
+        let by = metric::responsible(&asset.skeleton, raw, c.poses.as_ref(), limits, joint, frame);
+        if by.error > 0.0 { by.source } else { joint }
+    } else {
+        joint
+    };
+    Some(Worst {
+        cause,
+        joint,
+        frame,
+    })
+}
+
+/// The worst error of a result: the joint showing it, at which frame, and the joint whose
+/// own tracks cause it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Worst {
+    pub cause: usize,
+    pub joint: usize,
+    pub frame: f32,
 }
 
 /// Colour of an error / tolerance ratio: dark green (0) brightening to yellow-green at the

@@ -406,7 +406,7 @@ fn tolerance_field(
         let mut mm = row.tolerance_mm;
         let r = ui
             .add(
-                egui::DragValue::new(&mut mm)
+                super::setting_value::drag(&mut mm)
                     .range(1e-4..=1000.0)
                     .speed(0.001 * row.tolerance_mm.max(0.01) * 10.0)
                     .max_decimals(4)

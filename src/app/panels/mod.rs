@@ -14,6 +14,7 @@ pub mod joints;
 pub mod menu;
 pub mod path_prompt;
 pub mod residual;
+pub mod setting_value;
 pub mod stats;
 pub mod timeline;
 pub mod tuning;

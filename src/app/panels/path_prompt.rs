@@ -118,20 +118,35 @@ pub fn show(ctx: &egui::Context, prompt: &mut PathPrompt) -> Option<Outcome> {
         if let Some(r) = &prompt.reason {
             ui.label(RichText::new(r).weak());
         }
+        let id = egui::Id::unique("path prompt field");
+        // Tab completes (the field keeps the keyboard: it is not focus navigation here),
+        // before the field is drawn, so it shows the completed text with the cursor at its end.
+        if ui.memory(|m| m.has_focus(id))
+            && ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, Key::Tab))
+            && let Some(p) = common_prefix(&completions(&prompt.text, 8))
+        {
+            prompt.text = p;
+            let mut state = egui::TextEdit::load_state(ui.ctx(), id).unwrap_or_default();
+            let end = egui::text::CCursor::new(prompt.text.chars().count());
+            state
+                .cursor
+                .set_char_range(Some(egui::text::CCursorRange::one(end)));
+            state.store(ui.ctx(), id);
+        }
         let field = ui.add(
             egui::TextEdit::singleline(&mut prompt.text)
+                .id(id)
+                .lock_focus(true)
                 .desired_width(f32::INFINITY)
                 .hint_text("a path, e.g. ../shared/assets/Fox.glb"),
         );
         let field = field.accessible_name(FIELD);
+        // Enter in the field confirms: the field gives up the keyboard on Enter, so this is
+        // read now, before the field is given the keyboard back below.
+        let enter =
+            (field.has_focus() || field.lost_focus()) && ui.input(|i| i.key_pressed(Key::Enter));
         let suggestions = completions(&prompt.text, 8);
-        if field.has_focus()
-            && ui.input(|i| i.key_pressed(Key::Tab))
-            && let Some(p) = common_prefix(&suggestions)
-        {
-            prompt.text = p;
-        }
-        if !field.has_focus() && !ui.memory(|m| m.has_focus(field.id)) && outcome.is_none() {
+        if !field.has_focus() && !ui.memory(|m| m.has_focus(id)) && outcome.is_none() {
             field.request_focus();
         }
         for s in &suggestions {
@@ -159,7 +174,6 @@ pub fn show(ctx: &egui::Context, prompt: &mut PathPrompt) -> Option<Outcome> {
         if let Some(p) = &problem {
             ui.label(RichText::new(p).weak());
         }
-        let enter = field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
         ui.horizontal(|ui| {
             let ok = ui.add_enabled(problem.is_none(), egui::Button::new(OK));
             if ok.clicked() || (enter && problem.is_none()) {

@@ -42,7 +42,7 @@ fn unit_picker(ui: &mut egui::Ui, doc: &Document, out: &mut Vec<Action>) {
     // A custom unit: scene units per metre.
     let mut per_metre = doc.resolved.unit.per_metre();
     let drag = ui.add(
-        egui::DragValue::new(&mut per_metre)
+        super::setting_value::drag(&mut per_metre)
             .range(1e-4..=1e6)
             .speed(0.05)
             .suffix(" /m"),
@@ -73,7 +73,7 @@ pub fn show(
     let unit = doc.resolved.unit;
     // First, above the fold at any window size: where the clip hurts most.
     if let Some(r) = doc.shown() {
-        go_to_worst(ui, doc, &r.errors, out);
+        go_to_worst(ui, doc, r, out);
     }
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("Asset");
@@ -266,27 +266,18 @@ pub const FLOOR: &str = "Floor (tightest tolerance)";
 
 /// The button that selects the joint whose own tracks cause the largest error (the worst
 /// joint itself, or the ancestor it inherits the error from) and goes to its frame.
-fn go_to_worst(
-    ui: &mut egui::Ui,
-    doc: &Document,
-    e: &crate::metric::ErrorReport,
-    out: &mut Vec<Action>,
-) {
+fn go_to_worst(ui: &mut egui::Ui, doc: &Document, r: &Compressed, out: &mut Vec<Action>) {
     let names = &doc.asset.skeleton.joints;
-    let worst = e.samples.worst_joint;
-    if worst >= names.len() || e.samples.max <= 0.0 {
+    let Some(w) = super::attribution::worst(&doc.asset, doc.clip, &doc.resolved.limits, r) else {
         return;
-    }
-    let frame = e.samples.worst_frame;
-    let cause = super::attribution::cause(doc, worst, frame as usize)
-        .filter(|c| c.error > 0.0)
-        .map_or(worst, |c| c.source);
-    let text = if cause == worst {
-        format!("Go to worst: {} @ frame {frame}", names[worst].name)
+    };
+    let frame = w.frame;
+    let text = if w.cause == w.joint {
+        format!("Go to worst: {} @ frame {frame}", names[w.joint].name)
     } else {
         format!(
             "Go to worst: {} @ frame {frame} (cause {})",
-            names[worst].name, names[cause].name
+            names[w.joint].name, names[w.cause].name
         )
     };
     if ui
@@ -297,7 +288,7 @@ fn go_to_worst(
         )
         .clicked()
     {
-        out.push(Action::Select(Some(cause)));
+        out.push(Action::Select(Some(w.cause)));
         out.push(Action::Seek(frame));
     }
 }

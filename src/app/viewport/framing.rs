@@ -1,6 +1,9 @@
 //! What the camera frames: the character's extent over the clip, including its skinned mesh
-//! (a head or a hat sticks out past the joints), optionally "in place" (the root's horizontal
-//! travel removed, so a walk is framed on the character, not on its path).
+//! (a head or a hat sticks out past the joints), optionally "in place" (the body's horizontal
+//! travel removed, so a walk is framed on the character, not on its path). The body is the
+//! skeleton below a static root: an ACL or BVH clip often keeps its root joint still at the
+//! origin while the hips walk away, and framing that root would frame the walk's whole path
+//! and a stick from it to the hips ([`Body`]).
 
 use glam::{Affine3A, Mat4, Vec3};
 
@@ -39,10 +42,67 @@ impl Bounds {
     }
 }
 
-/// The joint whose horizontal travel "in place" removes: the first deforming joint (joints
-/// are stored parents first, so it is the shallowest one: the hips or the root bone).
-pub fn root_joint(skeleton: &Skeleton) -> usize {
-    skeleton.deforming_joints().next().unwrap_or(0)
+/// The moving body of a clip: the joint "in place" follows, and the joints left out of the
+/// framing and the drawing (a static root far from the body, with the bone to it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Body {
+    /// The shallowest deforming joint that moves (the hips), or the first deforming joint
+    /// when the chain above the body does not stand still.
+    pub root: usize,
+    /// Per joint: a static ancestor of `root` on a chain of single children (not drawn, not
+    /// framed).
+    pub detached: Vec<bool>,
+}
+
+impl Body {
+    /// The body of `skeleton` moving through `poses` (object space, one pose per sampled
+    /// frame): from the first deforming joint, down a chain of joints that stand still and
+    /// have one child each, to the first joint that moves; that chain is detached. With no
+    /// moving joint at the end of such a chain, nothing is detached.
+    pub fn find(skeleton: &Skeleton, poses: &[Vec<Affine3A>]) -> Body {
+        let n = skeleton.len();
+        let first = skeleton.deforming_joints().next().unwrap_or(0);
+        let mut detached = vec![false; n];
+        let children = skeleton.children();
+        let mut extent = Bounds::EMPTY;
+        for pose in poses {
+            for m in pose {
+                extent.add(Vec3::from(m.translation));
+            }
+        }
+        // "Still": within a thousandth of everything's extent over the clip.
+        let eps = 1e-3 * extent.size().max_element().max(f32::MIN_POSITIVE);
+        let still = |j: usize| {
+            let mut b = Bounds::EMPTY;
+            for pose in poses {
+                if let Some(m) = pose.get(j) {
+                    b.add(Vec3::from(m.translation));
+                }
+            }
+            b.is_empty() || b.size().max_element() <= eps
+        };
+        let mut chain = Vec::new();
+        let mut j = first;
+        while j < n && still(j) && children[j].len() == 1 {
+            chain.push(j);
+            j = children[j][0];
+        }
+        if j >= n || chain.is_empty() || still(j) {
+            return Body {
+                root: first.min(n.saturating_sub(1)),
+                detached,
+            };
+        }
+        for c in chain {
+            detached[c] = true;
+        }
+        Body { root: j, detached }
+    }
+
+    /// Whether joint `j` is drawn: deforming, and not detached.
+    pub fn drawn(&self, skeleton: &Skeleton, j: usize) -> bool {
+        skeleton.joints[j].deforming && !self.detached.get(j).copied().unwrap_or(false)
+    }
 }
 
 /// The shift that keeps `root` over the origin horizontally (zero when not in place).
@@ -55,10 +115,17 @@ pub fn in_place_shift(pose: &[Affine3A], root: usize, in_place: bool) -> Vec3 {
     }
 }
 
-/// Adds `pose`'s deforming joints, shifted by `shift`, to `b`.
-pub fn add_joints(b: &mut Bounds, skeleton: &Skeleton, pose: &[Affine3A], shift: Vec3) {
+/// Adds `pose`'s drawn joints (deforming, not detached from `body`), shifted by `shift`,
+/// to `b`.
+pub fn add_joints(
+    b: &mut Bounds,
+    skeleton: &Skeleton,
+    body: &Body,
+    pose: &[Affine3A],
+    shift: Vec3,
+) {
     for (j, m) in pose.iter().enumerate() {
-        if skeleton.joints[j].deforming {
+        if body.drawn(skeleton, j) {
             b.add(Vec3::from(m.translation) + shift);
         }
     }
@@ -141,6 +208,78 @@ mod tests {
         let (_, a_hi) = span(b.min, b.max);
         let (b_lo, _) = span(b.min + off, b.max + off);
         assert!(b_lo > a_hi, "{b_lo} <= {a_hi}");
+    }
+
+    /// An ACL-like clip: a root joint still at the origin, hips walking from x = 5 to
+    /// x = 15 (a body 1.8 tall, 0.4 wide), a leg below them, a spine above.
+    fn walking_away_from_a_static_root() -> (Skeleton, Vec<Vec<Affine3A>>) {
+        use crate::model::{Joint, Transform};
+        let t = Transform::IDENTITY;
+        let skeleton = Skeleton::new(vec![
+            Joint::new("root", None, t),
+            Joint::new("hips", Some(0), t),
+            Joint::new("leg", Some(1), t),
+            Joint::new("spine", Some(1), t),
+        ])
+        .unwrap();
+        let poses = (0..=20)
+            .map(|f| {
+                let x = 5.0 + 0.5 * f as f32;
+                [
+                    Vec3::ZERO,
+                    Vec3::new(x, 0.9, 0.0),
+                    Vec3::new(x + 0.2, 0.0, 0.2),
+                    Vec3::new(x - 0.2, 1.8, -0.2),
+                ]
+                .map(Affine3A::from_translation)
+                .to_vec()
+            })
+            .collect();
+        (skeleton, poses)
+    }
+
+    fn framed(skeleton: &Skeleton, poses: &[Vec<Affine3A>], in_place: bool) -> Bounds {
+        let body = Body::find(skeleton, poses);
+        let mut b = Bounds::EMPTY;
+        for pose in poses {
+            let shift = in_place_shift(pose, body.root, in_place);
+            add_joints(&mut b, skeleton, &body, pose, shift);
+        }
+        b
+    }
+
+    #[test]
+    fn a_static_root_far_from_the_body_is_left_out_of_the_framing() {
+        let (skeleton, poses) = walking_away_from_a_static_root();
+        let body = Body::find(&skeleton, &poses);
+        assert_eq!(body.root, 1, "in place follows the hips");
+        assert_eq!(body.detached, vec![true, false, false, false]);
+        // In place: the body alone, 0.4 wide and 1.8 tall (before: the path from the
+        // origin to x = 15, and the root's stick, 15 wide).
+        let b = framed(&skeleton, &poses, true);
+        assert!((b.size().x - 0.4).abs() < 1e-4, "{b:?}");
+        assert!((b.size().y - 1.8).abs() < 1e-4, "{b:?}");
+        // Not in place: the path the body walks, not from the origin.
+        let b = framed(&skeleton, &poses, false);
+        assert!(
+            (b.min.x - 4.8).abs() < 1e-4 && (b.max.x - 15.2).abs() < 1e-4,
+            "{b:?}"
+        );
+    }
+
+    #[test]
+    fn a_root_that_moves_or_a_still_clip_keeps_every_joint() {
+        let (skeleton, mut poses) = walking_away_from_a_static_root();
+        // Everything still: nothing to follow, nothing left out.
+        let still: Vec<Vec<Affine3A>> = vec![poses[0].clone(); 5];
+        let body = Body::find(&skeleton, &still);
+        assert_eq!((body.root, body.detached.contains(&true)), (0, false));
+        // A root that moves with the body is the body.
+        for (f, pose) in poses.iter_mut().enumerate() {
+            pose[0] = Affine3A::from_translation(Vec3::new(5.0 + 0.5 * f as f32, 0.0, 0.0));
+        }
+        let body = Body::find(&skeleton, &poses);
+        assert_eq!((body.root, body.detached.contains(&true)), (0, false));
     }
 
     #[test]

@@ -17,7 +17,7 @@ use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Stroke, StrokeKind, Vec2}
 use glam::{Affine3A, Vec3};
 
 use self::camera::OrbitCamera;
-use self::framing::Bounds;
+use self::framing::{Body, Bounds};
 use self::gpu::{ViewportCallback, ViewportGpu};
 use self::scene::{
     Globals, Highlight, MeshData, MeshFrame, Scale, SceneFrame, SkeletonStyle, add_error_vectors,
@@ -40,6 +40,8 @@ pub struct ViewportOutput {
 pub struct Viewport {
     pub camera: OrbitCamera,
     bounds: Option<(BoundsKey, Bounds)>,
+    /// The moving body of the document's clip (what is framed and followed in place).
+    body: Option<((u64, usize), Arc<Body>)>,
     mesh: Option<Arc<MeshData>>,
     mesh_doc: Option<u64>,
     frame_pending: bool,
@@ -72,6 +74,7 @@ impl Viewport {
         Self {
             camera: OrbitCamera::default(),
             bounds: None,
+            body: None,
             mesh: None,
             mesh_doc: None,
             frame_pending: true,
@@ -104,7 +107,45 @@ impl Viewport {
         self.mesh.clone()
     }
 
-    /// The raw clip's extent over its frames: joints and skinned mesh, in place or not.
+    /// The raw clip's object-space poses at up to about 48 frames spread over it.
+    fn sampled_poses(doc: &Document) -> Vec<Vec<Affine3A>> {
+        let s = &doc.asset.skeleton;
+        let n = s.len();
+        let mut local = vec![Transform::IDENTITY; n];
+        let frames = doc.frame_count();
+        let step = (frames / 48).max(1);
+        (0..frames)
+            .step_by(step)
+            .map(|f| {
+                match doc.asset.clips.get(doc.clip) {
+                    Some(c) => c.sample_local(f as f32, &mut local),
+                    None => local = s.rest_pose(),
+                }
+                let mut obj = vec![Affine3A::IDENTITY; n];
+                local_to_object(s, &local, &mut obj);
+                obj
+            })
+            .collect()
+    }
+
+    /// The moving body of the document's clip (computed once per clip).
+    fn body_for(&mut self, doc: &Document, poses: Option<&[Vec<Affine3A>]>) -> Arc<Body> {
+        let key = (doc.id, doc.clip);
+        if let Some((k, b)) = &self.body
+            && *k == key
+        {
+            return b.clone();
+        }
+        let body = Arc::new(match poses {
+            Some(p) => Body::find(&doc.asset.skeleton, p),
+            None => Body::find(&doc.asset.skeleton, &Self::sampled_poses(doc)),
+        });
+        self.body = Some((key, body.clone()));
+        body
+    }
+
+    /// The raw clip's extent over its frames: the body's joints and the skinned mesh, in
+    /// place or not.
     fn bounds_for(&mut self, doc: &Document, in_place: bool) -> Bounds {
         let key = (doc.id, doc.clip, in_place);
         if let Some((k, b)) = self.bounds
@@ -114,23 +155,14 @@ impl Viewport {
         }
         let mesh = self.mesh_for(doc);
         let s = &doc.asset.skeleton;
-        let n = s.len();
-        let root = framing::root_joint(s);
-        let mut local = vec![Transform::IDENTITY; n];
-        let mut obj = vec![Affine3A::IDENTITY; n];
+        let poses = Self::sampled_poses(doc);
+        let body = self.body_for(doc, Some(&poses));
         let mut b = Bounds::EMPTY;
-        let frames = doc.frame_count();
-        let step = (frames / 48).max(1);
-        for f in (0..frames).step_by(step) {
-            match doc.asset.clips.get(doc.clip) {
-                Some(c) => c.sample_local(f as f32, &mut local),
-                None => local = s.rest_pose(),
-            }
-            local_to_object(s, &local, &mut obj);
-            let shift = framing::in_place_shift(&obj, root, in_place);
-            framing::add_joints(&mut b, s, &obj, shift);
+        for obj in &poses {
+            let shift = framing::in_place_shift(obj, body.root, in_place);
+            framing::add_joints(&mut b, s, &body, obj, shift);
             if let Some(m) = &mesh {
-                framing::add_mesh(&mut b, m, &obj, shift);
+                framing::add_mesh(&mut b, m, obj, shift);
             }
         }
         if b.is_empty() {
@@ -231,8 +263,11 @@ impl Viewport {
         // Scene.
         let mut poses = doc.poses_at(frame);
         let skeleton = &doc.asset.skeleton;
-        let shift =
-            framing::in_place_shift(&poses.raw, framing::root_joint(skeleton), view.in_place);
+        let body = self.body_for(doc, None);
+        let drawn: Vec<bool> = (0..skeleton.len())
+            .map(|j| body.drawn(skeleton, j))
+            .collect();
+        let shift = framing::in_place_shift(&poses.raw, body.root, view.in_place);
         for m in poses
             .raw
             .iter_mut()
@@ -327,6 +362,7 @@ impl Viewport {
             },
             &highlight,
             &none,
+            &drawn,
             scale,
         );
         if view.ab.is_none() {
@@ -345,6 +381,7 @@ impl Viewport {
                 },
                 &highlight,
                 &over,
+                &drawn,
                 scale,
             );
         }
@@ -399,8 +436,8 @@ impl Viewport {
                 .map(|s| rect.min + Vec2::new(s.x, s.y))
         };
         self.picks.clear();
-        for (j, joint) in skeleton.joints.iter().enumerate() {
-            if !joint.deforming {
+        for j in 0..skeleton.len() {
+            if !drawn[j] {
                 continue;
             }
             for (pose, off) in [(poses.raw.as_slice(), Vec3::ZERO), (compressed, offset)] {

@@ -268,7 +268,8 @@ impl Highlight {
     }
 }
 
-/// Adds one skeleton's bones, joints and markers.
+/// Adds one skeleton's bones, joints and markers: the joints `drawn` holds (deforming, not
+/// a static root detached from the body) and the bones from them.
 #[allow(clippy::too_many_arguments)]
 pub fn add_skeleton(
     frame: &mut SceneFrame,
@@ -279,13 +280,14 @@ pub fn add_skeleton(
     style: &SkeletonStyle,
     highlight: &Highlight,
     over: &[bool],
+    drawn: &[bool],
     scale: Scale,
 ) {
     let off = style.offset;
     for (j, joint) in skeleton.joints.iter().enumerate() {
         let pj = Vec3::from(pose[j].translation) + off;
         if let Some(p) = joint.parent
-            && skeleton.joints[p].deforming
+            && drawn[p]
         {
             let pp = Vec3::from(pose[p].translation) + off;
             let color = if highlight.selected[p] {
@@ -311,7 +313,7 @@ pub fn add_skeleton(
                 });
             }
         }
-        if !joint.deforming {
+        if !drawn[j] {
             continue;
         }
         let is_sel = highlight.focus == Some(j);

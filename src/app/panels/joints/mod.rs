@@ -117,6 +117,9 @@ pub fn show(
     step_with_arrow_keys(ui, &visible, sel, &mut view.anchor, out);
     let ctx = row::RowContext::new(doc, sel, &children, view, attr);
     let mut toggles = Vec::new();
+    // The focus a click in the table gives: the row is where the pointer is, so the table
+    // does not scroll to it (a scroll would put the next click on another row).
+    let mut clicked = None;
     if visible.is_empty() {
         ui.label(RichText::new("No joint matches the filter.").weak());
     }
@@ -141,12 +144,17 @@ pub fn show(
                 let collapsed = view.collapsed.contains(&j);
                 match row::show(&mut r, &ctx, j, indent, collapsed, out) {
                     Some(row::Click::Expand) => toggles.push(j),
-                    Some(click) => select(click, j, &visible, sel, &mut view.anchor, out),
+                    Some(click) => {
+                        clicked = Some(select(click, j, &visible, sel, &mut view.anchor, out));
+                    }
                     None => {}
                 }
             });
         }
     });
+    if let Some(focus) = clicked {
+        view.revealed = focus;
+    }
     for j in toggles {
         if !view.collapsed.remove(&j) {
             view.collapsed.insert(j);
@@ -204,7 +212,7 @@ fn walk(
     }
 }
 
-/// Turns a click on a joint's name into a selection change.
+/// Turns a click on a joint's name into a selection change; returns the focus it gives.
 fn select(
     click: row::Click,
     j: usize,
@@ -212,14 +220,16 @@ fn select(
     sel: Selection<'_>,
     anchor: &mut Option<usize>,
     out: &mut Vec<Action>,
-) {
+) -> Option<usize> {
     match click {
         row::Click::Single => {
             *anchor = Some(j);
             let only_this = sel.focus == Some(j) && sel.set.len() <= 1;
-            out.push(Action::Select((!only_this).then_some(j)));
+            let focus = (!only_this).then_some(j);
+            out.push(Action::Select(focus));
+            focus
         }
-        row::Click::Expand => {}
+        row::Click::Expand => sel.focus,
         row::Click::Add => {
             *anchor = Some(j);
             let mut set = sel.set.clone();
@@ -232,17 +242,28 @@ fn select(
                 sel.focus.filter(|f| set.contains(f))
             };
             out.push(Action::SelectMany(set.into_iter().collect(), focus));
+            // The app falls back to the first selected joint when no focus is given.
+            focus.or_else(|| set_first(out))
         }
         row::Click::Range => {
             let from = anchor.unwrap_or(j);
             let pos = |x: usize| visible.iter().position(|&(v, _)| v == x);
             let (Some(a), Some(b)) = (pos(from), pos(j)) else {
                 out.push(Action::Select(Some(j)));
-                return;
+                return Some(j);
             };
             let range = visible[a.min(b)..=a.max(b)].iter().map(|&(v, _)| v);
             out.push(Action::SelectMany(range.collect(), Some(j)));
+            Some(j)
         }
+    }
+}
+
+/// The first joint of the selection just pushed (the focus the app gives it).
+fn set_first(out: &[Action]) -> Option<usize> {
+    match out.last() {
+        Some(Action::SelectMany(set, _)) => set.iter().min().copied(),
+        _ => None,
     }
 }
 

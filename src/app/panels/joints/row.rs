@@ -424,7 +424,7 @@ fn value_cell(ui: &mut egui::Ui, value: &mut f32, overridden: bool, name: &str) 
         }
         ui.add_sized(
             [54.0, 18.0],
-            egui::DragValue::new(value)
+            super::super::setting_value::drag(value)
                 .speed(speed)
                 .range(1e-6..=10000.0)
                 // A value set elsewhere (a sidecar, an edit below the floor) is shown as it
