@@ -16,7 +16,7 @@ use super::{
     ImportError, Imported, SkinnedMesh, check_dense_size, detect_sample_rate, dominant_rate,
     gltf_check, gltf_ext, uri,
 };
-use crate::model::{Clip, Joint, JointTracks, Skeleton, Transform};
+use crate::model::{Clip, Joint, JointTracks, Skeleton, SourceCurve, TrackKind, Transform};
 
 pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let err = |m: String| ImportError::new(path, m);
@@ -311,6 +311,7 @@ fn import_clip(
     let mut clip = Clip::rest(name, skeleton, rate, frames);
     clip.start_time = t0;
     clip.morph_weight_channels = weights;
+    let mut between = Vec::new();
     for (joint, prop, keys) in channels {
         let tracks: &mut JointTracks = &mut clip.tracks[joint];
         for f in 0..frames {
@@ -328,8 +329,16 @@ fn import_clip(
             Property::Rotation => 1,
             _ => 2,
         };
+        if SourceCurve::needed(&keys) {
+            between.push(SourceCurve {
+                joint,
+                kind: TrackKind::ALL[k],
+                keys,
+            });
+        }
         tracks.source_channels[k] = true;
     }
+    clip.between = std::sync::Arc::new(between);
     Ok(clip)
 }
 

@@ -4,13 +4,16 @@
 
 mod clip;
 mod pose;
+pub mod sampling;
 mod skeleton;
+mod source_curve;
 mod transform;
 mod units;
 
 pub use clip::{Clip, JointTracks, TrackKind};
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
+pub use source_curve::SourceCurve;
 pub use transform::{
     SlerpArc, Transform, angle_of_chord_squared, nlerp_shortest, quat_angle, quat_chord_squared,
     slerp_shortest,
