@@ -93,6 +93,11 @@ pub enum Storage {
 /// where nlerp needs them (a player's nlerp between two source frames far apart).
 pub const TICKS: u32 = 16;
 
+/// Where within a segment nlerp leaves slerp's path most, as fractions of it: its lag
+/// `u - nlerp angle / angle` is about `u (1 - u) (1 - 2 u) theta^2 / 6` for a small arc
+/// `theta`, largest at `u = 1/2 -+ 1/(2 sqrt 3)` (moving towards the ends as the arc grows).
+pub const NLERP_WORST: [f32; 2] = [0.211_324_87, 0.788_675_1];
+
 /// One glTF channel's data: keys at clip ticks ([`TICKS`] per frame), values and (cubic)
 /// tangents in value units per frame, as the file will hold them after storage rounding.
 #[derive(Clone, Debug, PartialEq)]
@@ -313,8 +318,9 @@ impl Channel {
 
     /// Inserts keys into a LINEAR rotation channel, on the slerp curve (which it leaves
     /// unchanged), until nlerp stays within `max_chord` (quaternion chord, about half the
-    /// rotation angle) of slerp at every eighth of a frame: at the middle frame of a segment,
-    /// or between frames when a segment is one frame long. Returns whether keys were added.
+    /// rotation angle) of slerp at every eighth of a frame and at [`NLERP_WORST`] of each
+    /// segment: at the middle frame of a segment, or between frames (down to a sixteenth)
+    /// when a segment is one frame long or less. Returns whether keys were added.
     pub fn split_for_nlerp(&mut self, max_chord: f32) -> bool {
         if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
             return false;
@@ -323,7 +329,7 @@ impl Channel {
         let mut i = 0;
         while i + 1 < self.ticks.len() {
             let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
-            if f1 - f0 >= 4 && self.nlerp_divergence(i) > max_chord {
+            if f1 - f0 >= 2 && self.nlerp_divergence(i) > max_chord {
                 // Whole frames while the segment spans several, then halves of it.
                 let mid = if f1 - f0 >= 2 * TICKS {
                     (f0 + (f1 - f0) / 2) / TICKS * TICKS
@@ -343,14 +349,17 @@ impl Channel {
     }
 
     /// The largest chord between nlerp and slerp at the eighths of a frame inside
-    /// segment `i`.
+    /// segment `i` and at [`NLERP_WORST`] of the segment, where nlerp leaves slerp most (at
+    /// the segment's midpoint the two agree: a quarter-frame segment's only eighth).
     fn nlerp_divergence(&self, i: usize) -> f32 {
         let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
         let step = TICKS / 8;
+        let (a, b) = (tick_frame(f0), tick_frame(f1));
         (f0 + 1..f1)
             .filter(|t| t % step == 0)
-            .map(|t| {
-                let f = tick_frame(t);
+            .map(tick_frame)
+            .chain(NLERP_WORST.iter().map(|u| a + u * (b - a)))
+            .map(|f| {
                 let a = self.sample_as(f, Rule::Slerp);
                 let b = self.sample_as(f, Rule::Nlerp);
                 let b = if a.dot(b) < 0.0 { -b } else { b };

@@ -194,6 +194,7 @@ impl GltfClip {
                     settings,
                     options,
                     Splits::WhereOver,
+                    super::gltf_compressed::QUARTERS,
                 )
             });
             let c = cost(&candidate);

@@ -91,10 +91,13 @@ impl<'a> Remeasure<'a> {
         }
         let n = self.reference.joints;
         let f = self.reference.frames;
+        let inner_end = f + f.saturating_sub(1) * self.reference.inner;
         let refs = if p < f {
             &self.reference.at_samples[p * n..(p + 1) * n]
-        } else {
+        } else if p < inner_end {
             &self.reference.at_midpoints[(p - f) * n..(p - f + 1) * n]
+        } else {
+            &self.reference.at_extra[(p - inner_end) * n..(p - inner_end + 1) * n]
         };
         joint_error(&refs[j], obj, self.limits.local_marker(j))
     }
@@ -308,6 +311,14 @@ impl<'a> Remeasure<'a> {
                         for (dst, &v) in mids[f * n..(f + 1) * n].iter_mut().zip(point) {
                             *dst = dst.max(v);
                         }
+                    }
+                }
+                let inner_end = (frames + m * inner) * n;
+                for e in 0..self.reference.extra.len() {
+                    let f = self.reference.extra_interval(e);
+                    let point = &state.errors[inner_end + e * n..inner_end + (e + 1) * n];
+                    for (dst, &v) in mids[f * n..(f + 1) * n].iter_mut().zip(point) {
+                        *dst = dst.max(v);
                     }
                 }
                 ErrorReport::new(n, frames, samples, Some(mids), self.limits)

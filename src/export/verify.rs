@@ -39,11 +39,59 @@ pub enum Splits {
 /// tolerance and what the codec's own curves reach under the spec. Returns the largest error
 /// over all rules and the worst error / tolerance ratio. `splits` says where rotation
 /// segments are split for nlerp.
+///
+/// The points checked are every sample, `inner` points between samples (3: the quarter
+/// points, as `animeval --oversample 4` looks) and, inside every key interval shorter than a
+/// frame (keys between frames: nlerp-safe splits, cubic bulges), its midpoint and the points
+/// where nlerp leaves slerp most ([`super::key_points`]); when the fit adds keys whose
+/// points are not yet checked, it runs again with them (at most [`MAX_POINT_ROUNDS`]
+/// times).
 #[allow(clippy::too_many_arguments)]
 pub fn fit_players(
     channels: &mut [Channel],
     skeleton: &Skeleton,
     raw: &Clip,
+    rate: f32,
+    frames: usize,
+    settings: &Resolved,
+    player: Player,
+    splits: Splits,
+    quat: bool,
+    inner: usize,
+) -> (f32, f32) {
+    let mut reference = Reference::with_extra_points(
+        skeleton,
+        raw,
+        raw.frame_count,
+        inner,
+        &super::key_points::unchecked_points(channels, inner),
+    );
+    let mut round = 0;
+    loop {
+        let result = fit_at(
+            channels, skeleton, &reference, rate, frames, settings, player, splits, quat,
+        );
+        round += 1;
+        let missed: Vec<f32> = super::key_points::unchecked_points(channels, inner)
+            .into_iter()
+            .filter(|x| !reference.extra.contains(x))
+            .collect();
+        if missed.is_empty() || round >= MAX_POINT_ROUNDS {
+            return result;
+        }
+        reference.add_extra_points(skeleton, raw, &missed);
+    }
+}
+
+/// Fits with the key-interval midpoints added before giving up on new ones.
+const MAX_POINT_ROUNDS: usize = 4;
+
+/// [`fit_players`] at the points of `reference`.
+#[allow(clippy::too_many_arguments)]
+fn fit_at(
+    channels: &mut [Channel],
+    skeleton: &Skeleton,
+    reference: &Reference,
     rate: f32,
     frames: usize,
     settings: &Resolved,
@@ -56,11 +104,9 @@ pub fn fit_players(
     for t in limits.tolerance.iter_mut() {
         *t *= PLAYER_GUARD;
     }
-    // Quarter points between samples, as glTF checkers (animeval --oversample 4) look.
-    let reference = Reference::with_inner_points(skeleton, raw, raw.frame_count, 3);
     let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
     let spec = Played::new(&rest, channels, rate, frames);
-    let base = measure(skeleton, &reference, &spec, &limits, true);
+    let base = measure(skeleton, reference, &spec, &limits, true);
     let allowed: Vec<f32> = (0..skeleton.len())
         .map(|j| limits.tolerance[j].max(base.joint_max[j]) * (1.0 + 1e-4))
         .collect();
@@ -86,7 +132,7 @@ pub fn fit_players(
     }
     // Each later measurement recomputes only the joints below the channels that changed.
     let mut errors = Remeasure::new(
-        channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
+        channels, skeleton, reference, &rest, rate, frames, &limits, rules,
     );
     // Per rule, each joint's largest error (the reports are built once, at the end).
     let mut joint_max = errors.joint_max();

@@ -1,0 +1,61 @@
+//! Where an export's key intervals need check points the verifier's regular grid misses.
+//!
+//! The verifier checks every frame and the points `f + k / (inner + 1)` between frames.
+//! Keys between frames (nlerp-safe splits down to an eighth of a frame, keys where a cubic
+//! source bulges, at sixteenths) make key intervals shorter than that grid's step, and the
+//! grid then visits only their ends, where nothing differs (RobotExpressive's Punch: keys at
+//! frames 4.75 and 5, 1.15 mm under nlerp at 4.797 while the quarter points saw 0.07 mm).
+//! Every key interval shorter than a frame gets check points at its midpoint (where a chord
+//! leaves a curve most) and at [`NLERP_WORST`] (where nlerp leaves slerp most).
+
+use super::channels::{Channel, NLERP_WORST, TICKS};
+
+/// Frame positions of the check points of every key interval of `channels` shorter than a
+/// frame that are not a frame or one of the `inner` regular points between frames (sorted,
+/// without repeats).
+pub fn unchecked_points(channels: &[Channel], inner: usize) -> Vec<f32> {
+    let step = 1.0 / (inner as f32 + 1.0);
+    let on_grid = |x: f32| ((x / step).round() * step - x).abs() < 1e-6;
+    let mut out: Vec<f32> = Vec::new();
+    for c in channels {
+        for w in c.ticks.windows(2) {
+            if w[1] - w[0] >= TICKS {
+                continue;
+            }
+            let (a, b) = (w[0] as f32 / TICKS as f32, w[1] as f32 / TICKS as f32);
+            for u in [NLERP_WORST[0], 0.5, NLERP_WORST[1]] {
+                let x = a + u * (b - a);
+                if !on_grid(x) {
+                    out.push(x);
+                }
+            }
+        }
+    }
+    out.sort_by(f32::total_cmp);
+    out.dedup();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::channels::{Interp, Storage};
+    use glam::Vec4;
+
+    #[test]
+    fn midpoints_off_the_quarter_grid_are_listed() {
+        let c = Channel {
+            joint: 0,
+            kind: 1,
+            interp: Interp::Linear,
+            // Frames 0, 1, 1.5, 2 and 2.0625.
+            ticks: vec![0, 16, 24, 32, 33],
+            values: vec![Vec4::W; 6],
+            tangents: vec![],
+            storage: Storage::Float,
+            held_end: false,
+        };
+        // 0.5 and 1.25 are quarter points; 1.625, 1.875 and 2.03125 are not.
+        assert_eq!(unchecked_points(&[c], 3), vec![1.625, 1.875, 2.03125]);
+    }
+}
