@@ -14,8 +14,8 @@ use crate::model::Skeleton;
 use crate::settings::Resolved;
 
 /// Points checked inside every frame interval by [`GltfClip::check_between`]: every
-/// eighth of a frame.
-pub const DENSE: usize = 7;
+/// sixteenth of a frame.
+pub const DENSE: usize = 15;
 
 impl GltfClip {
     /// Fits the chosen channels again at [`DENSE`] points between frames (see the module).

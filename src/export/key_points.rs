@@ -43,19 +43,25 @@ mod tests {
     use glam::Vec4;
 
     #[test]
-    fn midpoints_off_the_quarter_grid_are_listed() {
+    fn points_inside_short_key_intervals_off_the_quarter_grid_are_listed() {
         let c = Channel {
             joint: 0,
             kind: 1,
             interp: Interp::Linear,
             // Frames 0, 1, 1.5, 2 and 2.0625.
             ticks: vec![0, 16, 24, 32, 33],
-            values: vec![Vec4::W; 6],
+            values: vec![Vec4::W; 5],
             tangents: vec![],
             storage: Storage::Float,
             held_end: false,
         };
-        // 0.5 and 1.25 are quarter points; 1.625, 1.875 and 2.03125 are not.
-        assert_eq!(unchecked_points(&[c], 3), vec![1.625, 1.875, 2.03125]);
+        // A whole-frame interval is left to the grid; of the half frames, the midpoints
+        // 1.25 and 1.75 are quarter points and the nlerp points are not; everything inside
+        // 2 - 2.0625 is new.
+        let p = unchecked_points(&[c], 3);
+        assert_eq!(p.len(), 2 + 2 + 3, "{p:?}");
+        assert!(!p.contains(&1.25) && !p.contains(&1.75) && p.contains(&2.03125));
+        let first = 1.0 + 0.5 * NLERP_WORST[0];
+        assert!((p[0] - first).abs() < 1e-6, "{p:?}");
     }
 }
