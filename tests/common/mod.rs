@@ -120,6 +120,29 @@ pub fn animeval_portable(
     )
 }
 
+/// [`animeval_portable`] at `oversample` points per key interval of the original.
+pub fn animeval_portable_at(
+    original: &Path,
+    exported: &Path,
+    shell: f32,
+    oversample: u32,
+) -> Option<serde_json::Value> {
+    let n = oversample.to_string();
+    animeval_with(
+        original,
+        exported,
+        shell,
+        &[
+            "--markers",
+            "physical",
+            "--player",
+            "portable",
+            "--oversample",
+            &n,
+        ],
+    )
+}
+
 /// Runs animeval with `extra` flags after `--json --shell SHELL`.
 pub fn animeval_with(
     original: &Path,
