@@ -72,7 +72,7 @@ pub fn pieces(curve: &Keyframes, raw: &Clip, f: usize, allow: f32) -> u32 {
     );
     let a = max_acceleration(curve, t0, t1);
     let h = t1 - t0;
-    if !(a > 0.0) || !(allow > 0.0) {
+    if a.is_nan() || a <= 0.0 || allow.is_nan() || allow <= 0.0 {
         return if allow > 0.0 { 1 } else { TICKS };
     }
     let mut n = 1u32;

@@ -318,6 +318,7 @@ impl GltfClip {
 /// well inside the tolerance, in the parent's space: its scale divides the step). Returns
 /// the largest error and the worst error / tolerance ratio. `inner` points between frames
 /// are checked ([`QUARTERS`] while layouts are compared, [`super::between`] at the end).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn fit_layout(
     channels: &mut [Channel],
     skeleton: &Skeleton,
