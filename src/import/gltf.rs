@@ -329,7 +329,14 @@ fn import_clip(
             Property::Rotation => 1,
             _ => 2,
         };
-        if SourceCurve::needed(&keys) {
+        // Keys between frames (skelpack's own keys between frames, re-imported at the rate
+        // its extras declare): the chord of the frames is not the curve either.
+        let off_grid = keys.times.len() > 1
+            && keys.times.iter().any(|&t| {
+                let f = (t as f64 - t0 as f64) * rate as f64;
+                (f - f.round()).abs() > 1e-3
+            });
+        if SourceCurve::needed(&keys) || off_grid {
             between.push(SourceCurve {
                 joint,
                 kind: TrackKind::ALL[k],

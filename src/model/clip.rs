@@ -78,7 +78,8 @@ pub struct Clip {
     /// Morph-target weight channels in the source (reported and carried over, not compressed).
     pub morph_weight_channels: usize,
     /// Source channels whose curve between frames is not the chord of the frames
-    /// (CUBICSPLINE): [`Self::sample_local`] evaluates them exactly at fractional frames.
+    /// (CUBICSPLINE, or keys between frames): [`Self::sample_local`] evaluates them exactly
+    /// at fractional frames.
     pub between: std::sync::Arc<Vec<super::SourceCurve>>,
 }
 
