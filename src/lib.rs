@@ -16,4 +16,5 @@ pub mod fsutil;
 pub mod import;
 pub mod metric;
 pub mod model;
+pub mod quote;
 pub mod settings;

@@ -263,9 +263,9 @@ fn a_shortcut_does_not_stack_a_dialog_on_an_open_one() {
     let mut h = opened(None, SIZE);
     let label = joints::tolerance_label(TIP);
     // An edit: the settings are unsaved.
-    click_field(&mut h, &label);
-    type_slowly(&mut h, "0.05");
-    press(&mut h, Key::Enter);
+    h.get_by_label(&label).scroll_to_me();
+    h.run();
+    h.get_by_label(&label).set_value_accesskit(0.05);
     settle(&mut h);
     assert!(h.state().document().unwrap().is_dirty());
     // A tolerance below the joint's floor asks first.
@@ -291,7 +291,7 @@ fn a_shortcut_does_not_stack_a_dialog_on_an_open_one() {
     h.run();
     h.get_by_label(unsaved::TITLE);
     assert!(h.state().is_confirming());
-    // A drop or another question waits while it is open.
+    // Another question is refused while it is open.
     h.state_mut().perform(Action::PromptPath(Purpose::Open));
     h.run();
     assert!(h.query_by_label(Purpose::Open.title()).is_none());

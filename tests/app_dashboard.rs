@@ -17,10 +17,11 @@ use skelpack::settings::Preset;
 mod app_harness;
 
 /// The app on `file` (None: the default character) with the dashboard open and every
-/// clip's result in.
+/// clip's result in. The open clip's result is waited for first: the panels lay out again
+/// when it arrives (the selection follows the refined result), and a click queued in that
+/// frame could land beside the button on a loaded machine.
 fn dashboard(file: Option<PathBuf>) -> Harness<'static, App> {
-    let mut h = app_harness::open(file, [1600.0, 960.0]);
-    h.run_steps(2);
+    let mut h = app_harness::opened(file, [1600.0, 960.0]);
     h.get_by_label("Clips").click();
     h.run_steps(2);
     assert!(h.state().dashboard_open());

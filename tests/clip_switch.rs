@@ -9,14 +9,27 @@ mod common;
 use skelpack::codec::Control;
 use skelpack::export::channels::Played;
 use skelpack::export::clip_switch::{hold_switches, switch_ratios};
-use skelpack::export::{FileKeyed, GltfDoc, GltfOptions, encode_for_gltf, keyed_channels};
+use skelpack::export::{
+    FileKeyed, GltfClip, GltfDoc, GltfOptions, encode_for_gltf, keyed_channels,
+};
 use skelpack::import;
 use skelpack::metric::{PoseSource, Reference, measure};
 use skelpack::model::Transform;
 use skelpack::settings::{Preset, Resolved, Settings};
 
-#[test]
-fn every_clip_holds_after_every_other_clip() {
+/// RobotExpressive at the acl preset, each clip encoded for glTF on its own (before any
+/// switch is checked): the asset, which properties each clip keys, each clip's resolved
+/// settings and its encoding.
+struct Robot {
+    asset: import::Asset,
+    keyed: Vec<Vec<[bool; 3]>>,
+    resolved: Vec<Resolved>,
+    clips: Vec<GltfClip>,
+    options: GltfOptions,
+    control: Control,
+}
+
+fn robot() -> Robot {
     let path = common::asset("RobotExpressive.glb");
     let asset = import::load(&path).unwrap();
     let doc = GltfDoc::from_bytes(&path, &std::fs::read(&path).unwrap()).unwrap();
@@ -33,7 +46,7 @@ fn every_clip_holds_after_every_other_clip() {
         .collect();
     let file = FileKeyed::new(keyed.clone());
     let control = Control::new();
-    let mut clips: Vec<_> = asset
+    let clips = asset
         .clips
         .iter()
         .enumerate()
@@ -41,6 +54,27 @@ fn every_clip_holds_after_every_other_clip() {
             encode_for_gltf(sk, c, &resolved[i], &control, &options, Some(file.of(i))).unwrap()
         })
         .collect();
+    Robot {
+        asset,
+        keyed,
+        resolved,
+        clips,
+        options,
+        control,
+    }
+}
+
+#[test]
+fn every_clip_holds_after_every_other_clip() {
+    let Robot {
+        asset,
+        keyed,
+        resolved,
+        mut clips,
+        options,
+        control,
+    } = robot();
+    let sk = &asset.skeleton;
     let limits: Vec<_> = resolved.iter().map(|r| r.limits.clone()).collect();
     let worst = |clips: &[_]| {
         switch_ratios(sk, &asset.clips, &keyed, clips, &limits, options.player)
@@ -57,6 +91,7 @@ fn every_clip_holds_after_every_other_clip() {
         &asset.clips,
         &keyed,
         &mut clips,
+        &resolved,
         &resolved,
         &options,
         &control,
@@ -103,35 +138,21 @@ impl PoseSource for FromState<'_> {
 /// with the plain metric, independently of `switch_ratios`.
 #[test]
 fn every_clip_holds_when_started_while_another_is_mid_clip() {
-    let path = common::asset("RobotExpressive.glb");
-    let asset = import::load(&path).unwrap();
-    let doc = GltfDoc::from_bytes(&path, &std::fs::read(&path).unwrap()).unwrap();
-    let settings = Settings::from_preset(Preset::Acl);
-    let options = GltfOptions::default();
+    let Robot {
+        asset,
+        keyed,
+        resolved,
+        mut clips,
+        options,
+        control,
+    } = robot();
     let sk = &asset.skeleton;
-    let keyed: Vec<Vec<[bool; 3]>> = (0..asset.clips.len())
-        .map(|i| keyed_channels(&doc, i, sk))
-        .collect();
-    let resolved: Vec<Resolved> = asset
-        .clips
-        .iter()
-        .map(|c| settings.resolve(&asset, &c.name))
-        .collect();
-    let file = FileKeyed::new(keyed.clone());
-    let control = Control::new();
-    let mut clips: Vec<_> = asset
-        .clips
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            encode_for_gltf(sk, c, &resolved[i], &control, &options, Some(file.of(i))).unwrap()
-        })
-        .collect();
     hold_switches(
         sk,
         &asset.clips,
         &keyed,
         &mut clips,
+        &resolved,
         &resolved,
         &options,
         &control,
@@ -176,7 +197,7 @@ fn every_clip_holds_when_started_while_another_is_mid_clip() {
                 );
                 for &rule in options.player.rules() {
                     let (ga, gb) = (&clips[a], &clips[b]);
-                    let played = |gc: &skelpack::export::GltfClip| {
+                    let played = |gc: &GltfClip| {
                         Played::with_rule(
                             &rest,
                             &gc.channels,

@@ -52,17 +52,7 @@ fn acl_clips_convert_to_the_same_poses() {
 fn convert_command_writes_a_glb() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("walk.glb");
-    let st = Command::new(env!("CARGO_BIN_EXE_skelpack"))
-        .arg("convert")
-        .arg(common::asset("CMU_131_01.bvh"))
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
-    );
+    common::player::skelpack_ok(&["convert"], &[&common::asset("CMU_131_01.bvh"), &out]);
     let a = import::load(&out).unwrap();
     assert_eq!(a.clips.len(), 1);
     assert_eq!(a.clips[0].sample_rate, 120.0);
@@ -149,17 +139,7 @@ fn converted_bvh_files_are_in_metres() {
     for name in ["CMU_131_01.bvh", "pirouette.bvh"] {
         let input = common::asset(name);
         let out = dir.path().join(format!("{name}.glb"));
-        let st = Command::new(env!("CARGO_BIN_EXE_skelpack"))
-            .arg("convert")
-            .arg(&input)
-            .arg(&out)
-            .output()
-            .unwrap();
-        assert!(
-            st.status.success(),
-            "{}",
-            String::from_utf8_lossy(&st.stderr)
-        );
+        common::player::skelpack_ok(&["convert"], &[&input, &out]);
         let h = gltf_height(&out);
         assert!((1.0..=2.3).contains(&h), "{name}: {h} m tall in its glTF");
         // The same poses, in metres: skelpack's importer agrees, at the source's rate.
@@ -177,16 +157,9 @@ fn converted_bvh_files_are_in_metres() {
     }
     // --unit overrides the inferred unit (here: the file declared in centimetres).
     let out = dir.path().join("cm.glb");
-    let st = Command::new(env!("CARGO_BIN_EXE_skelpack"))
-        .args(["convert", "--unit", "cm"])
-        .arg(common::asset("pirouette.bvh"))
-        .arg(&out)
-        .output()
-        .unwrap();
-    assert!(
-        st.status.success(),
-        "{}",
-        String::from_utf8_lossy(&st.stderr)
+    common::player::skelpack_ok(
+        &["convert", "--unit", "cm"],
+        &[&common::asset("pirouette.bvh"), &out],
     );
     let orig = import::load(&common::asset("pirouette.bvh")).unwrap();
     let h = gltf_height(&out);

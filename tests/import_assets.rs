@@ -340,7 +340,7 @@ fn rigid_meshes_under_joints_follow_them() {
 /// ankle to head joint; glTF declares metres), with how sure the inference is.
 #[test]
 fn every_shared_file_gets_its_unit() {
-    use skelpack::model::Confidence::{High, Medium};
+    use skelpack::model::Confidence::{High, Low, Medium};
     let asf = LengthUnit::PerMetre(0.45 / 0.0254);
     let mut expected = vec![
         ("CesiumMan.glb".to_string(), LengthUnit::Metre, High),
@@ -360,6 +360,43 @@ fn every_shared_file_gets_its_unit() {
         ("CMU_131_01.bvh".to_string(), asf, Medium),
         ("pirouette.bvh".to_string(), LengthUnit::Centimetre, High),
     ];
+    // FBX is read in metres (ufbx converts the file's unit). The assimp test character is
+    // 73 m in metres (a 100x armature scale over a centimetre file): centimetres read right.
+    // Single nodes (a cube, six rotation-order cubes) have no height to measure.
+    for (name, unit, confidence) in [
+        (
+            "assimp_animation_with_skeleton",
+            LengthUnit::Centimetre,
+            Medium,
+        ),
+        (
+            "blender440_shape_weight_anim_7400_binary",
+            LengthUnit::Metre,
+            Low,
+        ),
+        ("blender_293_barbarian_7400_binary", LengthUnit::Metre, High),
+        (
+            "maya_anim_interpolation_7700_binary",
+            LengthUnit::Metre,
+            Low,
+        ),
+        (
+            "maya_anim_layers_over_acc_orders_7500_binary",
+            LengthUnit::Metre,
+            Low,
+        ),
+        (
+            "maya_anim_no_inherit_scale_7700_ascii",
+            LengthUnit::Metre,
+            High,
+        ),
+        ("ozz_robot", LengthUnit::Metre, High),
+        ("pab_arnaud", LengthUnit::Metre, High),
+        ("pab_run", LengthUnit::Metre, High),
+        ("pab_walk", LengthUnit::Metre, High),
+    ] {
+        expected.push((format!("fbx/{name}.fbx"), unit, confidence));
+    }
     for f in std::fs::read_dir(common::asset("acl")).unwrap() {
         let name = f.unwrap().file_name().to_string_lossy().into_owned();
         if name.ends_with(".acl.sjson") && !name.starts_with("format_reference") {

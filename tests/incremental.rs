@@ -175,7 +175,9 @@ fn another_clip_starts_afresh() {
 
 /// Progressive results: the first pass a compression hands out holds every tolerance the
 /// final result holds (measured independently against the requested limits), and asking for
-/// it leaves the final result unchanged.
+/// it leaves the final result unchanged. The error matrices the codec hands out with the
+/// first pass and keeps for the final result (which the app shows instead of measuring
+/// again) are `metric::measure`'s, bit for bit.
 #[test]
 fn the_first_pass_holds_every_tolerance_and_the_final_result_is_unchanged() {
     use skelpack::metric::{Reference, measure};
@@ -192,16 +194,26 @@ fn the_first_pass_holds_every_tolerance_and_the_final_result_is_unchanged() {
         let settings = Settings::from_preset(Preset::Acl).resolve(&asset, &clip.name);
         let control = Control::new();
         let mut first = None;
-        let mut keep = |c: CompressedClip, _: &Reference| first = Some(c);
-        let last = Recompressor::new()
+        let mut keep = |c: CompressedClip, _: &Reference, e: &skelpack::metric::ErrorReport| {
+            first = Some((c, e.clone()))
+        };
+        let mut memo = Recompressor::new();
+        let last = memo
             .compress_progressive(skeleton, clip, &settings, &control, Some(&mut keep))
             .unwrap();
         let full = codec::compress(skeleton, clip, &settings, &control).unwrap();
         same(skeleton, &last, &full).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let first = first.unwrap_or_else(|| panic!("{name}: no first pass"));
+        let (first, handed) = first.unwrap_or_else(|| panic!("{name}: no first pass"));
         assert!(first.matches(skeleton));
         let reference = Reference::new(skeleton, clip, clip.frame_count);
         let errors = measure(skeleton, &reference, &first, &settings.limits, true);
+        let same_matrix = |a: &skelpack::metric::ErrorReport, b: &skelpack::metric::ErrorReport| {
+            a.at_samples == b.at_samples && a.at_midpoints == b.at_midpoints
+        };
+        assert!(same_matrix(&handed, &errors), "{name}: first pass matrix");
+        let kept = memo.errors().expect("the final result's errors");
+        let measured = measure(skeleton, &reference, &last, &settings.limits, true);
+        assert!(same_matrix(&kept, &measured), "{name}: final matrix");
         for j in 0..skeleton.len() {
             let tolerance = settings.limits.tolerance[j];
             // Below its floor a joint is held just above it (codec::floor).
@@ -331,7 +343,12 @@ fn a_cancelled_compression_leaves_the_state_exact_for_the_next() {
                 }
                 1 => {
                     let c = control.clone();
-                    let mut cancel = move |_: CompressedClip, _: &Reference| c.cancel();
+                    let mut cancel =
+                        move |_: CompressedClip,
+                              _: &Reference,
+                              _: &skelpack::metric::ErrorReport| {
+                            c.cancel()
+                        };
                     memo.compress_progressive(skeleton, clip, &edited, &control, Some(&mut cancel))
                 }
                 _ => {

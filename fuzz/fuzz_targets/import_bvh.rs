@@ -1,11 +1,8 @@
-//! BVH bytes through the importer: an asset or a one-line error, never a panic.
+//! The `import_bvh` target: its body is `entry::import_bvh` (fuzz/entry.rs), which
+//! `tests/fuzz_corpus.rs` also runs on every input of `fuzz/regressions/import_bvh/`.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
+#[path = "../entry.rs"]
+mod entry;
 
-fuzz_target!(|data: &[u8]| {
-    let path = std::path::Path::new("/nonexistent-skelpack-fuzz/input.bvh");
-    if let Err(e) = skelpack::import::load_bytes(path, data) {
-        assert!(!e.to_string().contains('\n'), "multi-line error: {e}");
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entry::import_bvh(data));

@@ -1,18 +1,8 @@
-//! Settings text (TOML, or JSON when it starts with `{`): parsed and validated, or one
-//! error, never a panic; what parses also serializes back.
+//! The `settings` target: its body is `entry::settings` (fuzz/entry.rs), which
+//! `tests/fuzz_corpus.rs` also runs on every input of `fuzz/regressions/settings/`.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use skelpack::settings::Settings;
+#[path = "../entry.rs"]
+mod entry;
 
-fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
-    for name in ["input.skelpack.toml", "input.skelpack.json"] {
-        let path = std::path::Path::new(name);
-        if let Ok(s) = Settings::parse(text, path) {
-            let _ = s.to_text(path);
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| entry::settings(data));

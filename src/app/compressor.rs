@@ -49,8 +49,10 @@ pub struct Compressed {
     /// False when the codec could not meet every tolerance (see `clip.report.failures`).
     pub contract_met: bool,
     /// Each joint's error split into own and inherited, and the caused ratios (computed on
-    /// the worker, so the UI never waits for it on a large rig).
-    pub attribution: Arc<Attribution>,
+    /// the worker, so the UI never waits for it on a large rig). None on a first pass: it
+    /// is on screen for a moment, and computing it would delay both it and the refined
+    /// result behind it.
+    pub attribution: Option<Arc<Attribution>>,
 }
 
 /// Most marker evaluations the "caused" heatmap may cost (about 0.1 s on this machine);
@@ -97,14 +99,15 @@ pub fn recompress(
 ) -> Result<Compressed, Failure> {
     let start = Instant::now();
     let mut show = first_pass.map(|first_pass| {
-        move |c: CompressedClip, reference: &Reference| {
+        move |c: CompressedClip, _: &Reference, errors: &ErrorReport| {
             if !control.is_cancelled() {
+                let errors = with_limits(errors, &settings.limits);
                 first_pass(measured(
                     skeleton,
                     clip,
                     settings,
                     Arc::new(c),
-                    reference,
+                    errors,
                     start,
                     true,
                 ));
@@ -127,35 +130,54 @@ pub fn recompress(
         return Err(Failure::Cancelled);
     }
     let c = Arc::new(c);
-    let reference = memo
-        .reference_poses()
-        .unwrap_or_else(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)));
-    Ok(measured(
-        skeleton, clip, settings, c, &reference, start, false,
-    ))
+    // The codec measured its result already: its matrix, judged against the tolerances
+    // asked (the panels show those, not the ones held at floors).
+    let errors = match memo.errors() {
+        Some(e) => with_limits(&e, &settings.limits),
+        None => {
+            let reference = memo
+                .reference_poses()
+                .unwrap_or_else(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)));
+            measure(skeleton, &reference, c.as_ref(), &settings.limits, true)
+        }
+    };
+    Ok(measured(skeleton, clip, settings, c, errors, start, false))
 }
 
-/// A compressed clip with its error matrix and sizes.
+/// `errors`' matrices with their statistics against `limits`.
+fn with_limits(errors: &ErrorReport, limits: &crate::metric::JointLimits) -> ErrorReport {
+    ErrorReport::new(
+        errors.joints,
+        errors.frames,
+        errors.at_samples.clone(),
+        errors.at_midpoints.clone(),
+        limits,
+    )
+}
+
+/// A compressed clip with its error matrix, sizes and (unless `refining`) attribution.
 fn measured(
     skeleton: &Skeleton,
     clip: &Clip,
     settings: &Resolved,
     c: Arc<CompressedClip>,
-    reference: &Reference,
+    errors: ErrorReport,
     start: Instant,
     refining: bool,
 ) -> Compressed {
     let limits = &settings.limits;
-    let errors = measure(skeleton, reference, c.as_ref(), limits, true);
-    let mut attribution = metric::attribute(skeleton, clip, c.as_ref(), errors.frames, limits);
-    attribution.caused = metric::caused_ratios(
-        skeleton,
-        clip,
-        c.as_ref(),
-        errors.frames,
-        limits,
-        CAUSED_BUDGET,
-    );
+    let attribution = (!refining).then(|| {
+        let mut a = metric::attribute(skeleton, clip, c.as_ref(), errors.frames, limits);
+        a.caused = metric::caused_ratios(
+            skeleton,
+            clip,
+            c.as_ref(),
+            errors.frames,
+            limits,
+            CAUSED_BUDGET,
+        );
+        Arc::new(a)
+    });
     let r = &c.report;
     Compressed {
         poses: c.clone(),
@@ -171,6 +193,6 @@ fn measured(
         errors,
         elapsed: start.elapsed(),
         refining,
-        attribution: Arc::new(attribution),
+        attribution,
     }
 }

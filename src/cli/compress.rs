@@ -77,8 +77,13 @@ pub fn compress_all(
         .par_iter()
         .map(|clip| {
             let resolved = settings.resolve(asset, &clip.name);
-            codec::compress(&asset.skeleton, clip, &resolved, &Control::new())
-                .with_context(|| format!("clip '{}'", clip.name))
+            codec::compress(&asset.skeleton, clip, &resolved, &Control::new()).with_context(|| {
+                format!(
+                    "{}: clip '{}'",
+                    asset.path.display(),
+                    crate::quote::clipped(&clip.name)
+                )
+            })
         })
         .collect()
 }

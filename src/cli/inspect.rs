@@ -4,8 +4,14 @@
 //! `{ file, format, joints, deforming_joints, max_depth, extent, height, size, unit,
 //!    scene_units_per_metre, unit_confidence, unit_reason, meshes,
 //!    root: { name, translation, rotation, scale }, tolerance, marker_offset, warnings,
+//!    fbx?: { version, ascii, creator, unit_meters, axes: { right, up, front }, frame_rate,
+//!            rest_pose, empty_takes, blend_channels, worst_shear },
 //!    clips: [ { name, duration, sample_rate, frames, start_time, morph_weight_channels,
-//!               source_channels, tracks: { animated, constant, rest } } ] }`
+//!               source_channels, tracks: { animated, constant, rest },
+//!               layers?: [ { name, weight, weight_is_animated, additive,
+//!                            animated_properties } ],
+//!               morph_weights?: [ { name, min, max } ] } ] }`
+//! (`fbx`, `layers` and `morph_weights` for FBX sources only).
 //! Lengths are in scene units; `tolerance` / `marker_offset` are the defaults in force.
 //! A `.skp` container is read back through the validating reader ([`super::skp`]).
 
@@ -33,7 +39,7 @@ pub struct Args {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Info {
-    Asset(FileInfo),
+    Asset(Box<FileInfo>),
     Skp(skp::SkpInfo),
 }
 
@@ -59,6 +65,9 @@ struct FileInfo {
     tolerance: f32,
     marker_offset: f32,
     warnings: Vec<String>,
+    /// FBX sources: version, creator, unit and axes as declared, rest-pose source, ...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fbx: Option<import::fbx::FbxInfo>,
     clips: Vec<ClipInfo>,
 }
 
@@ -80,6 +89,12 @@ struct ClipInfo {
     morph_weight_channels: usize,
     source_channels: usize,
     tracks: TrackCounts,
+    /// FBX sources: the take's animation layers, bottom first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    layers: Option<Vec<import::fbx::FbxLayer>>,
+    /// FBX sources: every keyed blend (morph) channel with its weight range.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    morph_weights: Option<Vec<import::fbx::MorphTrack>>,
 }
 
 fn describe(asset: &Asset) -> FileInfo {
@@ -90,7 +105,9 @@ fn describe(asset: &Asset) -> FileInfo {
     let clips = asset
         .clips
         .iter()
-        .map(|clip| {
+        .enumerate()
+        .map(|(ci, clip)| {
+            let fbx_clip = asset.fbx.as_ref().and_then(|f| f.clips.get(ci));
             let resolved = Settings::default().resolve(asset, &clip.name);
             tolerance = resolved.limits.tolerance.first().copied().unwrap_or(0.0);
             marker_offset = resolved
@@ -117,6 +134,8 @@ fn describe(asset: &Asset) -> FileInfo {
                     constant: c.count(TrackClass::Constant),
                     rest: c.count(TrackClass::Rest),
                 },
+                layers: fbx_clip.map(|f| f.layers.clone()),
+                morph_weights: fbx_clip.map(|f| f.morphs.clone()),
             }
         })
         .collect();
@@ -148,6 +167,7 @@ fn describe(asset: &Asset) -> FileInfo {
             .cloned()
             .chain(Settings::default().unit_warning(asset))
             .collect(),
+        fbx: asset.fbx.clone(),
         clips,
     }
 }
@@ -160,7 +180,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             skp::describe(f).map(Info::Skp)
         } else {
             import::load(f)
-                .map(|a| Info::Asset(describe(&a)))
+                .map(|a| Info::Asset(Box::new(describe(&a))))
                 .map_err(Into::into)
         };
         match info {
@@ -202,6 +222,9 @@ fn print_text(i: &FileInfo) {
         "  defaults: tolerance {} and marker offset {} (scene units)",
         i.tolerance, i.marker_offset
     );
+    if let Some(f) = &i.fbx {
+        print_fbx(f);
+    }
     for w in &i.warnings {
         println!("  warning: {w}");
     }
@@ -216,5 +239,45 @@ fn print_text(i: &FileInfo) {
                 String::new()
             }
         );
+        for l in c.layers.iter().flatten() {
+            println!(
+                "      layer '{}': weight {}{}, {} animated properties",
+                l.name,
+                l.weight,
+                if l.additive { ", additive" } else { "" },
+                l.animated_properties
+            );
+        }
+        for m in c.morph_weights.iter().flatten() {
+            println!("      morph weight '{}': {} to {}", m.name, m.min, m.max);
+        }
     }
+}
+
+fn print_fbx(f: &import::fbx::FbxInfo) {
+    println!(
+        "  FBX {}{} by '{}': {} m per unit, axes right {} up {} front {}, {} fps",
+        f.version,
+        if f.ascii { " (ASCII)" } else { "" },
+        f.creator,
+        f.unit_meters,
+        f.axes.right,
+        f.axes.up,
+        f.axes.front,
+        f.frame_rate
+    );
+    println!(
+        "  rest pose: {}; {} blend channel(s)",
+        match f.rest_pose {
+            import::fbx::RestSource::BindPose => "the bind pose".to_owned(),
+            import::fbx::RestSource::BindPoseAndFirstFrame { first_frame } =>
+                format!("the bind pose ({first_frame} joint(s) it does not list: the first frame)"),
+            import::fbx::RestSource::BindPoseAndScene { scene } =>
+                format!("the bind pose ({scene} joint(s) it does not list: the scene's transforms)"),
+            import::fbx::RestSource::FirstFrame => "the first frame (no bind pose)".to_owned(),
+            import::fbx::RestSource::SceneTransforms =>
+                "the scene's node transforms (no bind pose, no take)".to_owned(),
+        },
+        f.blend_channels
+    );
 }

@@ -61,7 +61,13 @@ fn process(path: &Path, tuning: &TuningArgs) -> anyhow::Result<Vec<ClipEntry>> {
         .map(|clip| {
             let resolved = settings.resolve(&asset, &clip.name);
             let out = codec::compress(&asset.skeleton, clip, &resolved, &Control::new())
-                .with_context(|| format!("{}: clip '{}'", path.display(), clip.name))?;
+                .with_context(|| {
+                    format!(
+                        "{}: clip '{}'",
+                        path.display(),
+                        crate::quote::clipped(&clip.name)
+                    )
+                })?;
             let first = asset.skeleton.deforming_joints().next().unwrap_or(0);
             Ok(ClipEntry {
                 file: asset.path.display().to_string(),

@@ -76,6 +76,12 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         window: a.window,
     };
     let outcome = run_auto(opts).map_err(anyhow::Error::msg)?;
+    if let (Some(first), Some(last)) = (outcome.open_first_ms, outcome.open_final_ms) {
+        println!(
+            "open: first result shown {first:.0} ms after the file started to be read, final \
+             result {last:.0} ms"
+        );
+    }
     if !outcome.frame_times_ms.is_empty() {
         let s = stats(&outcome.frame_times_ms);
         let b = stats(&outcome.build_times_ms);

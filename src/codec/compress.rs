@@ -177,13 +177,15 @@ pub fn compress(
 }
 
 /// Called with the first pass of a compression (every track encoded and repaired until each
-/// joint holds its tolerance, before relaxation makes the clip smaller) and the reference
-/// poses it was measured against.
-pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip, &Reference) + Send);
+/// joint holds its tolerance, before relaxation makes the clip smaller), the reference
+/// poses it was measured against, and its error matrix (`metric::measure` of it, so the
+/// caller need not measure it again; the statistics are against the tolerances held).
+pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip, &Reference, &ErrorReport) + Send);
 
 /// [`compress`], taking what `memo` holds from an earlier compression of the same clip
 /// wherever the inputs of a pass did not change, and leaving there what this one computes;
-/// `first_pass` receives the first pass when relaxation follows it.
+/// `first_pass` receives the first pass when relaxation follows it. Returns the result with
+/// its error matrix.
 pub(super) fn compress_with(
     memo: &mut Recompressor,
     skeleton: &Skeleton,
@@ -191,7 +193,7 @@ pub(super) fn compress_with(
     settings: &Resolved,
     control: &Control,
     first_pass: Option<FirstPass>,
-) -> Result<CompressedClip, CodecError> {
+) -> Result<(CompressedClip, ErrorReport), CodecError> {
     let started = Instant::now();
     clip.validate(skeleton).map_err(CodecError::InvalidClip)?;
     if settings.limits.len() != skeleton.len() {
@@ -345,7 +347,7 @@ pub(super) fn compress_with(
                 0,
                 started,
             );
-            show(first, reference);
+            show(first, reference, &errors);
         }
         let mut verifier = Verifier::new(skeleton, reference, limits, &out);
         // Each track's tolerance as relaxation starts: the finest its encoders record to.
@@ -435,7 +437,7 @@ pub(super) fn compress_with(
         started,
     );
     control.set_progress(1.0);
-    Ok(out)
+    Ok((out, errors))
 }
 
 /// A track encoder made on first use from its input and the finest tolerance it records to.

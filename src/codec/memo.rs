@@ -15,7 +15,7 @@ use super::compress::{CodecError, FirstPass, compress_with};
 use super::compressed::CompressedClip;
 use super::control::Control;
 use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput};
-use crate::metric::{JointLimits, Reference};
+use crate::metric::{ErrorReport, JointLimits, Reference};
 use crate::model::{Clip, Skeleton};
 use crate::settings::{Bits, Method, Resolved};
 
@@ -29,6 +29,8 @@ pub struct Recompressor {
     reference: Option<Arc<Reference>>,
     floors: Option<Floors>,
     encodings: Encodings,
+    /// The error matrix of the latest compression's result.
+    errors: Option<Arc<ErrorReport>>,
 }
 
 /// Each joint's floor and what it depends on besides the clip.
@@ -89,9 +91,20 @@ impl Recompressor {
         }
         self.encodings
             .begin(settings.method, settings.bits, 3 * skeleton.len());
+        self.errors = None;
         let result = compress_with(self, skeleton, clip, settings, control, first_pass);
         self.encodings.end(result.is_ok());
-        result
+        let (clip, errors) = result?;
+        self.errors = Some(Arc::new(errors));
+        Ok(clip)
+    }
+
+    /// The error matrix of the latest compression's result, as `metric::measure` gives it
+    /// for that result (its statistics are against the tolerances held, which differ from
+    /// the ones asked only where a tolerance is below its joint's floor), so a caller need
+    /// not measure the result again. None before a first compression, or after a failed one.
+    pub fn errors(&self) -> Option<Arc<ErrorReport>> {
+        self.errors.clone()
     }
 
     /// What the latest compression reused.

@@ -634,7 +634,7 @@ mod tests {
         // From the last key on, the stored value; between wide keys, not normalized.
         assert_eq!(close.sample_as(4.0, Rule::Three), near);
         let mid = wide.sample_as(2.0, Rule::Three).length();
-        assert!((mid - long).abs() < 1e-5, "{mid}");
+        assert!(mid > 1.0 + 4e-5 && mid < long, "{mid}");
     }
 
     #[test]

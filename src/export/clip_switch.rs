@@ -145,8 +145,11 @@ impl Pairs {
 
 /// Recompresses (with `encode`) every clip that misses its tolerance when played after
 /// another clip, tightening the tolerance of its joints that miss by the amount they miss
-/// (and a margin), until every clip holds or [`MAX_ROUNDS`] pass. Returns the worst ratio
-/// after switching per clip.
+/// (and a margin), until every clip holds or [`MAX_ROUNDS`] pass. Clips are verified
+/// against `resolved`, and a clip is re-encoded from the limits it was encoded with,
+/// `encoded_with[i]` (a tighter preset's where the export kept that clip): re-encoding it
+/// from the looser `resolved` would make it worse than the clip it replaces and break the
+/// pairs it held with the others. Returns the worst ratio after switching per clip.
 #[allow(clippy::too_many_arguments)]
 pub fn hold_switches(
     skeleton: &Skeleton,
@@ -154,11 +157,12 @@ pub fn hold_switches(
     keyed: &[Vec<[bool; 3]>],
     clips: &mut [GltfClip],
     resolved: &[Resolved],
+    encoded_with: &[Resolved],
     options: &GltfOptions,
     control: &crate::codec::Control,
 ) -> Result<Vec<f32>, crate::codec::CodecError> {
     let limits: Vec<JointLimits> = resolved.iter().map(|r| r.limits.clone()).collect();
-    let mut tightened: Vec<Resolved> = resolved.to_vec();
+    let mut tightened: Vec<Resolved> = encoded_with.to_vec();
     let file = super::gltf_compressed::FileKeyed::new(keyed.to_vec());
     if clips.len() < 2 {
         return Ok(vec![0.0; clips.len()]);

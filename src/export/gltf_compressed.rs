@@ -1029,20 +1029,24 @@ pub fn compress_to_gltf(
             .collect()
     };
     // Every clip must also hold when played after any other without a reset of the pose.
-    let switch = |clips: &mut [GltfClip]| {
+    let switch = |clips: &mut [GltfClip], encoded_with: &[Resolved]| {
         super::clip_switch::hold_switches(
             &source.skeleton,
             &source.clips,
             keyed.clips(),
             clips,
             &resolved,
+            encoded_with,
             options,
             &control,
         )
         .map_err(|e| ExportError::new(format!("clip switching: {e}")))
     };
     let mut clips = encode_all(&resolved)?;
-    let mut after_switch = switch(&mut clips)?;
+    let mut after_switch = switch(&mut clips, &resolved)?;
+    // The limits each kept clip was encoded with (a tighter preset's where its export is
+    // kept): switching re-encodes a clip from these, never from looser ones.
+    let mut encoded_with = resolved.clone();
     // A looser preset never gives a larger clip than a tighter one: each tighter preset's
     // export holds the looser limits too; per clip, the smaller is kept (then switching is
     // checked again on the mix).
@@ -1057,17 +1061,18 @@ pub fn compress_to_gltf(
             .map(|i| tighter[i].get(k).unwrap_or(&resolved[i]).clone())
             .collect();
         let mut other = encode_all(&limits)?;
-        let other_switch = switch(&mut other)?;
+        let other_switch = switch(&mut other, &limits)?;
         let mut changed = false;
         for i in (0..clips.len()).filter(|&i| k < tighter[i].len()) {
             let ratio = other[i].worst_ratio.max(other_switch[i]);
             if ratio <= 1.0 && other[i].cost() < clips[i].cost() {
                 clips[i] = other[i].clone();
+                encoded_with[i] = limits[i].clone();
                 changed = true;
             }
         }
         if changed {
-            after_switch = switch(&mut clips)?;
+            after_switch = switch(&mut clips, &encoded_with)?;
         }
     }
     for (c, r) in clips.iter_mut().zip(after_switch) {
@@ -1123,11 +1128,23 @@ fn tighter_presets(
 /// A BVH or ACL asset as the glTF scene `skelpack convert` writes, and that scene
 /// re-imported, carrying the source's tolerance, marker offsets and units.
 fn convert_in_memory(asset: &Asset) -> Result<(GltfDoc, Asset), ExportError> {
+    if asset.clips.is_empty() {
+        return Err(ExportError::new(format!(
+            "{}: has no clip to compress (no animation)",
+            asset.path.display()
+        )));
+    }
     let doc = super::scene_to_gltf(&asset.skeleton, &asset.clips, &asset.meshes)?;
     let bytes = doc.to_bytes(GltfFormat::Binary)?;
     let path = asset.path.with_extension("converted.glb");
-    let mut converted =
-        crate::import::load_bytes(&path, &bytes).map_err(|e| ExportError::new(e.to_string()))?;
+    // Named as the input: `path` is an in-memory name no one can open.
+    let mut converted = crate::import::load_bytes(&path, &bytes).map_err(|e| {
+        ExportError::new(format!(
+            "{}: as a glTF scene it does not read back: {}",
+            asset.path.display(),
+            e.message
+        ))
+    })?;
     converted.path = asset.path.clone();
     converted.source_tolerance = asset.source_tolerance;
     converted.units = asset.units.clone();

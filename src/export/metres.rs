@@ -14,7 +14,9 @@ use crate::model::LengthUnit;
 
 /// Whether [`in_metres`] applies to assets of this format: BVH and ACL clips declare no
 /// unit; glTF declares metres (a file authored in other units stays as it is: its
-/// compressed export keeps the original's nodes).
+/// compressed export keeps the original's nodes). FBX is read in metres, and is written
+/// as a new scene like BVH and ACL: from the unit in force (metres, unless its proportions
+/// or the user say otherwise).
 pub fn converts(format: SourceFormat) -> bool {
     format != SourceFormat::Gltf
 }
@@ -83,6 +85,7 @@ mod tests {
             source_tolerance: Some(0.01),
             units,
             warnings: Vec::new(),
+            fbx: None,
         };
         let m = in_metres(&asset, LengthUnit::Centimetre);
         assert_eq!(m.units.unit, LengthUnit::Metre);

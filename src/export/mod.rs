@@ -20,6 +20,7 @@ pub mod gltf_scene;
 pub mod images;
 mod key_points;
 pub mod layout;
+mod marker_angles;
 pub mod meshopt;
 pub mod metres;
 mod original;

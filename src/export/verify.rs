@@ -113,6 +113,7 @@ fn fit_at(
     let rules = player.rules();
     let nlerp = rules.contains(&Rule::Nlerp);
     let mut chord = initial_chords(skeleton, &limits);
+    let ancestry = crate::model::Ancestry::new(skeleton);
     if splits == Splits::WhereOverWide {
         for c in chord.iter_mut() {
             *c *= 2.0;
@@ -158,7 +159,7 @@ fn fit_at(
                 && by_rule(Rule::Nlerp) > by_rule(Rule::Slerp)
             {
                 for c in channels.iter_mut() {
-                    if c.is_rotation() && skeleton.is_ancestor_or_self(c.joint, j) {
+                    if c.is_rotation() && ancestry.contains(c.joint, j) {
                         if !halved[c.joint] {
                             halved[c.joint] = true;
                             if split_yet[c.joint] {
@@ -172,7 +173,7 @@ fn fit_at(
             }
             if !fixed {
                 for c in channels.iter_mut() {
-                    if c.storage == Storage::Short && skeleton.is_ancestor_or_self(c.joint, j) {
+                    if c.storage == Storage::Short && ancestry.contains(c.joint, j) {
                         c.storage = Storage::Float;
                         fixed = true;
                     }
@@ -286,11 +287,10 @@ fn fit_quat_filter(
             if over.is_empty() {
                 return true;
             }
+            let above = crate::model::at_or_above(skeleton, &over);
             for c in channels.iter_mut() {
                 if let Storage::Quat(b) = c.storage
-                    && over
-                        .iter()
-                        .any(|&j| skeleton.is_ancestor_or_self(c.joint, j))
+                    && above[c.joint]
                 {
                     c.storage = if b >= 16 {
                         Storage::Short
@@ -390,20 +390,9 @@ pub(super) fn initial_chords(skeleton: &Skeleton, limits: &JointLimits) -> Vec<f
                 / 3.0
         })
         .collect();
-    (0..n)
-        .map(|j| {
-            let mut angle = f64::INFINITY;
-            for k in 0..n {
-                if !limits.evaluated[k] || !skeleton.is_ancestor_or_self(j, k) {
-                    continue;
-                }
-                let m = limits.marker_offset[k] as f64;
-                let reach =
-                    (obj[k].translation - obj[j].translation).length() + m.max(m * scale[k]);
-                if reach > 0.0 {
-                    angle = angle.min(limits.tolerance[k] as f64 / reach);
-                }
-            }
+    super::marker_angles::smallest_angles(skeleton, limits, &obj, &scale)
+        .into_iter()
+        .map(|angle| {
             // Half the budget for nlerp; the chord is about half the rotation angle.
             if angle.is_finite() {
                 (0.5 * angle * 0.5) as f32

@@ -76,22 +76,23 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             .get("name")
             .and_then(Value::as_str)
             .ok_or_else(|| err(format!("bone {i} has no name")))?;
+        let shown = crate::quote::clipped(name);
         if index.insert(name.to_owned(), i).is_some() {
-            return Err(err(format!("bone name '{name}' is used twice")));
+            return Err(err(format!("bone name '{shown}' is used twice")));
         }
         let rest = Transform::new(
             vec3(b.get("bind_translation"), Vec3::ZERO)
-                .map_err(|m| err(format!("bone '{name}' bind_translation: {m}")))?,
+                .map_err(|m| err(format!("bone '{shown}' bind_translation: {m}")))?,
             quat(b.get("bind_rotation"))
-                .map_err(|m| err(format!("bone '{name}' bind_rotation: {m}")))?,
+                .map_err(|m| err(format!("bone '{shown}' bind_rotation: {m}")))?,
             vec3(b.get("bind_scale"), Vec3::ONE)
-                .map_err(|m| err(format!("bone '{name}' bind_scale: {m}")))?,
+                .map_err(|m| err(format!("bone '{shown}' bind_scale: {m}")))?,
         );
         let mut j = Joint::new(name, None, rest);
         if let Some(d) = b.get("vertex_distance").and_then(Value::as_f64) {
             if !(d.is_finite() && d >= 0.0) {
                 return Err(err(format!(
-                    "bone '{name}': vertex_distance {d} is not a distance"
+                    "bone '{shown}': vertex_distance {d} is not a distance"
                 )));
             }
             j.source_marker_offset = Some(d as f32);
@@ -110,8 +111,9 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         if !p.is_empty() {
             let pi = *index.get(p).ok_or_else(|| {
                 err(format!(
-                    "bone '{}' has unknown parent '{p}'",
-                    joints[i].name
+                    "bone '{}' has unknown parent '{}'",
+                    crate::quote::clipped(&joints[i].name),
+                    crate::quote::clipped(p)
                 ))
             })?;
             parent_idx[i] = Some(pi);
@@ -127,6 +129,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         ordered[n].parent = parent_idx[o].map(|p| new_index[p]);
     }
     let skeleton = Skeleton::new(ordered).map_err(err)?;
+    super::limits::check_joint_count(&skeleton).map_err(err)?;
     let joint_of: HashMap<&str, usize> = skeleton
         .joints
         .iter()
@@ -148,38 +151,39 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             .get("name")
             .and_then(Value::as_str)
             .ok_or_else(|| err(format!("track {i} has no name")))?;
+        let shown = crate::quote::clipped(bone);
         let j = *joint_of
             .get(bone)
-            .ok_or_else(|| err(format!("track {i} names unknown bone '{bone}'")))?;
+            .ok_or_else(|| err(format!("track {i} names unknown bone '{shown}'")))?;
         for key in ["rotations", "translations", "scales"] {
             if let Some(v) = t.get(key) {
                 let n = v.as_array().map_or(0, Vec::len);
                 if n != frames {
                     return Err(err(format!(
-                        "bone '{bone}' {key}: {n} samples, but clip.num_samples is {frames}"
+                        "bone '{shown}' {key}: {n} samples, but clip.num_samples is {frames}"
                     )));
                 }
             }
         }
-        resolved.push((t, bone, j));
+        resolved.push((t, shown, j));
     }
     super::check_dense_size(skeleton.len(), frames, bytes.len()).map_err(err)?;
     let mut clip = Clip::rest(name, &skeleton, rate, frames);
-    for (t, bone, j) in resolved {
+    for (t, shown, j) in resolved {
         let jt = &mut clip.tracks[j];
         if let Some(v) = t.get("rotations") {
             jt.rotations = samples(v, frames, |s| quat(Some(s)))
-                .map_err(|m| err(format!("bone '{bone}' rotations: {m}")))?;
+                .map_err(|m| err(format!("bone '{shown}' rotations: {m}")))?;
             jt.source_channels[1] = true;
         }
         if let Some(v) = t.get("translations") {
             jt.translations = samples(v, frames, |s| vec3(Some(s), Vec3::ZERO))
-                .map_err(|m| err(format!("bone '{bone}' translations: {m}")))?;
+                .map_err(|m| err(format!("bone '{shown}' translations: {m}")))?;
             jt.source_channels[0] = true;
         }
         if let Some(v) = t.get("scales") {
             jt.scales = samples(v, frames, |s| vec3(Some(s), Vec3::ONE))
-                .map_err(|m| err(format!("bone '{bone}' scales: {m}")))?;
+                .map_err(|m| err(format!("bone '{shown}' scales: {m}")))?;
             jt.source_channels[2] = true;
         }
     }
@@ -231,7 +235,12 @@ fn numbers<const N: usize>(v: &Value) -> Result<[f32; N], String> {
     }
     let mut out = [0.0; N];
     for (o, x) in out.iter_mut().zip(a) {
-        let f = x.as_f64().ok_or_else(|| format!("'{x}' is not a number"))?;
+        let f = x.as_f64().ok_or_else(|| {
+            format!(
+                "'{}' is not a number",
+                crate::quote::clipped(&x.to_string())
+            )
+        })?;
         if !(f as f32).is_finite() {
             return Err(format!("value {f} is not finite in 32 bits"));
         }
@@ -256,7 +265,8 @@ fn quat(v: Option<&Value>) -> Result<Quat, String> {
     let len = q.iter().map(|x| x * x).sum::<f64>().sqrt();
     if !(UNIT_LENGTH.contains(&len)) {
         return Err(format!(
-            "quaternion {q:?} has length {len:.3e}; a rotation must be a unit quaternion"
+            "quaternion [{}, {}, {}, {}] has length {len:.3e}; a rotation must be a unit quaternion",
+            q[0], q[1], q[2], q[3]
         ));
     }
     Ok(Quat::from_array(q.map(|x| (x / len) as f32)))

@@ -208,8 +208,9 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
             rows.len()
         )));
     }
-    super::check_dense_size(joints.len(), frames, bytes.len()).map_err(err)?;
     let skeleton = Skeleton::new(joints).map_err(err)?;
+    super::limits::check_joint_count(&skeleton).map_err(err)?;
+    super::check_dense_size(skeleton.len(), frames, bytes.len()).map_err(err)?;
     let mut clip = Clip::rest(
         path.file_stem()
             .and_then(|s| s.to_str())

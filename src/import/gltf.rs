@@ -13,7 +13,7 @@ use gltf::animation::{Interpolation as GltfInterpolation, Property};
 
 use super::sampling::{Interpolation, Keyframes};
 use super::{
-    ImportError, Imported, SkinnedMesh, check_dense_size, detect_sample_rate, dominant_rate,
+    ImportError, Imported, SkinnedMesh, check_dense_total, detect_sample_rate, dominant_rate,
     gltf_check, gltf_ext, uri,
 };
 use crate::model::{Clip, Joint, JointTracks, Skeleton, SourceCurve, TrackKind, Transform};
@@ -92,9 +92,11 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         joint_of_node.insert(ni, ji);
     }
     let skeleton = Skeleton::new(joints).map_err(err)?;
+    super::limits::check_joint_count(&skeleton).map_err(err)?;
 
     let mut warnings = Vec::new();
     let mut clips = Vec::new();
+    let mut samples = 0u64;
     for anim in doc.animations() {
         clips.push(
             import_clip(
@@ -103,6 +105,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
                 &joint_of_node,
                 &buffers,
                 data_bytes,
+                &mut samples,
                 &mut warnings,
             )
             .map_err(err)?,
@@ -200,9 +203,48 @@ fn node_name(node: &gltf::Node) -> String {
 
 fn describe_gltf_error(e: &gltf::Error) -> String {
     match e {
-        gltf::Error::Binary(b) => format!("not a valid .glb ({b:?}); is the file truncated?"),
+        gltf::Error::Binary(b) => format!("not a valid .glb: {}", describe_glb_error(b)),
         gltf::Error::Deserialize(d) => format!("not a valid glTF JSON document ({d})"),
         other => format!("invalid glTF: {other}"),
+    }
+}
+
+/// A GLB container error in words (the crate's `Debug` text is not a message).
+fn describe_glb_error(e: &gltf::binary::Error) -> String {
+    use gltf::binary::Error as E;
+    match e {
+        E::Io(e) => format!("cannot read the header ({e}); is the file truncated?"),
+        E::Version(v) => format!("header version {v}, expected 2"),
+        E::Magic(m) => format!(
+            "magic \"{}\", expected \"glTF\"",
+            crate::quote::clipped(&String::from_utf8_lossy(m))
+        ),
+        E::Length {
+            length,
+            length_read,
+        } => format!(
+            "the header declares {length} bytes but the file has {length_read} (truncated?)"
+        ),
+        E::ChunkLength {
+            ty,
+            length,
+            length_read,
+        } => format!(
+            "the {} chunk declares {length} bytes but {length_read} follow (truncated?)",
+            chunk_name(*ty)
+        ),
+        E::ChunkType(ty) => format!("unexpected {} chunk", chunk_name(*ty)),
+        E::UnknownChunkType(t) => format!(
+            "unknown chunk type \"{}\"",
+            crate::quote::clipped(&String::from_utf8_lossy(t))
+        ),
+    }
+}
+
+fn chunk_name(ty: gltf::binary::ChunkType) -> &'static str {
+    match ty {
+        gltf::binary::ChunkType::Json => "JSON",
+        gltf::binary::ChunkType::Bin => "BIN",
     }
 }
 
@@ -212,12 +254,15 @@ fn import_clip(
     joint_of_node: &HashMap<usize, usize>,
     buffers: &[Vec<u8>],
     data_bytes: usize,
+    earlier: &mut u64,
     warnings: &mut Vec<String>,
 ) -> Result<Clip, String> {
     let name = anim
         .name()
         .map(str::to_owned)
         .unwrap_or_else(|| format!("animation{}", anim.index()));
+    // As messages quote it (a name may be 100,000 characters long).
+    let shown = crate::quote::clipped(&name);
     let mut channels: Vec<(usize, Property, Keyframes)> = Vec::new();
     let mut all_times = Vec::new();
     let mut weights = 0;
@@ -229,7 +274,7 @@ fn import_clip(
             .read_inputs()
             .ok_or_else(|| {
                 format!(
-                    "animation '{name}': channel {} has no input data",
+                    "animation '{shown}': channel {} has no input data",
                     ch.index()
                 )
             })?
@@ -237,7 +282,7 @@ fn import_clip(
         all_times.extend_from_slice(&times);
         let outputs = reader.read_outputs().ok_or_else(|| {
             format!(
-                "animation '{name}': channel {} has no output data",
+                "animation '{shown}': channel {} has no output data",
                 ch.index()
             )
         })?;
@@ -253,7 +298,8 @@ fn import_clip(
         };
         let Some(&joint) = joint_of_node.get(&node) else {
             warnings.push(format!(
-                "animation '{name}': channel on node {node} ({prop:?}) is outside the skeleton and is ignored"
+                "animation '{shown}': channel on node {node} ({}) is outside the skeleton and is ignored",
+                prop_name(prop)
             ));
             continue;
         };
@@ -270,7 +316,7 @@ fn import_clip(
         };
         keys.validate().map_err(|m| {
             format!(
-                "animation '{name}': channel {} ({} of '{}'): {m}",
+                "animation '{shown}': channel {} ({} of '{}'): {m}",
                 ch.index(),
                 prop_name(prop),
                 skeleton.joints[joint].name
@@ -279,10 +325,10 @@ fn import_clip(
         channels.push((joint, prop, keys));
     }
     if all_times.is_empty() {
-        return Err(format!("animation '{name}' has no channels"));
+        return Err(format!("animation '{shown}' has no channels"));
     }
     if let Some(t) = all_times.iter().find(|t| !t.is_finite()) {
-        return Err(format!("animation '{name}': key time {t} is not finite"));
+        return Err(format!("animation '{shown}': key time {t} is not finite"));
     }
     let t0 = all_times.iter().copied().fold(f32::INFINITY, f32::min);
     let t1 = all_times.iter().copied().fold(f32::NEG_INFINITY, f32::max);
@@ -301,13 +347,14 @@ fn import_clip(
         && d >= 1.0
     {
         warnings.push(format!(
-            "animation '{name}': keys are {d} fps apart but not all on one {d} fps grid; sampled at {rate} fps so every key is kept exactly"
+            "animation '{shown}': keys are {d} fps apart but not all on one {d} fps grid; sampled at {rate} fps so every key is kept exactly"
         ));
     }
     let span_frames = ((t1 - t0) as f64 * rate as f64).round();
     let frames = span_frames.min(u32::MAX as f64) as usize + 1;
-    check_dense_size(skeleton.len(), frames, data_bytes)
-        .map_err(|m| format!("animation '{name}' spans {} s at {rate} fps: {m}", t1 - t0))?;
+    check_dense_total(*earlier, skeleton.len(), frames, data_bytes)
+        .map_err(|m| format!("animation '{shown}' spans {} s at {rate} fps: {m}", t1 - t0))?;
+    *earlier += (skeleton.len() * frames) as u64;
     let mut clip = Clip::rest(name, skeleton, rate, frames);
     clip.start_time = t0;
     clip.morph_weight_channels = weights;

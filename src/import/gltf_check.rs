@@ -118,8 +118,9 @@ fn check_animations(doc: &gltf::Document) -> Result<(), String> {
             };
             if !targets.insert((node, path as u8)) {
                 return Err(format!(
-                    "{}: node {node} {path:?} is already the target of another channel",
-                    at()
+                    "{}: node {node} {} is already the target of another channel",
+                    at(),
+                    path_name(path)
                 ));
             }
             let sampler = anim
@@ -180,7 +181,7 @@ fn check_meshes(doc: &gltf::Document) -> Result<(), String> {
                     _ => continue,
                 };
                 expect(&acc, dims, types)
-                    .map_err(|m| format!("{}: attribute {semantic:?} {m}", at()))?;
+                    .map_err(|m| format!("{}: attribute {} {m}", at(), semantic.to_string()))?;
             }
             if let Some(idx) = prim.indices() {
                 expect(
@@ -198,14 +199,53 @@ fn check_meshes(doc: &gltf::Document) -> Result<(), String> {
 /// The accessor has one of the shapes and component types the reader handles.
 fn expect(acc: &gltf::Accessor, dims: &[Dimensions], types: &[DataType]) -> Result<(), String> {
     if !dims.contains(&acc.dimensions()) || !types.contains(&acc.data_type()) {
+        let list = |names: Vec<&str>| names.join(" or ");
         return Err(format!(
-            "accessor {} is {:?} of {:?}; expected {dims:?} of {types:?}",
+            "accessor {} is {} of {}; expected {} of {}",
             acc.index(),
-            acc.dimensions(),
-            acc.data_type()
+            dims_name(acc.dimensions()),
+            type_name(acc.data_type()),
+            list(dims.iter().map(|d| dims_name(*d)).collect()),
+            list(types.iter().map(|t| type_name(*t)).collect())
         ));
     }
     Ok(())
+}
+
+/// An animation target path as glTF spells it.
+pub(super) fn path_name(p: gltf::json::animation::Property) -> &'static str {
+    use gltf::json::animation::Property as P;
+    match p {
+        P::Translation => "translation",
+        P::Rotation => "rotation",
+        P::Scale => "scale",
+        P::MorphTargetWeights => "weights",
+    }
+}
+
+/// An accessor `type` as glTF spells it.
+fn dims_name(d: Dimensions) -> &'static str {
+    match d {
+        Dimensions::Scalar => "SCALAR",
+        Dimensions::Vec2 => "VEC2",
+        Dimensions::Vec3 => "VEC3",
+        Dimensions::Vec4 => "VEC4",
+        Dimensions::Mat2 => "MAT2",
+        Dimensions::Mat3 => "MAT3",
+        Dimensions::Mat4 => "MAT4",
+    }
+}
+
+/// A `componentType` in words.
+fn type_name(t: DataType) -> &'static str {
+    match t {
+        DataType::I8 => "signed bytes",
+        DataType::U8 => "unsigned bytes",
+        DataType::I16 => "signed shorts",
+        DataType::U16 => "unsigned shorts",
+        DataType::U32 => "unsigned ints",
+        DataType::F32 => "floats",
+    }
 }
 
 /// Count, stride and byte ranges: everything a reader slices lies inside its buffer.
@@ -240,11 +280,28 @@ fn check_accessor(
         let isz = idx.index_type().size();
         check_range(&idx.view(), idx.offset(), n, isz, buffers)
             .map_err(|m| format!("sparse indices: {m}"))?;
+        sparse_indices_in_order(&idx, n, acc.count(), buffers)?;
         let vals = sparse.values();
         check_range(&vals.view(), vals.offset(), n, elem, buffers)
             .map_err(|m| format!("sparse values: {m}"))?;
     }
     Ok(())
+}
+
+/// The spec's rule on sparse indices (inside the accessor, strictly increasing), read from
+/// the bytes `check_range` has just bounded.
+fn sparse_indices_in_order(
+    idx: &gltf::accessor::sparse::Indices,
+    n: usize,
+    count: usize,
+    buffers: &[Vec<u8>],
+) -> Result<(), String> {
+    let view = idx.view();
+    let size = idx.index_type().size();
+    // Tightly packed (the spec forbids a stride on sparse views), as the reader reads them.
+    let data = &buffers[view.buffer().index()][view.offset() + idx.offset()..];
+    let indices = (0..n).map(|k| super::sparse::index_at(data, size, k).unwrap_or(u64::MAX));
+    super::sparse::check_indices(indices, count as u64)
 }
 
 fn check_range(

@@ -204,7 +204,8 @@ impl MeshoptView {
             Some("ATTRIBUTES") => Mode::Attributes,
             Some("TRIANGLES") => Mode::Triangles,
             Some("INDICES") => Mode::Indices,
-            other => return Err(format!("unknown mode {other:?}")),
+            Some(other) => return Err(format!("unknown mode '{}'", crate::quote::clipped(other))),
+            None => return Err("mode is missing".into()),
         };
         let filter = match ext.get("filter").and_then(Value::as_str) {
             None | Some("NONE") => Filter::None,
@@ -212,7 +213,9 @@ impl MeshoptView {
             Some("QUATERNION") => Filter::Quaternion,
             Some("EXPONENTIAL") => Filter::Exponential,
             Some("COLOR") => Filter::Color,
-            Some(other) => return Err(format!("unknown filter {other:?}")),
+            Some(other) => {
+                return Err(format!("unknown filter '{}'", crate::quote::clipped(other)));
+            }
         };
         let view = Self {
             buffer: num("buffer")?,
@@ -519,24 +522,33 @@ fn read_accessor(json: &Value, buffers: &[Vec<u8>], ai: usize) -> Result<Vec<f32
             let (data, stride) = view_slice(json, buffers, view as usize)?;
             let stride = stride.unwrap_or(elem).max(elem);
             let offset = acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+            // Every sum checked: a byteOffset near 2^64 must not wrap into range.
             let need = count.checked_sub(1).map_or(Some(0), |c| {
-                c.checked_mul(stride)?.checked_add(offset + elem)
+                c.checked_mul(stride)?
+                    .checked_add(offset)?
+                    .checked_add(elem)
             });
             if need.is_none_or(|need| need > data.len()) {
                 return Err(format!(
-                    "{count} elements need more than the {} bytes of its buffer view",
+                    "byteOffset {offset} + {count} elements of {elem} bytes lie outside the {} \
+                     bytes of its buffer view",
                     data.len()
                 ));
             }
             out = Vec::with_capacity(count * n);
-            for i in 0..count {
-                let e = &data[offset + i * stride..][..elem];
-                out.extend(e.chunks_exact(size).map(|b| component(b, ct, normalized)));
+            for e in data[offset..].chunks(stride).take(count) {
+                out.extend(
+                    e[..elem]
+                        .chunks_exact(size)
+                        .map(|b| component(b, ct, normalized)),
+                );
             }
         }
         None => {
             // Zeros then sparse values: justified by the sparse data, bounded below.
-            if count > sparse_count(acc).saturating_mul(1024).saturating_add(65536) {
+            let data: usize = buffers.iter().map(Vec::len).sum();
+            let justified = sparse_count(acc).min(data).saturating_mul(1024);
+            if count > justified.saturating_add(65536) {
                 return Err(format!("{count} elements without a buffer view"));
             }
             out = vec![0.0; count * n];
@@ -580,16 +592,16 @@ fn apply_sparse(
         .and_then(Value::as_u64)
         .unwrap_or(0);
     let isz = component_size(ict);
-    if isz == 0 || ict == 5126 || idx.len() < k * isz || vals.len() < k * n * size {
+    let fits = |len: usize, per: usize| k.checked_mul(per).is_some_and(|b| b <= len);
+    if isz == 0 || ict == 5126 || !fits(idx.len(), isz) || !fits(vals.len(), n * size) {
         return Err("sparse data is shorter than its count".into());
     }
-    for j in 0..k {
-        let at = component(&idx[j * isz..], ict, false) as usize;
-        let dst = out
-            .get_mut(at * n..at * n + n)
-            .ok_or_else(|| format!("sparse index {at} is out of range"))?;
-        for (c, d) in dst.iter_mut().enumerate() {
-            *d = component(&vals[(j * n + c) * size..], ct, normalized);
+    let index = |j: usize| super::sparse::index_at(idx, isz, j).unwrap_or(u64::MAX);
+    super::sparse::check_indices((0..k).map(index), (out.len() / n) as u64)?;
+    for (j, value) in vals.chunks_exact(n * size).take(k).enumerate() {
+        let at = index(j) as usize * n;
+        for (d, b) in out[at..at + n].iter_mut().zip(value.chunks_exact(size)) {
+            *d = component(b, ct, normalized);
         }
     }
     Ok(())

@@ -1,4 +1,5 @@
-//! Importers: glTF 2.0, BVH and ACL raw clips (SJSON), each into the [`crate::model`].
+//! Importers: glTF 2.0, BVH, FBX (through ufbx) and ACL raw clips (SJSON), each into the
+//! [`crate::model`].
 //!
 //! Every importer returns an [`Asset`] or an [`ImportError`] that names the file and the
 //! problem in one line; none of them panics on malformed input.
@@ -6,12 +7,19 @@
 mod acl_sjson;
 mod bvh;
 pub mod extras;
+pub mod fbx;
+mod fbx_eval;
+mod fbx_local;
+mod fbx_mesh;
 mod gltf;
 mod gltf_check;
 pub mod gltf_ext;
+mod limits;
 mod rate;
 mod sampling;
+mod sparse;
 pub mod uri;
+mod warnings;
 
 use std::path::{Path, PathBuf};
 
@@ -22,10 +30,20 @@ use crate::model::{Clip, Skeleton, Units};
 pub use rate::{detect_sample_rate, dominant_rate};
 pub use uri::{read_buffer_uri, set_allow_any_uri};
 
-/// Joint-frames (joints × frames) any clip may hold whatever its file: 16 Mi, 640 MiB of
-/// dense transforms. A clip may hold more only as far as its file's bytes justify
+/// Joint-frames (joints × frames) a file may hold whatever its size: 1 Mi. Each costs 40
+/// bytes as a dense clip but about [`COMPRESS_BYTES_PER_SAMPLE`] while it is compressed,
+/// so this is about 0.9 GB of compression; more only as far as the file's bytes justify
 /// ([`check_dense_size`]).
-pub const MAX_DENSE_SAMPLES: u64 = 1 << 24;
+pub const MAX_DENSE_SAMPLES: u64 = 1 << 20;
+
+/// Peak memory of compressing one joint-frame (reference poses at samples and midpoints in
+/// f64, the codec's inputs, the verifier's decoded poses), measured with `/usr/bin/time -v`
+/// on track-less ACL clips of 1 to 4 Mi frames (docs/ROBUSTNESS.md).
+pub const COMPRESS_BYTES_PER_SAMPLE: u64 = 830;
+
+/// File bytes that justify one more joint-frame beyond [`MAX_DENSE_SAMPLES`]: compression
+/// then needs at most about 50 times the file's size.
+pub const BYTES_PER_JUSTIFIED_SAMPLE: u64 = 16;
 
 /// The largest input file read (4 GiB); bigger files are refused before reading.
 pub const MAX_FILE_BYTES: u64 = 1 << 32;
@@ -37,6 +55,7 @@ pub enum SourceFormat {
     Gltf,
     Bvh,
     Acl,
+    Fbx,
 }
 
 /// A skinned mesh primitive in bind pose, its vertices mapped to skeleton joints.
@@ -70,6 +89,8 @@ pub struct Asset {
     pub units: Units,
     /// Non-fatal observations (ignored channels, clamped values).
     pub warnings: Vec<String>,
+    /// What an FBX source declares and how it was read (None for other formats).
+    pub fbx: Option<fbx::FbxInfo>,
 }
 
 /// A failure to read a file: the file and the problem.
@@ -102,6 +123,8 @@ fn format_of(path: &Path) -> Option<SourceFormat> {
         Some(SourceFormat::Bvh)
     } else if name.ends_with(".acl.sjson") || name.ends_with(".sjson") {
         Some(SourceFormat::Acl)
+    } else if name.ends_with(".fbx") {
+        Some(SourceFormat::Fbx)
     } else {
         None
     }
@@ -133,20 +156,47 @@ fn read_input(path: &Path) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Refuses a clip of `joints × frames` dense samples beyond [`MAX_DENSE_SAMPLES`] plus
-/// one per two bytes of the file's data (`data_bytes`), so a declared count never allocates
-/// more than the file can justify.
+/// Refuses a clip of `joints × frames` dense samples beyond [`MAX_DENSE_SAMPLES`] plus one
+/// per [`BYTES_PER_JUSTIFIED_SAMPLE`] bytes of the file's data (`data_bytes`), so a declared
+/// count never allocates (or costs compression) more than the file can justify.
 pub(crate) fn check_dense_size(
     joints: usize,
     frames: usize,
     data_bytes: usize,
 ) -> Result<(), String> {
+    check_dense_total(0, joints, frames, data_bytes)
+}
+
+/// Joint-frames all clips of one file may hold together whatever its size: 16 Mi, 640 MiB
+/// of dense clips (clips are compressed one at a time per thread, but `convert` and the
+/// app hold them all); more only as far as the file justifies, one per 2 bytes.
+pub const MAX_FILE_DENSE_SAMPLES: u64 = 1 << 24;
+
+/// [`check_dense_size`] for one more clip of a file whose earlier clips hold `earlier`
+/// samples, plus the bound on the file's clips together ([`MAX_FILE_DENSE_SAMPLES`] + one
+/// per 2 file bytes), so 10,000 animations of a 66 MB glTF cannot each take the whole
+/// allowance.
+pub(crate) fn check_dense_total(
+    earlier: u64,
+    joints: usize,
+    frames: usize,
+    data_bytes: usize,
+) -> Result<(), String> {
     let samples = (joints as u64).saturating_mul(frames as u64);
-    let limit = MAX_DENSE_SAMPLES + data_bytes as u64 / 2;
+    let limit = MAX_DENSE_SAMPLES + data_bytes as u64 / BYTES_PER_JUSTIFIED_SAMPLE;
     if samples > limit {
         return Err(format!(
             "{joints} joints × {frames} frames is more than the {limit} samples skelpack \
-             accepts for this file (see docs/ROBUSTNESS.md)"
+             accepts in a clip of this file (compression needs about \
+             {COMPRESS_BYTES_PER_SAMPLE} bytes a sample; see docs/ROBUSTNESS.md)"
+        ));
+    }
+    let file_limit = MAX_FILE_DENSE_SAMPLES + data_bytes as u64 / 2;
+    if samples.saturating_add(earlier) > file_limit {
+        return Err(format!(
+            "{joints} joints × {frames} frames after the {earlier} samples of the clips \
+             before it is more than the {file_limit} samples skelpack accepts for all clips \
+             of this file (40 bytes each; see docs/ROBUSTNESS.md)"
         ));
     }
     Ok(())
@@ -158,17 +208,26 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         Some(f) => f,
         None if bytes.starts_with(b"glTF") => SourceFormat::Gltf,
         None if bytes.starts_with(b"HIERARCHY") => SourceFormat::Bvh,
+        None if bytes.starts_with(b"Kaydara FBX Binary") || bytes.starts_with(b"; FBX") => {
+            SourceFormat::Fbx
+        }
         None => {
             return Err(ImportError::new(
                 path,
-                "unknown file type (expected .glb, .gltf, .bvh or .acl.sjson)",
+                "unknown file type (expected .glb, .gltf, .bvh, .fbx or .acl.sjson)",
             ));
         }
     };
-    let (skeleton, clips, meshes, source_tolerance, warnings) = match format {
+    let mut fbx_info = None;
+    let (skeleton, clips, meshes, source_tolerance, mut warnings) = match format {
         SourceFormat::Gltf => gltf::import(path, bytes)?,
         SourceFormat::Bvh => bvh::import(path, bytes)?,
         SourceFormat::Acl => acl_sjson::import(path, bytes)?,
+        SourceFormat::Fbx => {
+            let (imported, info) = fbx::import(path, bytes)?;
+            fbx_info = Some(info);
+            imported
+        }
     };
     if skeleton.is_empty() {
         return Err(ImportError::new(path, "no joints found"));
@@ -181,12 +240,23 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         if !j.rest.is_finite() {
             return Err(ImportError::new(
                 path,
-                format!("joint '{}' has a non-finite rest transform", j.name),
+                format!(
+                    "joint '{}' has a non-finite rest transform",
+                    crate::quote::clipped(&j.name)
+                ),
             ));
         }
     }
-    // glTF declares metres; BVH and ACL clips declare nothing.
-    let declared = (format == SourceFormat::Gltf).then_some(crate::model::LengthUnit::Metre);
+    limits::check_joint_count(&skeleton).map_err(|m| ImportError::new(path, m))?;
+    limits::check_rest(&skeleton).map_err(|m| ImportError::new(path, m))?;
+    for clip in &clips {
+        limits::check_timing(clip).map_err(|m| ImportError::new(path, m))?;
+        limits::check_clip(&skeleton, clip).map_err(|m| ImportError::new(path, m))?;
+    }
+    warnings = warnings::collapse(warnings);
+    // glTF declares metres, FBX is read in metres; BVH and ACL clips declare nothing.
+    let declared = matches!(format, SourceFormat::Gltf | SourceFormat::Fbx)
+        .then_some(crate::model::LengthUnit::Metre);
     let units = Units::measure(&skeleton, &clips, declared);
     Ok(Asset {
         path: path.to_path_buf(),
@@ -197,6 +267,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         source_tolerance,
         units,
         warnings,
+        fbx: fbx_info,
     })
 }
 

@@ -2,6 +2,7 @@
 //! [`Clip`] of dense per-joint tracks sampled at a uniform rate, and [`Pose`] evaluation
 //! into object space (the scene root's frame).
 
+mod ancestry;
 mod clip;
 mod pose;
 pub mod sampling;
@@ -10,6 +11,7 @@ mod source_curve;
 mod transform;
 mod units;
 
+pub use ancestry::{Ancestry, at_or_above};
 pub use clip::{Clip, JointTracks, TrackKind};
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};

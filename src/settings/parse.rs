@@ -31,7 +31,7 @@ pub fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f32>, D::Error
 pub fn read(path: &Path) -> Result<String, SettingsError> {
     let err = |m: String| SettingsError {
         path: path.to_path_buf(),
-        message: m,
+        message: crate::quote::clip_quoted(&m),
     };
     let meta = std::fs::metadata(path).map_err(|e| err(format!("cannot read: {e}")))?;
     if !meta.is_file() {
@@ -58,7 +58,7 @@ fn too_big() -> String {
 pub fn parse(text: &str, path: &Path) -> Result<Settings, SettingsError> {
     let err = |m: String| SettingsError {
         path: path.to_path_buf(),
-        message: m,
+        message: crate::quote::clip_quoted(&m),
     };
     if text.len() as u64 > MAX_SETTINGS_BYTES {
         return Err(err(too_big()));
@@ -185,9 +185,9 @@ fn bare_or_quoted(key: &str) -> String {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     if bare {
-        key.to_owned()
+        crate::quote::clipped(key)
     } else {
-        format!("{key:?}")
+        format!("\"{}\"", key.escape_default())
     }
 }
 

@@ -31,7 +31,7 @@ impl App {
                 let start = self.prompt_start(Purpose::Open);
                 let picked = self.ask_path(Purpose::Open, start, || {
                     rfd::FileDialog::new()
-                        .add_filter("Animation", &["glb", "gltf", "bvh", "sjson"])
+                        .add_filter("Animation", &["glb", "gltf", "bvh", "fbx", "sjson"])
                         .pick_file()
                 });
                 match picked {

@@ -30,6 +30,9 @@ pub struct AutoOutcome {
     pub edit_compress_ms: Vec<f64>,
     /// Per measured undo: from the undo to its (kept) result shown.
     pub undo_latency_ms: Vec<f64>,
+    /// From the file being read to its first result shown, and to its final result.
+    pub open_first_ms: Option<f64>,
+    pub open_final_ms: Option<f64>,
 }
 
 /// What an idle window cost.
@@ -66,10 +69,12 @@ pub(super) struct Autopilot {
 
 impl App {
     pub(super) fn autopilot(&mut self, ctx: &egui::Context) {
-        let ready =
-            self.session.doc.as_ref().is_some_and(|d| {
-                d.result.as_ref().is_some_and(|r| !r.refining) || d.failure.is_some()
-            }) || self.session.doc.is_none();
+        let ready = self.session.doc.as_ref().is_some_and(|d| {
+            d.result.as_ref().is_some_and(|r| !r.refining)
+                    || d.failure.is_some()
+                    // a file with no clip (an FBX bind pose) has nothing to wait for
+                    || d.asset.clips.is_empty()
+        }) || self.session.doc.is_none();
         // With the dashboard open, every clip's row is in first.
         let ready = ready
             && (!self.work.clips.open || {
@@ -114,6 +119,12 @@ impl App {
         ctx.request_repaint();
         ap.ready_frames += 1;
         if ap.ready_frames == 1 {
+            {
+                let mut o = ap.outcome.lock().expect("autopilot lock");
+                let ms = |d: Option<Duration>| d.map(|d| d.as_secs_f64() * 1e3);
+                o.open_first_ms = ms(self.measure.open_first);
+                o.open_final_ms = ms(self.measure.open_final);
+            }
             if let Some(doc) = &self.session.doc
                 && let Some(f) = &doc.failure
             {

@@ -1,6 +1,6 @@
 //! The modal dialogs: at most one is open at a time (a second is never stacked on it), and
-//! while one is open the window's shortcuts and dropped files wait, so the question on
-//! screen is the one being answered.
+//! while one is open the window's shortcuts are not acted on and dropped files are ignored,
+//! so the question on screen is the one being answered.
 
 use super::super::actions::Action;
 use super::super::panels;

@@ -163,7 +163,7 @@ impl eframe::App for App {
                 .map(|f| f.path().to_path_buf())
                 .collect()
         });
-        // While a dialog is open the keys are its own, and a drop waits.
+        // While a dialog is open the keys are its own, and a drop is ignored.
         if !self.dialog_open() {
             if let Some(p) = dropped.into_iter().next() {
                 self.pending.push(Action::Open(p));

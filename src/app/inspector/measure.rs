@@ -15,6 +15,11 @@ pub(super) struct Measure {
     /// result), and to its final result, for the last edit.
     pub(super) last_latency: Option<Duration>,
     pub(super) last_final_latency: Option<Duration>,
+    /// When the open document's file started to be read, until its final result is shown.
+    pub(super) opened_at: Option<Instant>,
+    /// From the file being read to its first result shown, and to its final result.
+    pub(super) open_first: Option<Duration>,
+    pub(super) open_final: Option<Duration>,
     pub(super) last_frame: Option<Instant>,
     /// Milliseconds between the last two frames.
     pub(super) frame_ms: f64,
@@ -39,6 +44,23 @@ impl Measure {
             self.edited_at = None;
         }
         Some(after_edit)
+    }
+
+    /// A file starts to be read now: its first and final results are timed.
+    pub(super) fn opening(&mut self) {
+        self.opened_at = Some(Instant::now());
+        self.open_first = None;
+        self.open_final = None;
+    }
+
+    /// A result of the file being opened is on screen (`last`: the final one).
+    pub(super) fn record_open(&mut self, last: bool) {
+        let Some(t) = self.opened_at else { return };
+        self.open_first.get_or_insert(t.elapsed());
+        if last {
+            self.open_final = Some(t.elapsed());
+            self.opened_at = None;
+        }
     }
 
     /// A settings edit was made now: its results are awaited.

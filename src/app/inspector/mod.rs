@@ -223,6 +223,7 @@ impl App {
 
     /// Opens a file; on failure keeps the current document and shows the error banner.
     pub fn open_path(&mut self, path: &Path) -> bool {
+        self.measure.opening();
         match crate::import::load(path) {
             Ok(asset) => {
                 let (settings, warn) = load_sidecar(path);
@@ -253,6 +254,7 @@ impl App {
 
     /// Opens the default character.
     pub fn open_default(&mut self) {
+        self.measure.opening();
         match default_asset::load_default() {
             Ok(asset) => {
                 self.install(Source::Default, asset, Settings::default());
@@ -327,6 +329,12 @@ impl App {
     /// pass, or the final result when no relaxation follows).
     pub fn last_edit_latency(&self) -> Option<Duration> {
         self.measure.last_latency
+    }
+
+    /// From the open document's file being read to its first result shown, and to its
+    /// final result (None until each is shown).
+    pub fn open_latency(&self) -> (Option<Duration>, Option<Duration>) {
+        (self.measure.open_first, self.measure.open_final)
     }
 
     /// From the last settings edit to its final (refined) result being shown.
@@ -610,6 +618,7 @@ impl App {
         }
         match r.outcome {
             Ok(c) => {
+                self.measure.record_open(!c.refining);
                 let after_edit = self.measure.record_latency(!c.refining);
                 self.chrome.status = format!(
                     "{} '{}': {:.2}:1, max error {}{}",

@@ -10,10 +10,11 @@ use super::super::compressor::Compressed;
 use super::super::state::Document;
 use crate::metric::{self, Attribution, Contribution};
 
-/// The attribution of `doc`'s shown result (computed with it on the compression worker).
+/// The attribution of `doc`'s shown result (computed with it on the compression worker;
+/// none while a first pass is shown).
 pub fn shown(doc: &Document) -> Option<Arc<Attribution>> {
     let shown = doc.result.as_ref().or(doc.previous.as_ref())?;
-    Some(shown.attribution.clone())
+    shown.attribution.clone()
 }
 
 /// The joint whose own tracks cause most of `joint`'s error at sample `frame` in the shown

@@ -217,21 +217,28 @@ fn scrub_bar(ui: &mut egui::Ui, doc: &Document, play: &mut Playback, out: &mut V
         && r.errors.joints > 0
     {
         let tol = &doc.resolved.limits.tolerance;
-        let bar_w = ((rect.width() - 12.0) / last).max(1.0);
-        for f in 0..r.errors.frames {
+        let worst = |f: usize| {
             let row = &r.errors.at_samples[f * r.errors.joints..(f + 1) * r.errors.joints];
-            let ratio = row
-                .iter()
+            row.iter()
                 .zip(tol)
                 .map(|(e, t)| if *t > 0.0 { e / t } else { 0.0 })
-                .fold(0.0f32, f32::max);
+                .fold(0.0f32, f32::max)
+        };
+        // One bar per frame, or per pixel column (the worst of its frames) when frames
+        // outnumber pixels: a long capture's 2,748 bars cost every frame of the window.
+        let bar_w = ((rect.width() - 12.0) / last).max(1.0);
+        let per_bar = ((last / (rect.width() - 12.0).max(1.0)).ceil() as usize).max(1);
+        for first in (0..r.errors.frames).step_by(per_bar) {
+            let end = (first + per_bar).min(r.errors.frames);
+            let ratio = (first..end).map(worst).fold(0.0f32, f32::max);
             let h = (ratio.min(2.0) / 2.0) * (rect.height() - 14.0);
             let color = super::attribution::ratio_color(ratio);
-            let x = x_of(f as f32);
+            let x = x_of((first + end - 1) as f32 * 0.5);
+            let w = bar_w.max(x_of((end - 1) as f32) - x_of(first as f32) + 1.0);
             painter.rect_filled(
                 Rect::from_min_max(
-                    Pos2::new(x - bar_w * 0.5, rect.bottom() - 2.0 - h.max(1.0)),
-                    Pos2::new(x + bar_w * 0.5, rect.bottom() - 2.0),
+                    Pos2::new(x - w * 0.5, rect.bottom() - 2.0 - h.max(1.0)),
+                    Pos2::new(x + w * 0.5, rect.bottom() - 2.0),
                 ),
                 0.0,
                 color,

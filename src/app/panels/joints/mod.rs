@@ -34,6 +34,9 @@ pub const ADAPTIVE_APPLY: &str = "Apply adaptive tolerances";
 pub const MESH_MARKERS: &str = "Markers from mesh";
 pub const THIS_CLIP: &str = "This clip only";
 const ROW_HEIGHT: f32 = 20.0;
+/// Up to this many rows every row is built each frame; a longer table builds the rows on
+/// screen only.
+const EVERY_ROW_UP_TO: usize = 250;
 
 /// What the panel keeps between frames (owned by the app).
 #[derive(Clone, Debug)]
@@ -134,21 +137,32 @@ pub fn show(
     if let Some(i) = reveal.and_then(|f| visible.iter().position(|&(j, _)| j == f)) {
         table = table.scroll_to_row(i, Some(egui::Align::Center));
     }
+    let mut show_row = |mut r: egui_extras::TableRow<'_, '_>, j: usize, depth: usize| {
+        r.set_selected(sel.set.contains(&j));
+        let indent = needle.is_empty().then_some(depth);
+        let collapsed = view.collapsed.contains(&j);
+        match row::show(&mut r, &ctx, j, indent, collapsed, out) {
+            Some(row::Click::Expand) => toggles.push(j),
+            Some(click) => {
+                clicked = Some(select(click, j, &visible, sel, &mut view.anchor, out));
+            }
+            None => {}
+        }
+    };
     table.header(20.0, row::header).body(|mut body| {
-        // Every row is built (not only the visible ones): a skeleton has at most a few
-        // hundred joints, and each row stays reachable for keyboard and accessibility.
-        for &(j, depth) in &visible {
-            body.row(ROW_HEIGHT, |mut r| {
-                r.set_selected(sel.set.contains(&j));
-                let indent = needle.is_empty().then_some(depth);
-                let collapsed = view.collapsed.contains(&j);
-                match row::show(&mut r, &ctx, j, indent, collapsed, out) {
-                    Some(row::Click::Expand) => toggles.push(j),
-                    Some(click) => {
-                        clicked = Some(select(click, j, &visible, sel, &mut view.anchor, out));
-                    }
-                    None => {}
-                }
+        if visible.len() <= EVERY_ROW_UP_TO {
+            // Every row is built (not only the visible ones), so each stays reachable for
+            // keyboard and accessibility.
+            for &(j, depth) in &visible {
+                body.row(ROW_HEIGHT, |r| show_row(r, j, depth));
+            }
+        } else {
+            // A large rig: only the rows on screen are built, or every frame would lay out
+            // hundreds of rows of editors (an 840-joint rig's table cost more than the rest
+            // of the window).
+            body.rows(ROW_HEIGHT, visible.len(), |r| {
+                let (j, depth) = visible[r.index()];
+                show_row(r, j, depth);
             });
         }
     });
