@@ -1,24 +1,22 @@
-//! The last check of a clip's chosen channels between frames, denser than the layout search.
+//! The last check of a clip's chosen channels between frames.
 //!
-//! Layouts are compared at the quarter points between frames (and the points inside key
-//! intervals shorter than a frame, [`super::key_points`]); the chosen one is then fitted
-//! once more at [`DENSE`] points inside every frame interval, where a player evaluates
-//! just as well (KayKit's PickUp: 0.1004 mm at `animeval --oversample 64` between quarter
-//! points that saw 0.0988 mm). The fit may only add nlerp-safe keys and return rotations to
-//! float where a joint goes over there; its figures become the clip's.
+//! While layouts are compared, each fit checks frames, quarter points and the points inside
+//! the key intervals shorter than a frame that its channels have when it starts
+//! ([`super::key_points`]); the nlerp-safe splits a fit makes itself (where a joint went
+//! over) can make new short key intervals whose inner points it has not checked. The chosen
+//! layout is fitted once more with up to [`FINAL_ROUNDS`] fits: each time its splits made
+//! new points and one of them is over, it fits again with them. Its figures become the
+//! clip's. (Checking every sixteenth of a frame instead cost 2.5x the export CPU on
+//! RobotExpressive and bought nothing the points above did not; docs/EXPORT.md.)
 
-use super::channels::Channel;
 use super::gltf_compressed::{GltfClip, GltfOptions, fit_layout};
-use super::verify::Splits;
+use super::verify::{FINAL_ROUNDS, Splits};
 use crate::model::Skeleton;
 use crate::settings::Resolved;
 
-/// Points checked inside every frame interval by [`GltfClip::check_between`]: every
-/// sixteenth of a frame.
-pub const DENSE: usize = 15;
-
 impl GltfClip {
-    /// Fits the chosen channels again at [`DENSE`] points between frames (see the module).
+    /// Fits the chosen channels again until the points of their own key intervals hold
+    /// (see the module).
     pub fn check_between(
         &mut self,
         skeleton: &Skeleton,
@@ -26,7 +24,7 @@ impl GltfClip {
         settings: &Resolved,
         options: &GltfOptions,
     ) {
-        let mut channels: Vec<Channel> = self.channels.clone();
+        let mut channels = self.channels.clone();
         let (e, r) = fit_layout(
             &mut channels,
             skeleton,
@@ -35,7 +33,7 @@ impl GltfClip {
             settings,
             options,
             Splits::WhereOver,
-            DENSE,
+            FINAL_ROUNDS,
         );
         let rate = self.compressed.sample_rate;
         self.cost = match options.meshopt {

@@ -26,6 +26,14 @@ pub enum Rule {
     /// Slerp between keys, but a key's value used exactly as stored, never normalized, and
     /// its matrix built from the raw quaternion (`animeval.py`'s "raw").
     Raw,
+    /// What [`Rule::Raw`] shows just beside a key: the limit it approaches from between keys
+    /// (slerp of the normalized keys, so a key itself normalized, at and inside a channel's
+    /// key range; the stored value outside it and for a one-key channel). `Raw` is
+    /// discontinuous at every key (the stored key at the key, normalized keys on either side),
+    /// so its largest error over an interval may be this limit, which no point between keys
+    /// reaches exactly and no check at the key sees (KayKit's PickUp: 0.0904 mm at frame 7,
+    /// 0.1013 mm 1/256 frame later under `animeval --oversample 256`). Verified beside `Raw`.
+    RawLimit,
     /// three.js' `AnimationMixer` ([`super::slerp_flat`]): `slerpFlat` on the stored values
     /// from a key to the next (slerp *not* normalized for keys over about 3.6 degrees apart,
     /// lerp then normalize for closer ones, so a key itself comes out normalized or not by
@@ -51,7 +59,13 @@ impl Player {
     /// The rules an export for this player is verified under.
     pub fn rules(self) -> &'static [Rule] {
         match self {
-            Player::Portable => &[Rule::Slerp, Rule::Nlerp, Rule::Raw, Rule::Three],
+            Player::Portable => &[
+                Rule::Slerp,
+                Rule::Nlerp,
+                Rule::Raw,
+                Rule::RawLimit,
+                Rule::Three,
+            ],
             Player::Gltf => &[Rule::Slerp],
         }
     }
@@ -251,8 +265,11 @@ impl Channel {
         if rule == Rule::Three && rot && self.interp == Interp::Linear {
             return self.sample_three(frame);
         }
+        if rule == Rule::RawLimit && rot && self.interp == Interp::Linear {
+            return self.sample_raw_limit(frame);
+        }
         let finish = |v: Vec4| {
-            if rot && rule != Rule::Raw {
+            if rot && !matches!(rule, Rule::Raw | Rule::RawLimit) {
                 v.normalize_or(Vec4::W)
             } else {
                 v
@@ -281,7 +298,7 @@ impl Channel {
                         let p1 = if p0.dot(p1) < 0.0 { -p1 } else { p1 };
                         finish(p0.lerp(p1, u))
                     }
-                    Rule::Slerp | Rule::Raw | Rule::Three => Vec4::from(slerp_shortest(
+                    Rule::Slerp | Rule::Raw | Rule::RawLimit | Rule::Three => Vec4::from(slerp_shortest(
                         Quat::from_vec4(p0).normalize(),
                         Quat::from_vec4(p1).normalize(),
                         u,
@@ -297,6 +314,20 @@ impl Channel {
                 u,
             )),
         }
+    }
+
+    /// A LINEAR rotation channel under [`Rule::RawLimit`]: slerp (normalized) at and
+    /// between its first and last keys, the stored value outside them and for one key.
+    fn sample_raw_limit(&self, frame: f32) -> Vec4 {
+        let n = self.ticks.len();
+        let (first, last) = (tick_frame(self.ticks[0]), tick_frame(self.ticks[n - 1]));
+        if n == 1 || frame < first {
+            return self.values[0];
+        }
+        if frame > last {
+            return self.values[n - 1];
+        }
+        self.sample_as(frame, Rule::Slerp)
     }
 
     /// A LINEAR rotation channel as three.js' `QuaternionLinearInterpolant` plays it
@@ -322,6 +353,12 @@ impl Channel {
     /// segment: at the middle frame of a segment, or between frames (down to a sixteenth)
     /// when a segment is one frame long or less. Returns whether keys were added.
     pub fn split_for_nlerp(&mut self, max_chord: f32) -> bool {
+        self.split_for_nlerp_at(max_chord, true)
+    }
+
+    /// [`Self::split_for_nlerp`]; with `fine` false, as before issue 24 item 3: only segments
+    /// of a quarter frame or more, measured at the eighths of a frame only.
+    pub fn split_for_nlerp_at(&mut self, max_chord: f32, fine: bool) -> bool {
         if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
             return false;
         }
@@ -329,13 +366,9 @@ impl Channel {
         let mut i = 0;
         while i + 1 < self.ticks.len() {
             let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
-            if f1 - f0 >= 2 && self.nlerp_divergence(i) > max_chord {
-                // Whole frames while the segment spans several, then halves of it.
-                let mid = if f1 - f0 >= 2 * TICKS {
-                    (f0 + (f1 - f0) / 2) / TICKS * TICKS
-                } else {
-                    f0 + (f1 - f0) / 2
-                };
+            let shortest = if fine { 2 } else { TICKS / 4 };
+            if f1 - f0 >= shortest && self.nlerp_divergence(i, fine) > max_chord {
+                let mid = split_tick(f0, f1);
                 let v = self.sample_as(tick_frame(mid), Rule::Slerp);
                 let v = if v.dot(self.values[i]) < 0.0 { -v } else { v };
                 self.ticks.insert(i + 1, mid);
@@ -348,17 +381,53 @@ impl Channel {
         added
     }
 
+    /// Splits, on the slerp curve, each segment (at least two ticks long) that holds one of
+    /// the frame positions `at` strictly inside and whose nlerp leaves slerp by more than
+    /// `max_chord` (at the eighths of a frame and [`NLERP_WORST`]): where a joint below was
+    /// measured over under nlerp. Returns whether keys were added.
+    pub fn split_short_segments_at(&mut self, at: &[f32], max_chord: f32) -> bool {
+        if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
+            return false;
+        }
+        let mut added = false;
+        for &x in at {
+            let i = self.ticks.partition_point(|&k| tick_frame(k) <= x);
+            if i == 0 || i >= self.ticks.len() {
+                continue;
+            }
+            let (f0, f1) = (self.ticks[i - 1], self.ticks[i]);
+            if f1 - f0 < 2 || tick_frame(f0) == x {
+                continue;
+            }
+            if self.nlerp_divergence(i - 1, true) <= max_chord {
+                continue;
+            }
+            let mid = split_tick(f0, f1);
+            let v = self.sample_as(tick_frame(mid), Rule::Slerp);
+            let v = if v.dot(self.values[i - 1]) < 0.0 { -v } else { v };
+            self.ticks.insert(i, mid);
+            self.values.insert(i, v);
+            added = true;
+        }
+        added
+    }
+
     /// The largest chord between nlerp and slerp at the eighths of a frame inside
     /// segment `i` and at [`NLERP_WORST`] of the segment, where nlerp leaves slerp most (at
     /// the segment's midpoint the two agree: a quarter-frame segment's only eighth).
-    fn nlerp_divergence(&self, i: usize) -> f32 {
+    fn nlerp_divergence(&self, i: usize, fine: bool) -> f32 {
         let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
         let step = TICKS / 8;
         let (a, b) = (tick_frame(f0), tick_frame(f1));
         (f0 + 1..f1)
             .filter(|t| t % step == 0)
             .map(tick_frame)
-            .chain(NLERP_WORST.iter().map(|u| a + u * (b - a)))
+            .chain(
+                NLERP_WORST
+                    .iter()
+                    .filter(|_| fine)
+                    .map(|u| a + u * (b - a)),
+            )
             .map(|f| {
                 let a = self.sample_as(f, Rule::Slerp);
                 let b = self.sample_as(f, Rule::Nlerp);
@@ -387,6 +456,16 @@ impl Channel {
             tangents: vec![],
             ..self.clone()
         }
+    }
+}
+
+/// Where a rotation segment from tick `f0` to `f1` is split for nlerp: on a whole frame
+/// while it spans several, then at its middle.
+fn split_tick(f0: u32, f1: u32) -> u32 {
+    if f1 - f0 >= 2 * TICKS {
+        (f0 + (f1 - f0) / 2) / TICKS * TICKS
+    } else {
+        f0 + (f1 - f0) / 2
     }
 }
 

@@ -228,7 +228,7 @@ impl GltfClip {
                 settings,
                 options,
                 splits,
-                QUARTERS,
+                super::verify::SEARCH_ROUNDS,
             )
         };
         // Key layout by real size: the channels as the codec keyed them, or (where cheaper)
@@ -316,8 +316,10 @@ impl GltfClip {
 /// Verifies `channels` for the player of `options` (nlerp-safe keys, SHORT or QUATERNION
 /// storage where it holds; with meshopt, translations first rounded to a power-of-two step
 /// well inside the tolerance, in the parent's space: its scale divides the step). Returns
-/// the largest error and the worst error / tolerance ratio. `inner` points between frames
-/// are checked ([`QUARTERS`] while layouts are compared, [`super::between`] at the end).
+/// the largest error and the worst error / tolerance ratio. `rounds`: at most that many fits
+/// with the points of the key intervals the fit's own splits make
+/// ([`super::verify::fit_players`]; one while layouts are compared, more in
+/// [`super::between`] at the end).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fit_layout(
     channels: &mut [Channel],
@@ -327,7 +329,7 @@ pub(super) fn fit_layout(
     settings: &Resolved,
     options: &GltfOptions,
     splits: Splits,
-    inner: usize,
+    rounds: usize,
 ) -> (f32, f32) {
     // Keys between frames where a CUBICSPLINE source bulges away from its frames' chord.
     let allowance = super::bulge::allowance(skeleton, &settings.limits);
@@ -347,14 +349,11 @@ pub(super) fn fit_layout(
         options.player,
         splits,
         options.meshopt.is_some(),
-        inner,
+        rounds,
     )
 }
 
 pub use super::verify::PLAYER_GUARD;
-
-/// Points checked between frames while layouts are compared: the quarter points.
-pub const QUARTERS: usize = 3;
 
 /// `--meshopt` exports: translation values are rounded to a power-of-two step at most this
 /// fraction of the joint's tolerance (moving it by at most ~4% of it).

@@ -8,7 +8,11 @@
 //! Every key interval shorter than a frame gets check points at its midpoint (where a chord
 //! leaves a curve most) and at [`NLERP_WORST`] (where nlerp leaves slerp most).
 
-use super::channels::{Channel, NLERP_WORST, TICKS};
+use glam::DAffine3;
+
+use super::channels::{Channel, NLERP_WORST, Played, Player, TICKS};
+use crate::metric::{JointLimits, PoseSource, joint_error};
+use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 
 /// Frame positions of the check points of every key interval of `channels` shorter than a
 /// frame that are not a frame or one of the `inner` regular points between frames (sorted,
@@ -34,6 +38,47 @@ pub fn unchecked_points(channels: &[Channel], inner: usize) -> Vec<f32> {
     out.sort_by(f32::total_cmp);
     out.dedup();
     out
+}
+
+/// Whether some evaluated joint is over its tolerance in `limits` at one of the frame
+/// positions `points`, under some rule of `player`, with `channels` against `raw` (the
+/// points a fit's own splits made, measured alone before fitting again with them).
+#[allow(clippy::too_many_arguments)]
+pub fn over_at(
+    channels: &[Channel],
+    skeleton: &Skeleton,
+    raw: &Clip,
+    rate: f32,
+    frames: usize,
+    limits: &JointLimits,
+    player: Player,
+    points: &[f32],
+) -> bool {
+    let n = skeleton.len();
+    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+    let played: Vec<Played> = player
+        .rules()
+        .iter()
+        .map(|&rule| Played::with_rule(&rest, channels, rate, frames, rule))
+        .collect();
+    let mut local = vec![Transform::IDENTITY; n];
+    let (mut want, mut got) = (vec![DAffine3::IDENTITY; n], vec![DAffine3::IDENTITY; n]);
+    for &x in points {
+        raw.sample_local(x, &mut local);
+        local_to_object_f64(skeleton, &local, &mut want);
+        for p in &played {
+            p.sample_local(x, &mut local);
+            local_to_object_f64(skeleton, &local, &mut got);
+            let over = (0..n).any(|j| {
+                limits.evaluated[j]
+                    && joint_error(&want[j], &got[j], limits.local_marker(j)) > limits.tolerance[j]
+            });
+            if over {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]

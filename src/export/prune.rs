@@ -194,7 +194,7 @@ impl GltfClip {
                     settings,
                     options,
                     Splits::WhereOver,
-                    super::gltf_compressed::QUARTERS,
+                    super::verify::SEARCH_ROUNDS,
                 )
             });
             let c = cost(&candidate);
