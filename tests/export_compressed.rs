@@ -229,9 +229,11 @@ fn every_shared_gltf_exports_within_tolerance() {
             let own = result.animations[i].max_error as f64;
             if seen > own + AGREEMENT * tol {
                 failures.push(format!(
-                    "{} '{}': animeval --oversample 64 {seen} > skelpack's own {own} + {AGREEMENT} x tolerance",
+                    "{} '{}': animeval --oversample 64 {seen} > skelpack's own {own} + {AGREEMENT} x tolerance ({} at {} s)",
                     path.display(),
-                    result.animations[i].name
+                    result.animations[i].name,
+                    a["error"]["max_joint"],
+                    a["error"]["max_time"],
                 ));
             }
         }

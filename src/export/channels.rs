@@ -298,11 +298,13 @@ impl Channel {
                         let p1 = if p0.dot(p1) < 0.0 { -p1 } else { p1 };
                         finish(p0.lerp(p1, u))
                     }
-                    Rule::Slerp | Rule::Raw | Rule::RawLimit | Rule::Three => Vec4::from(slerp_shortest(
-                        Quat::from_vec4(p0).normalize(),
-                        Quat::from_vec4(p1).normalize(),
-                        u,
-                    )),
+                    Rule::Slerp | Rule::Raw | Rule::RawLimit | Rule::Three => {
+                        Vec4::from(slerp_shortest(
+                            Quat::from_vec4(p0).normalize(),
+                            Quat::from_vec4(p1).normalize(),
+                            u,
+                        ))
+                    }
                 }
             }
             Interp::Linear => p0.lerp(p1, u),
@@ -389,24 +391,29 @@ impl Channel {
         if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
             return false;
         }
+        // Each segment holding a point once (many points of one segment are often over),
+        // last first so that the insertions leave the earlier indices as they are.
+        let mut segments: Vec<usize> = at
+            .iter()
+            .filter_map(|&x| {
+                let i = self.ticks.partition_point(|&k| tick_frame(k) <= x);
+                (i > 0 && i < self.ticks.len() && tick_frame(self.ticks[i - 1]) != x)
+                    .then_some(i - 1)
+            })
+            .collect();
+        segments.sort_unstable();
+        segments.dedup();
         let mut added = false;
-        for &x in at {
-            let i = self.ticks.partition_point(|&k| tick_frame(k) <= x);
-            if i == 0 || i >= self.ticks.len() {
-                continue;
-            }
-            let (f0, f1) = (self.ticks[i - 1], self.ticks[i]);
-            if f1 - f0 < 2 || tick_frame(f0) == x {
-                continue;
-            }
-            if self.nlerp_divergence(i - 1, true) <= max_chord {
+        for &i in segments.iter().rev() {
+            let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+            if f1 - f0 < 2 || self.nlerp_divergence(i, true) <= max_chord {
                 continue;
             }
             let mid = split_tick(f0, f1);
             let v = self.sample_as(tick_frame(mid), Rule::Slerp);
-            let v = if v.dot(self.values[i - 1]) < 0.0 { -v } else { v };
-            self.ticks.insert(i, mid);
-            self.values.insert(i, v);
+            let v = if v.dot(self.values[i]) < 0.0 { -v } else { v };
+            self.ticks.insert(i + 1, mid);
+            self.values.insert(i + 1, v);
             added = true;
         }
         added
@@ -415,6 +422,14 @@ impl Channel {
     /// The largest chord between nlerp and slerp at the eighths of a frame inside
     /// segment `i` and at [`NLERP_WORST`] of the segment, where nlerp leaves slerp most (at
     /// the segment's midpoint the two agree: a quarter-frame segment's only eighth).
+    pub fn nlerp_divergence_of(&self, i: usize) -> f32 {
+        if self.interp != Interp::Linear || !self.is_rotation() {
+            return 0.0;
+        }
+        self.nlerp_divergence(i, true)
+    }
+
+    /// [`Self::nlerp_divergence_of`], at the eighths only where `fine` is false.
     fn nlerp_divergence(&self, i: usize, fine: bool) -> f32 {
         let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
         let step = TICKS / 8;
@@ -422,12 +437,7 @@ impl Channel {
         (f0 + 1..f1)
             .filter(|t| t % step == 0)
             .map(tick_frame)
-            .chain(
-                NLERP_WORST
-                    .iter()
-                    .filter(|_| fine)
-                    .map(|u| a + u * (b - a)),
-            )
+            .chain(NLERP_WORST.iter().filter(|_| fine).map(|u| a + u * (b - a)))
             .map(|f| {
                 let a = self.sample_as(f, Rule::Slerp);
                 let b = self.sample_as(f, Rule::Nlerp);
@@ -697,6 +707,50 @@ mod tests {
     }
 
     #[test]
+    fn raw_limit_is_the_normalized_key_inside_the_range_and_stored_outside() {
+        let (a, b, c) = (
+            Vec4::new(0.0, 0.0, 0.0, 0.5),
+            Vec4::new(0.0, 0.0, 0.6, 0.8) * 1.01,
+            Vec4::new(0.0, 0.0, 0.8, 0.6) * 0.99,
+        );
+        let ch = rotation(vec![1, 2, 3], vec![a, b, c]);
+        // At an inner key Raw shows it as stored, and RawLimit what Raw shows beside it.
+        assert_eq!(ch.sample_as(2.0, Rule::Raw), b);
+        let beside = ch.sample_as(2.0 + 1e-4, Rule::Raw);
+        let limit = ch.sample_as(2.0, Rule::RawLimit);
+        assert!((limit - b.normalize()).length() < 1e-6);
+        assert!((limit - beside).length() < 1e-3);
+        // At the end keys from inside as well; outside the range and for one key as stored.
+        assert!((ch.sample_as(1.0, Rule::RawLimit).length() - 1.0).abs() < 1e-6);
+        assert!((ch.sample_as(3.0, Rule::RawLimit).length() - 1.0).abs() < 1e-6);
+        assert_eq!(ch.sample_as(0.5, Rule::RawLimit), a);
+        assert_eq!(ch.sample_as(4.0, Rule::RawLimit), c);
+        let one = rotation(vec![0], vec![a]);
+        assert_eq!(one.sample_as(0.0, Rule::RawLimit), a);
+    }
+
+    #[test]
+    fn short_segments_are_split_where_measured_over_only() {
+        // 60 degrees in a quarter frame: the eighths see only its middle, where nlerp and
+        // slerp agree.
+        let a = Vec4::from(Quat::IDENTITY);
+        let b = Vec4::from(Quat::from_rotation_z(1.0));
+        let mut c = rotation(vec![0], vec![a]);
+        c.ticks = vec![0, TICKS / 4];
+        c.values = vec![a, b];
+        assert!(!c.clone().split_for_nlerp_at(1e-4, false));
+        assert!(c.nlerp_divergence(0, true) > 1e-3);
+        assert!(!c.split_short_segments_at(&[], 1e-4));
+        assert!(
+            !c.split_short_segments_at(&[0.5], 1e-4),
+            "outside the segment"
+        );
+        assert!(c.split_short_segments_at(&[0.05], 1e-4));
+        assert_eq!(c.ticks, vec![0, TICKS / 8, TICKS / 4]);
+        assert!((c.sample(0.1) - c.sample_as(0.1, Rule::Slerp)).length() < 1e-6);
+    }
+
+    #[test]
     fn three_rule_normalizes_a_key_only_when_the_next_key_is_close() {
         // What three.js showed on KayKit's Hit_A (--meshopt): at a key time, animated
         // channels whose next key is close come out normalized, one-key channels as stored.
@@ -722,7 +776,7 @@ mod tests {
         let b = Vec4::from(Quat::from_rotation_z(2.0));
         let mut c = rotation(vec![0, 40], vec![a, b]);
         let before: Vec<Vec4> = (0..=160).map(|i| c.sample(i as f32 / 4.0)).collect();
-        assert!(c.nlerp_divergence(0) > 1e-2);
+        assert!(c.nlerp_divergence(0, true) > 1e-2);
         assert!(c.split_for_nlerp(1e-4));
         assert!(c.ticks.len() > 2 && c.ticks.len() < 40, "{:?}", c.ticks);
         for (i, v) in before.iter().enumerate() {

@@ -409,7 +409,10 @@ fn slerp_is_raw_limit(c: &Channel, f: f32) -> bool {
     let (Some(&first), Some(&last)) = (c.ticks.first(), c.ticks.last()) else {
         return false;
     };
-    c.interp == Interp::Linear && c.ticks.len() > 1 && f >= tick_frame(first) && f <= tick_frame(last)
+    c.interp == Interp::Linear
+        && c.ticks.len() > 1
+        && f >= tick_frame(first)
+        && f <= tick_frame(last)
 }
 
 /// Whether a LINEAR rotation channel's slerp and raw-key values at `f` are the same

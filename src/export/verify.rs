@@ -73,12 +73,13 @@ pub fn fit_players(
             c.split_for_nlerp_at(chord[c.joint], false);
         }
     }
+    let chords = initial_chords(skeleton, &limits);
     let mut reference = Reference::with_extra_points(
         skeleton,
         raw,
         raw.frame_count,
         inner,
-        &super::key_points::unchecked_points(channels, inner),
+        &super::key_points::unchecked_points(channels, inner, &chords),
     );
     let mut round = 0;
     loop {
@@ -88,13 +89,15 @@ pub fn fit_players(
         round += 1;
         // Key intervals the fit made (splits where a joint went over): their points are
         // measured alone, and the fit runs again with them only where one is over.
-        let missed: Vec<f32> = super::key_points::unchecked_points(channels, inner)
+        let missed: Vec<f32> = super::key_points::unchecked_points(channels, inner, &chords)
             .into_iter()
             .filter(|x| !reference.extra.contains(x))
             .collect();
         if missed.is_empty()
             || round >= rounds
-            || !super::key_points::over_at(channels, skeleton, raw, rate, frames, &limits, player, &missed)
+            || !super::key_points::over_at(
+                channels, skeleton, raw, rate, frames, &limits, player, &missed,
+            )
         {
             return result;
         }
