@@ -258,8 +258,9 @@ fn every_shared_gltf_exports_within_tolerance() {
             file,
         ));
         // animeval oversamples 64x between the original's keys, in f64: the exporter verifies
-        // frames, quarter points, every sixteenth of the chosen layout and the points inside
-        // key intervals shorter than a frame, under the same rules against a 1% guard band.
+        // frames, quarter points, the ends and inner points of key intervals shorter than a
+        // frame and nlerp's peaks in longer ones, under the same rules (and `Raw`'s limit
+        // beside keys) against a 1% guard band.
         if max > tol {
             failures.push(format!(
                 "{}: animeval (portable) max error {max} > tolerance {tol}",
