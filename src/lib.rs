@@ -7,6 +7,7 @@
 
 #[cfg(feature = "gui")]
 pub mod app;
+pub mod cache;
 pub mod character;
 pub mod cli;
 pub mod codec;

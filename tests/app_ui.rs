@@ -1,7 +1,8 @@
 #![cfg(feature = "gui")]
 //! The real app, headless on the software wgpu adapter (Vulkan pinned, see STACK.md):
 //! menus and timeline by label, play / pause, joint selection, layouts, a broken file, export
-//! availability, undo / redo of a settings edit, and a viewport image snapshot.
+//! availability, undo / redo of a settings edit, a file without a clip, and a viewport image
+//! snapshot.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -9,7 +10,8 @@ use std::time::Duration;
 use egui::{Pos2, Rect};
 use egui_kittest::kittest::Queryable;
 use egui_kittest::{Harness, SnapshotOptions};
-use skelpack::app::panels::{curves, errors, joints, timeline, unsaved};
+use skelpack::app::panels::{self, curves, errors, joints, timeline, unsaved};
+use skelpack::app::viewport::NO_CLIP_LABEL;
 use skelpack::app::{Action, App, Layout};
 
 mod app_harness;
@@ -126,6 +128,40 @@ fn broken_file_shows_error_and_keeps_the_document() {
     h.get_by_label("Dismiss").click();
     h.run();
     assert!(h.state().error_banner().is_none());
+}
+
+/// A file with no take (an FBX bind pose) opens as its rest pose, and every place that shows
+/// a compressed result says there is no clip rather than waiting for one that never comes.
+#[test]
+fn a_file_without_a_clip_says_so_instead_of_computing() {
+    let file = app_harness::shared_asset("fbx/pab_arnaud.fbx");
+    let mut h = app_harness::open(Some(file), SIZE);
+    h.run_steps(4);
+    let waited = std::time::Instant::now();
+    assert!(
+        !h.state_mut().wait_for_result(Duration::from_secs(20)),
+        "a compressed result for a file without a clip"
+    );
+    assert!(
+        waited.elapsed() < Duration::from_secs(5),
+        "waited {:?} for a result that cannot come",
+        waited.elapsed()
+    );
+    h.run();
+    let doc = h.state().document().expect("the bind pose is open");
+    assert!(doc.asset.clips.is_empty());
+    assert!(!doc.asset.skeleton.joints.is_empty());
+    assert!(!h.state().is_compressing());
+    h.get_by_label(NO_CLIP_LABEL);
+    // The Errors panel and the Compression section.
+    assert_eq!(h.query_all_by_label(panels::NO_CLIP).count(), 2);
+    h.get_by_label_contains("Error at frame: none (no clip");
+    for busy in ["computing", "Waiting for the compressed", "compressing"] {
+        assert!(
+            h.query_by_label_contains(busy).is_none(),
+            "the app still says '{busy}'"
+        );
+    }
 }
 
 #[test]

@@ -10,6 +10,7 @@ use skelpack::codec::{self, Control, TrackData};
 use skelpack::container;
 use skelpack::import;
 use skelpack::metric::{Reference, measure};
+use skelpack::model::playback::{Additive, AdditiveBase, AdditiveMode, Playback, RootMotion};
 use skelpack::settings::{Preset, Settings};
 
 fn compressed(file: &str) -> (import::Asset, Vec<codec::CompressedClip>) {
@@ -89,9 +90,110 @@ fn round_trip_is_exact_and_sizes_match_the_report() {
     }
 }
 
+/// Playback metadata on every record kind: looping, root motion on joint 0 (its source
+/// start, a cycle delta), additive on a frame of the clip itself.
+fn with_playback(mut clips: Vec<codec::CompressedClip>) -> Vec<codec::CompressedClip> {
+    for c in &mut clips {
+        let name = c.name.clone();
+        c.playback = Playback {
+            looping: true,
+            root_motion: Some(RootMotion {
+                joint: 0,
+                start_translation: c.rest[0].translation.to_array(),
+                start_rotation: c.rest[0].rotation.to_array(),
+                cycle_translation: [0.0, 0.0, 1.25],
+                cycle_rotation: glam::Quat::from_rotation_y(0.1).to_array(),
+            }),
+            additive: Some(Additive {
+                mode: AdditiveMode::Additive1,
+                base: AdditiveBase::Frame {
+                    clip: name,
+                    frame: 3,
+                },
+            }),
+        };
+    }
+    clips
+}
+
 fn sample_bytes() -> Vec<u8> {
     let (asset, clips) = compressed("acl/93_01_zero_range_extent.acl.sjson");
-    container::to_bytes(&asset.skeleton, &clips)
+    container::to_bytes(&asset.skeleton, &with_playback(clips))
+}
+
+#[test]
+fn playback_metadata_round_trips_in_both_readers() {
+    let (asset, clips) = compressed("Fox.glb");
+    let mut clips = with_playback(clips);
+    clips[1].playback = Playback::default();
+    clips[2].playback.additive = Some(Additive {
+        mode: AdditiveMode::Relative,
+        base: AdditiveBase::Rest,
+    });
+    let bytes = container::to_bytes(&asset.skeleton, &clips);
+    let back = container::from_bytes(&bytes).unwrap();
+    let skp = skelpack_runtime::Skp::open(&bytes[..]).unwrap();
+    for (c, (a, b)) in clips.iter().zip(&back.clips).enumerate() {
+        assert_eq!(a.playback, b.playback, "{}", a.name);
+        let m = skp.clip_meta(c);
+        assert_eq!(m.looping, a.playback.looping);
+        assert_eq!(m.root_motion, a.playback.root_motion);
+        assert_eq!(skp.clip(c).is_looping(), a.playback.looping);
+        let base = match a.playback.additive.as_ref().map(|x| &x.base) {
+            Some(AdditiveBase::Frame { clip, .. }) => Some(clip.as_str()),
+            _ => None,
+        };
+        assert_eq!(skp.additive_base_clip(c), base);
+    }
+    // Metadata is not payload: the sizes the report states are unchanged.
+    for (a, b) in clips.iter().zip(&back.clips) {
+        assert_eq!(
+            container::payload::write(a),
+            container::payload::write(b),
+            "{}",
+            a.name
+        );
+    }
+}
+
+/// `tests/fixtures/fox_v1.skp` was written by skelpack before `.skp` version 2 (main at
+/// e4b2e2f: `skelpack compress Fox.glb --preset ozz`). It still opens, in both readers, and
+/// still holds its tolerance against the source.
+#[test]
+fn version_1_files_still_open() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fox_v1.skp");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), 1);
+    let c = container::from_bytes(&bytes).unwrap();
+    let skp = skelpack_runtime::Skp::open(&bytes[..]).unwrap();
+    let asset = import::load(&common::asset("Fox.glb")).unwrap();
+    assert_eq!(c.clips.len(), asset.clips.len());
+    assert_eq!(skp.clip_count(), asset.clips.len());
+    let settings = Settings::from_preset(Preset::Ozz);
+    for (i, (clip, dec)) in asset.clips.iter().zip(&c.clips).enumerate() {
+        assert_eq!(dec.name, clip.name);
+        assert_eq!(dec.playback, Playback::default());
+        assert_eq!(skp.clip_meta(i), &skelpack_runtime::ClipMeta::default());
+        let limits = settings.resolve(&asset, &clip.name).limits;
+        let e = measure(
+            &c.skeleton,
+            &Reference::new(&asset.skeleton, clip, clip.frame_count),
+            dec,
+            &limits,
+            false,
+        );
+        assert!(e.within_tolerance(), "{}: {:?}", clip.name, e.samples);
+    }
+    // Written again, it is a version-2 file holding the same payloads.
+    let again = container::to_bytes(&c.skeleton, &c.clips);
+    assert_eq!(u16::from_le_bytes([again[4], again[5]]), container::VERSION);
+    let layout = skelpack_runtime::read::parse(&bytes).unwrap();
+    for (rec, clip) in layout.clips.iter().zip(&c.clips) {
+        assert_eq!(
+            &bytes[rec.payload.clone()],
+            &container::payload::write(clip)[..]
+        );
+    }
 }
 
 /// Re-seals the checksum so corrupted content reaches the structural checks.
@@ -141,10 +243,14 @@ fn containers() -> &'static [Vec<u8>] {
             "RiggedFigure.glb",
             "InterpolationTest.glb",
             "CesiumMan.glb",
+            "Fox.glb",
         ]
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let (asset, clips) = compressed(f);
+            // The last one carries every playback record (metadata blocks mutated too).
+            let clips = if i == 5 { with_playback(clips) } else { clips };
             container::to_bytes(&asset.skeleton, &clips)
         })
         .collect()
@@ -238,7 +344,7 @@ proptest! {
 
     #[test]
     fn mutated_containers_are_refused_or_decode_finite(
-        which in 0usize..5,
+        which in 0usize..6,
         flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
         floats in proptest::collection::vec((any::<prop::sample::Index>(), 0usize..HUGE.len()), 0..3),
     ) {
@@ -256,8 +362,46 @@ proptest! {
     }
 
     #[test]
-    fn random_bytes_never_panic(mut body in proptest::collection::vec(any::<u8>(), 0..512)) {
-        body.splice(0..0, b"SKPK\x01\x00\x00\x00".iter().copied());
+    fn random_bytes_never_panic(
+        mut body in proptest::collection::vec(any::<u8>(), 0..512),
+        version in 1u8..=2,
+    ) {
+        body.splice(0..0, [b'S', b'K', b'P', b'K', version, 0, 0, 0]);
         let _ = container::from_bytes(&reseal(body));
     }
+}
+
+/// Every byte of every clip's metadata block, set to a few values (checksum re-sealed): the
+/// container is refused with an error or opens in both readers and decodes finitely.
+#[test]
+fn mutated_metadata_blocks_are_refused_or_decode_finite() {
+    let bytes = &containers()[5];
+    let layout = skelpack_runtime::read::parse(bytes).unwrap();
+    let mut refused = 0;
+    let mut tried = 0;
+    for rec in &layout.clips {
+        assert!(!rec.meta.is_empty());
+        for at in rec.meta.clone() {
+            for v in [0u8, 1, 2, 3, 0x7F, 0x80, 0xFF] {
+                let mut b = bytes.clone();
+                b[at] = v;
+                let b = reseal(b);
+                tried += 1;
+                let runtime = skelpack_runtime::Skp::open(&b[..]);
+                match container::from_bytes(&b) {
+                    Ok(c) => {
+                        assert!(runtime.is_ok());
+                        assert_decodes_finite(&c);
+                    }
+                    Err(e) => {
+                        refused += 1;
+                        assert!(!e.to_string().contains('\n'), "{e}");
+                        assert!(runtime.is_err());
+                    }
+                }
+            }
+        }
+    }
+    // Lengths, tags, modes and joints are checked: many mutations are refused.
+    assert!(refused > tried / 10, "{refused} of {tried}");
 }

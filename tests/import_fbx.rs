@@ -1,7 +1,7 @@
 //! FBX sources (`../shared/assets/fbx/`): every file opens with its takes at the file's
 //! frame rate; every clip agrees with ufbx's own evaluation of the scene at every frame, and
-//! with a second reader written by others (assimp, `assimp-utils`), up to the one similarity
-//! transform (unit, axes) that reader's conventions add.
+//! with two readers written by others (assimp, `assimp-utils`, and Blender's FBX importer,
+//! headless), up to the one similarity transform (unit, axes) each reader's conventions add.
 
 mod common;
 
@@ -451,6 +451,170 @@ fn clips_match_assimp_at_its_keys() {
     }
 }
 
+/// Files Blender 3.4's importer opens with their animation. Left out: the ASCII file and
+/// `pab_walk.fbx` (Blender refuses them), the layered take (Blender makes one action per
+/// layer and plays one), the bind pose (no take), and the shape-key file (its one node does
+/// not move: agreement would prove nothing).
+const BLENDER_READS: &[&str] = &[
+    "assimp_animation_with_skeleton.fbx",
+    "blender_293_barbarian_7400_binary.fbx",
+    "maya_anim_interpolation_7700_binary.fbx",
+    "ozz_robot.fbx",
+    "pab_run.fbx",
+];
+
+/// Whether Blender runs here (Debian's `blender`; `.ci/run` installs it).
+fn blender_available() -> bool {
+    Command::new("blender")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Blender's reading of `file` (tests/blender/fbx_positions.py).
+fn blender_reading(file: &Path, dir: &Path) -> serde_json::Value {
+    let out = dir.join("blender.json");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/fbx_positions.py");
+    let run = Command::new("blender")
+        .args([
+            "-b",
+            "--factory-startup",
+            "-noaudio",
+            "--python-exit-code",
+            "1",
+        ])
+        .arg("--python")
+        .arg(&script)
+        .arg("--")
+        .arg(file)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "blender failed on {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&run.stdout)
+    );
+    serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap()
+}
+
+/// Frames where Blender holds the file's values for a point: every node from it up to the
+/// root (its skelpack joint's ancestors, and its Blender object) is keyed on every animated
+/// F-curve (or not animated).
+fn blender_keyed(
+    reading: &serde_json::Value,
+    a: &Asset,
+    point: &serde_json::Value,
+    frame: i64,
+) -> bool {
+    let keyed = &reading["keyed"];
+    let holds = |key: String| match keyed.get(&key) {
+        None | Some(serde_json::Value::Null) => true,
+        Some(v) => v
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f.as_i64() == Some(frame)),
+    };
+    let object = point["object"].as_str().unwrap();
+    if !holds(format!("object:{object}")) {
+        return false;
+    }
+    let mut joint = a.skeleton.find(point["name"].as_str().unwrap());
+    while let Some(j) = joint {
+        let name = &a.skeleton.joints[j].name;
+        if !holds(format!("bone:{name}")) || !holds(format!("object:{name}")) {
+            return false;
+        }
+        joint = a.skeleton.joints[j].parent;
+    }
+    true
+}
+
+#[test]
+fn clips_match_blender_at_its_keys() {
+    if !blender_available() {
+        eprintln!(
+            "\n********************************************************************\n\
+             SKIPPED clips_match_blender_at_its_keys: `blender` is not installed\n\
+             (apt-get install blender; .ci/run installs it)\n\
+             ********************************************************************\n"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for file in BLENDER_READS {
+        let a = load(file);
+        let clip = &a.clips[0];
+        let reading = blender_reading(&fbx(file), dir.path());
+        let fps = reading["fps"].as_f64().unwrap();
+        assert!(
+            (fps - clip.sample_rate as f64).abs() < 1e-6,
+            "{file}: Blender plays {fps} fps, skelpack {}",
+            clip.sample_rate
+        );
+        let first = reading["first_frame"].as_i64().unwrap();
+        let points = reading["points"].as_array().unwrap();
+        let pairs: Vec<(usize, usize)> = points
+            .iter()
+            .enumerate()
+            .filter_map(|(p, pt)| Some((a.skeleton.find(pt["name"].as_str()?)?, p)))
+            .collect();
+        assert!(
+            pairs.len() * 10 >= a.skeleton.len() * 9,
+            "{file}: {} of {} joints found in Blender's scene",
+            pairs.len(),
+            a.skeleton.len()
+        );
+        let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+        let mut frames = 0;
+        let mut object = vec![DAffine3::IDENTITY; a.skeleton.len()];
+        let mut pose = a.skeleton.rest_pose();
+        let blender_frames = reading["frames"].as_array().unwrap();
+        for (row, bf) in blender_frames.iter().enumerate() {
+            let bf = bf.as_i64().unwrap();
+            // Blender's frame `first + t · fps` is skelpack's frame of time t.
+            let t = (bf - first) as f64 / fps;
+            let f = ((t - clip.start_time as f64) * clip.sample_rate as f64).round();
+            if f < 0.0 || f as usize >= clip.frame_count {
+                continue;
+            }
+            for (p, tr) in pose.iter_mut().zip(&clip.tracks) {
+                *p = tr.at(f as usize);
+            }
+            local_to_object_f64(&a.skeleton, &pose, &mut object);
+            let positions = reading["positions"][row].as_array().unwrap();
+            let mut any = false;
+            for &(j, p) in &pairs {
+                if !blender_keyed(&reading, &a, &points[p], bf) {
+                    continue;
+                }
+                let q = positions[p].as_array().unwrap();
+                let q: Vec<f64> = q.iter().map(|v| v.as_f64().unwrap()).collect();
+                ours.push(object[j].translation);
+                theirs.push(DVec3::new(q[0], q[1], q[2]));
+                any = true;
+            }
+            frames += usize::from(any);
+        }
+        assert!(frames >= 2, "{file}: {frames} frames Blender keys fully");
+        let fit = similarity(&theirs, &ours);
+        let tolerance = 1e-5 * character_size(&a);
+        let worst = ours
+            .iter()
+            .zip(&theirs)
+            .map(|(p, q)| (fit.transform_point3(*q) - *p).length())
+            .fold(0.0, f64::max);
+        println!(
+            "{file}: {frames} frames, {} joints, {} positions, worst {worst:.3e} (limit {tolerance:.3e})",
+            pairs.len(),
+            ours.len()
+        );
+        assert!(worst <= tolerance, "{file}: {worst} from Blender's reading");
+    }
+}
+
 // ---- hostile files ------------------------------------------------------------------------
 
 /// `skelpack inspect FILE`: exit 2 and one `error:` line naming the file.
@@ -597,6 +761,89 @@ fn every_truncation_and_byte_flip_of_a_small_file_is_an_asset_or_one_line() {
         }
         assert_eq!(cases, 200);
     }
+}
+
+/// The two largest binary files with deflated arrays (curves, meshes, weights), damaged:
+/// each an asset or one line.
+#[test]
+fn damaged_large_binary_files_are_an_asset_or_one_line() {
+    for file in [
+        "assimp_animation_with_skeleton.fbx",
+        "blender_293_barbarian_7400_binary.fbx",
+    ] {
+        let bytes = std::fs::read(fbx(file)).unwrap();
+        let path = Path::new("/nonexistent/x.fbx");
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let (mut refused, mut opened) = (0, 0);
+        for k in 0..60 {
+            let mut b = bytes.clone();
+            if k % 3 == 0 {
+                b.truncate(bytes.len() * (k + 1) / 61);
+            } else {
+                for _ in 0..8 {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let i = (seed >> 33) as usize % b.len();
+                    b[i] ^= 1 << ((seed >> 29) & 7);
+                }
+            }
+            match import::load_bytes(path, &b) {
+                Ok(_) => opened += 1,
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(
+                        !e.contains('\n') && e.starts_with("/nonexistent/x.fbx: "),
+                        "{e}"
+                    );
+                    refused += 1;
+                }
+            }
+        }
+        println!("{file}: {opened} damaged copies opened, {refused} refused in one line");
+        assert!(refused >= 20, "{file}: truncations are refused");
+    }
+}
+
+/// The barbarian file's scenery (36 meshes neither skinned nor under a joint) is left out
+/// with a warning naming it; the character's height is the skeleton's, not the scenery's.
+#[test]
+fn scenery_meshes_are_left_out_with_a_warning_and_do_not_count_in_the_height() {
+    let a = load("blender_293_barbarian_7400_binary.fbx");
+    let w = a
+        .warnings
+        .iter()
+        .find(|w| w.contains("neither skinned nor under a joint"))
+        .unwrap_or_else(|| panic!("no scenery warning: {:?}", a.warnings));
+    assert!(
+        w.starts_with("36 mesh(es)") && w.contains("object1.025") && w.ends_with("and 30 more"),
+        "{w}"
+    );
+    assert_eq!(a.meshes.len(), 2, "the body and the hair");
+    // The height comes from the joints and is the body's: the body mesh as ufbx places it
+    // (bind pose) spans 4.8 m from the ground, the scenery 10.7 m.
+    let scene = ufbx_scene(&std::fs::read(fbx("blender_293_barbarian_7400_binary.fbx")).unwrap());
+    let span = |name: &str| {
+        let node = scene.nodes.iter().find(|n| n.element.name == name).unwrap();
+        let mesh = node.mesh.as_ref().unwrap();
+        let g = &node.geometry_to_world;
+        let ys: Vec<f64> = mesh
+            .vertex_position
+            .values
+            .iter()
+            .map(|p| g.m10 * p.x + g.m11 * p.y + g.m12 * p.z + g.m13)
+            .collect();
+        let lo = ys.iter().copied().fold(f64::MAX, f64::min);
+        let hi = ys.iter().copied().fold(f64::MIN, f64::max);
+        hi - lo
+    };
+    let body = span("body");
+    let height = a.units.height as f64;
+    println!("height {height:.3} m, body mesh {body:.3} m");
+    assert!(
+        height > 0.9 * body && height < 1.05 * body,
+        "height {height} vs the body mesh's {body}"
+    );
 }
 
 #[test]

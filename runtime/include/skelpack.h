@@ -27,6 +27,16 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+// `SkpClipInfo.additive_mode` / `skp_apply_additive`: the transform product
+// `base · additive` (ACL `relative`).
+#define SKP_ADDITIVE_RELATIVE 0
+
+// Translation added, rotation `base · additive`, scale multiplied (ACL `additive0`).
+#define SKP_ADDITIVE_ADDITIVE0 1
+
+// As `SKP_ADDITIVE_ADDITIVE0` with scale `base * (1 + additive)` (ACL `additive1`).
+#define SKP_ADDITIVE_ADDITIVE1 2
+
 // Bytes of `SkpError.message`, including the terminating NUL.
 #define SKP_ERROR_MESSAGE_BYTES 256
 
@@ -46,6 +56,8 @@ typedef enum SkpStatus {
   SKP_ERROR_OUT_OF_RANGE = 5,
   // The pose buffer holds fewer transforms than the skeleton has joints.
   SKP_ERROR_BUFFER_TOO_SMALL = 6,
+  // The clip has no root motion.
+  SKP_ERROR_NO_ROOT_MOTION = 7,
 } SkpStatus;
 
 // Forward-playback state for one clip of an open file (opaque).
@@ -93,7 +105,30 @@ typedef struct SkpClipInfo {
   float duration;
   // Time of frame 0 in the source asset, in seconds (informative).
   float start_time;
+  // 1 if the clip loops: frames beyond the last wrap to the start (frame
+  // `frame_count - 1` is frame 0 of the next cycle), 0 if they clamp.
+  uint8_t looping;
+  // The joint whose motion is root motion (`skp_root_motion_delta`), or -1.
+  int32_t root_motion_joint;
+  // -1 for a full clip; otherwise the clip is additive, with this mode
+  // (`SKP_ADDITIVE_*`, for `skp_apply_additive`).
+  int32_t additive_mode;
+  // Additive clips: 0 the base is the rest pose, 1 a frame of the base clip
+  // (`additive_base_frame`), 2 the base clip played in sync.
+  int32_t additive_base_kind;
+  // Additive clips on a frame of a clip: that frame.
+  uint32_t additive_base_frame;
+  // Additive clips on a clip: its name (NUL-terminated, owned by the file); NULL otherwise.
+  const char *additive_base_clip;
 } SkpClipInfo;
+
+// A root-motion delta: the motion joint's travel between two times, as a translation and
+// a rotation (unit quaternion x, y, z, w), expressed in the character's facing at the
+// first time (apply it as `world.p += world.r * t; world.r = world.r * r`).
+typedef struct SkpMotionDelta {
+  float translation[3];
+  float rotation[4];
+} SkpMotionDelta;
 
 #ifdef __cplusplus
 extern "C" {
@@ -155,8 +190,9 @@ enum SkpStatus skp_joint_info(const struct SkpFile *file, uint32_t joint, struct
 enum SkpStatus skp_clip_info(const struct SkpFile *file, uint32_t clip, struct SkpClipInfo *out);
 
 // Random access: writes every joint's local transform at `frame` (fractional, clamped
-// to the clip; NaN reads as 0) into `out[0 .. joint_count]`. `out_len` is the buffer's
-// length in transforms. Allocates nothing; safe to call from many threads at once.
+// to the clip, or wrapped for a looping clip; NaN reads as 0) into
+// `out[0 .. joint_count]`. `out_len` is the buffer's length in transforms. Allocates
+// nothing; safe to call from many threads at once.
 //
 // # Safety
 // `file` must be NULL or an open file; `out` NULL or `out_len` writable transforms.
@@ -165,6 +201,33 @@ enum SkpStatus skp_sample(const struct SkpFile *file,
                           float frame,
                           struct SkpTransform *out,
                           size_t out_len);
+
+// Root motion: the motion joint's travel from frame `frame0` to frame `frame1` of clip
+// `clip`, across loop wraps for a looping clip (frames clamp otherwise), stored in
+// `*out`. `SKP_ERROR_NO_ROOT_MOTION` for a clip without root motion. Allocates nothing;
+// safe to call from many threads at once. docs/RUNTIME.md gives the convention.
+//
+// # Safety
+// `file` must be NULL or an open file; `out` NULL or valid.
+enum SkpStatus skp_root_motion_delta(const struct SkpFile *file,
+                                     uint32_t clip,
+                                     float frame0,
+                                     float frame1,
+                                     struct SkpMotionDelta *out);
+
+// Applies the additive pose `additive` onto `base` in place, joint by joint
+// (`count` transforms each), with `weight` (1: the full layer, as the encoder measured it;
+// 0: `base` unchanged) in `mode` (`SKP_ADDITIVE_*`, an additive clip's
+// `SkpClipInfo.additive_mode`). Allocates nothing. docs/RUNTIME.md gives the formulas.
+//
+// # Safety
+// `base` must be NULL or `count` writable transforms; `additive` NULL or `count` readable
+// ones (not overlapping `base`).
+enum SkpStatus skp_apply_additive(struct SkpTransform *base,
+                                  const struct SkpTransform *additive,
+                                  size_t count,
+                                  float weight,
+                                  int32_t mode);
 
 // Creates a forward-playback cursor on clip `clip` at frame 0, stored in `*out` (free it
 // with `skp_cursor_destroy`, before closing the file).

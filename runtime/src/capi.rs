@@ -3,7 +3,8 @@
 //! Units: translations and rest positions are in the source file's scene units (as the
 //! asset stored them), rotations are unit quaternions `x, y, z, w`, scales are factors;
 //! time is in frames of the clip (`frame = seconds * sample_rate`), fractional frames
-//! interpolate, frames outside `[0, frame_count - 1]` clamp.
+//! interpolate, frames outside `[0, frame_count - 1]` clamp (or wrap, for a clip marked
+//! looping: `SkpClipInfo.looping`).
 //!
 //! Ownership: `skp_open` copies the bytes it is given, so the caller may free them at
 //! once; the returned file owns everything and is freed by `skp_close`. Names returned by
@@ -21,6 +22,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::clip::{ClipLayout, JointPose};
 use crate::cursor::CursorState;
 use crate::error::Error;
+use crate::meta::AdditiveMode;
 use crate::skp::Skp;
 
 /// What a call returned.
@@ -41,7 +43,17 @@ pub enum SkpStatus {
     SkpErrorOutOfRange = 5,
     /// The pose buffer holds fewer transforms than the skeleton has joints.
     SkpErrorBufferTooSmall = 6,
+    /// The clip has no root motion.
+    SkpErrorNoRootMotion = 7,
 }
+
+/// `SkpClipInfo.additive_mode` / `skp_apply_additive`: the transform product
+/// `base · additive` (ACL `relative`).
+pub const SKP_ADDITIVE_RELATIVE: i32 = 0;
+/// Translation added, rotation `base · additive`, scale multiplied (ACL `additive0`).
+pub const SKP_ADDITIVE_ADDITIVE0: i32 = 1;
+/// As `SKP_ADDITIVE_ADDITIVE0` with scale `base * (1 + additive)` (ACL `additive1`).
+pub const SKP_ADDITIVE_ADDITIVE1: i32 = 2;
 
 /// Bytes of `SkpError.message`, including the terminating NUL.
 pub const SKP_ERROR_MESSAGE_BYTES: usize = 256;
@@ -83,6 +95,31 @@ pub struct SkpClipInfo {
     pub duration: f32,
     /// Time of frame 0 in the source asset, in seconds (informative).
     pub start_time: f32,
+    /// 1 if the clip loops: frames beyond the last wrap to the start (frame
+    /// `frame_count - 1` is frame 0 of the next cycle), 0 if they clamp.
+    pub looping: u8,
+    /// The joint whose motion is root motion (`skp_root_motion_delta`), or -1.
+    pub root_motion_joint: i32,
+    /// -1 for a full clip; otherwise the clip is additive, with this mode
+    /// (`SKP_ADDITIVE_*`, for `skp_apply_additive`).
+    pub additive_mode: i32,
+    /// Additive clips: 0 the base is the rest pose, 1 a frame of the base clip
+    /// (`additive_base_frame`), 2 the base clip played in sync.
+    pub additive_base_kind: i32,
+    /// Additive clips on a frame of a clip: that frame.
+    pub additive_base_frame: u32,
+    /// Additive clips on a clip: its name (NUL-terminated, owned by the file); NULL otherwise.
+    pub additive_base_clip: *const c_char,
+}
+
+/// A root-motion delta: the motion joint's travel between two times, as a translation and
+/// a rotation (unit quaternion x, y, z, w), expressed in the character's facing at the
+/// first time (apply it as `world.p += world.r * t; world.r = world.r * r`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SkpMotionDelta {
+    pub translation: [f32; 3],
+    pub rotation: [f32; 4],
 }
 
 /// An open container (opaque).
@@ -90,6 +127,8 @@ pub struct SkpFile {
     skp: Skp<Vec<u8>>,
     joint_names: Vec<CString>,
     clip_names: Vec<CString>,
+    /// Per clip, the name of the clip it is additive on (if any).
+    base_names: Vec<Option<CString>>,
 }
 
 /// Forward-playback state for one clip of an open file (opaque).
@@ -192,10 +231,14 @@ unsafe fn open_with(
             let clip_names = (0..skp.clip_count())
                 .map(|c| c_name(skp.clip_name(c)))
                 .collect();
+            let base_names = (0..skp.clip_count())
+                .map(|c| skp.additive_base_clip(c).map(c_name))
+                .collect();
             let file = Box::new(SkpFile {
                 skp,
                 joint_names,
                 clip_names,
+                base_names,
             });
             // SAFETY: checked non-null above.
             unsafe { *out = Box::into_raw(file) };
@@ -309,12 +352,21 @@ pub unsafe extern "C" fn skp_clip_info(
         return SkpStatus::SkpErrorOutOfRange;
     }
     let k = f.skp.clip(c);
+    let additive = f.skp.clip_meta(c).additive.as_ref();
     let info = SkpClipInfo {
         name: f.clip_names[c].as_ptr(),
         frame_count: k.frame_count(),
         sample_rate: k.sample_rate(),
         duration: k.duration(),
         start_time: k.start_time(),
+        looping: k.is_looping() as u8,
+        root_motion_joint: k.root_motion_joint().map_or(-1, |j| j as i32),
+        additive_mode: additive.map_or(-1, |a| a.mode as i32),
+        additive_base_kind: additive.map_or(0, |a| a.base as i32),
+        additive_base_frame: additive.map_or(0, |a| a.base_frame),
+        additive_base_clip: f.base_names[c]
+            .as_ref()
+            .map_or(std::ptr::null(), |n| n.as_ptr()),
     };
     // SAFETY: checked non-null; the caller passes a valid pointer.
     unsafe { *out = info };
@@ -341,8 +393,9 @@ unsafe fn pose_buffer<'a>(
 }
 
 /// Random access: writes every joint's local transform at `frame` (fractional, clamped
-/// to the clip; NaN reads as 0) into `out[0 .. joint_count]`. `out_len` is the buffer's
-/// length in transforms. Allocates nothing; safe to call from many threads at once.
+/// to the clip, or wrapped for a looping clip; NaN reads as 0) into
+/// `out[0 .. joint_count]`. `out_len` is the buffer's length in transforms. Allocates
+/// nothing; safe to call from many threads at once.
 ///
 /// # Safety
 /// `file` must be NULL or an open file; `out` NULL or `out_len` writable transforms.
@@ -369,6 +422,79 @@ pub unsafe extern "C" fn skp_sample(
         }
         Err(s) => s,
     }
+}
+
+/// Root motion: the motion joint's travel from frame `frame0` to frame `frame1` of clip
+/// `clip`, across loop wraps for a looping clip (frames clamp otherwise), stored in
+/// `*out`. `SKP_ERROR_NO_ROOT_MOTION` for a clip without root motion. Allocates nothing;
+/// safe to call from many threads at once. docs/RUNTIME.md gives the convention.
+///
+/// # Safety
+/// `file` must be NULL or an open file; `out` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skp_root_motion_delta(
+    file: *const SkpFile,
+    clip: u32,
+    frame0: f32,
+    frame1: f32,
+    out: *mut SkpMotionDelta,
+) -> SkpStatus {
+    // SAFETY: forwarded contract.
+    let Some(f) = (unsafe { file_ref(file) }) else {
+        return SkpStatus::SkpErrorNullArgument;
+    };
+    if out.is_null() {
+        return SkpStatus::SkpErrorNullArgument;
+    }
+    if clip as usize >= f.skp.clip_count() {
+        return SkpStatus::SkpErrorOutOfRange;
+    }
+    match f.skp.clip(clip as usize).root_motion_delta(frame0, frame1) {
+        Some(d) => {
+            // SAFETY: checked non-null; the caller passes a valid pointer.
+            unsafe {
+                *out = SkpMotionDelta {
+                    translation: d.translation,
+                    rotation: d.rotation,
+                }
+            };
+            SkpStatus::SkpOk
+        }
+        None => SkpStatus::SkpErrorNoRootMotion,
+    }
+}
+
+/// Applies the additive pose `additive` onto `base` in place, joint by joint
+/// (`count` transforms each), with `weight` (1: the full layer, as the encoder measured it;
+/// 0: `base` unchanged) in `mode` (`SKP_ADDITIVE_*`, an additive clip's
+/// `SkpClipInfo.additive_mode`). Allocates nothing. docs/RUNTIME.md gives the formulas.
+///
+/// # Safety
+/// `base` must be NULL or `count` writable transforms; `additive` NULL or `count` readable
+/// ones (not overlapping `base`).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skp_apply_additive(
+    base: *mut JointPose,
+    additive: *const JointPose,
+    count: usize,
+    weight: f32,
+    mode: i32,
+) -> SkpStatus {
+    if base.is_null() || additive.is_null() {
+        return SkpStatus::SkpErrorNullArgument;
+    }
+    let Some(mode) = u8::try_from(mode).ok().and_then(AdditiveMode::from_code) else {
+        return SkpStatus::SkpErrorOutOfRange;
+    };
+    // SAFETY: the caller guarantees `count` transforms at each, not overlapping.
+    let (b, a) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(base, count),
+            std::slice::from_raw_parts(additive, count),
+        )
+    };
+    crate::additive::apply_additive(b, a, weight, mode);
+    SkpStatus::SkpOk
 }
 
 /// Creates a forward-playback cursor on clip `clip` at frame 0, stored in `*out` (free it
@@ -475,6 +601,7 @@ pub unsafe extern "C" fn skp_memory_bytes(file: *const SkpFile) -> usize {
             + f.joint_names
                 .iter()
                 .chain(&f.clip_names)
+                .chain(f.base_names.iter().flatten())
                 .map(|n| n.as_bytes().len() + 1 + std::mem::size_of::<CString>())
                 .sum::<usize>()
     })

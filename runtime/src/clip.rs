@@ -19,6 +19,8 @@ use glam::{Quat, Vec3, Vec4};
 
 use crate::bits::BitWriter;
 use crate::keys::KeyTrack;
+use crate::meta::{ClipMeta, RootMotion};
+use crate::motion::{Motion, MotionDelta};
 use crate::packed::PackedBits;
 use crate::payload::{PayloadRecord, TrackRecord};
 use crate::prepared::Prepared;
@@ -65,6 +67,10 @@ pub struct Clip {
     fixed: Vec<JointPose>,
     /// Animated tracks, in joint order.
     tracks: Tracks,
+    /// Whether frames wrap (the clip loops) instead of clamping.
+    looping: bool,
+    /// Root motion, when the clip has a motion joint.
+    motion: Option<Motion>,
 }
 
 /// Writes one track's value into a pose the way the reference decoder does (rotations
@@ -127,7 +133,54 @@ impl Clip {
             start_time: p.start_time,
             fixed,
             tracks,
+            looping: false,
+            motion: None,
         }
+    }
+
+    /// This clip played as `meta` says (looping, root motion); `p` and `rest` are the
+    /// payload and rest pose it was laid out from.
+    pub fn with_playback(mut self, p: &PayloadRecord, rest: &[JointPose], meta: &ClipMeta) -> Self {
+        self.looping = meta.looping && self.frame_count > 1;
+        self.motion = meta.root_motion.and_then(|record| {
+            let tracks = p.tracks.get(record.joint)?.clone();
+            let one = PayloadRecord {
+                frame_count: p.frame_count,
+                sample_rate: p.sample_rate,
+                start_time: p.start_time,
+                tracks: vec![tracks],
+            };
+            let joint_clip =
+                Clip::with_layout(&one, &rest[record.joint..=record.joint], self.layout());
+            Some(Motion::new(joint_clip, record))
+        });
+        self
+    }
+
+    /// Whether the clip loops: frames beyond its last wrap to its start (frame
+    /// `frame_count - 1` is frame 0 of the next cycle), and root motion accumulates.
+    pub fn is_looping(&self) -> bool {
+        self.looping
+    }
+
+    /// The joint whose motion is root motion, if any.
+    pub fn root_motion_joint(&self) -> Option<usize> {
+        self.motion.as_ref().map(|m| m.record.joint)
+    }
+
+    /// The root-motion record (motion joint, its source start, the whole-cycle delta).
+    pub fn root_motion(&self) -> Option<&RootMotion> {
+        self.motion.as_ref().map(|m| &m.record)
+    }
+
+    /// The motion joint's travel from frame `f0` to frame `f1` ([`crate::motion`]): across
+    /// any number of loop wraps for a looping clip (frames clamp otherwise); `None` without
+    /// root motion. Allocates nothing.
+    pub fn root_motion_delta(&self, f0: f32, f1: f32) -> Option<MotionDelta> {
+        let last = (self.frame_count - 1) as f32;
+        self.motion
+            .as_ref()
+            .map(|m| m.delta(f0, f1, last, self.looping).to_delta())
     }
 
     /// Frames stored (samples at a uniform rate); frame `frame_count - 1` ends the clip.
@@ -180,7 +233,14 @@ impl Clip {
                 tracks.iter().map(KeyTrack::memory_bytes).sum::<usize>() + bits.len_bytes()
             }
         };
-        std::mem::size_of::<Self>() + self.fixed.len() * std::mem::size_of::<JointPose>() + tracks
+        let motion = self
+            .motion
+            .as_ref()
+            .map_or(0, |m| m.joint_clip.memory_bytes());
+        std::mem::size_of::<Self>()
+            + self.fixed.len() * std::mem::size_of::<JointPose>()
+            + tracks
+            + motion
     }
 
     /// The animated tracks (for the cursor).
@@ -188,13 +248,18 @@ impl Clip {
         &self.tracks
     }
 
-    /// `frame` clamped to the clip (NaN is taken as frame 0).
+    /// `frame` clamped to the clip, or wrapped into `[0, frame_count - 1)` when it loops
+    /// (NaN is taken as frame 0; infinities clamp).
     #[inline]
     pub(crate) fn clamp(&self, frame: f32) -> f32 {
         if frame.is_nan() {
             return 0.0;
         }
-        frame.clamp(0.0, (self.frame_count - 1) as f32)
+        let last = (self.frame_count - 1) as f32;
+        if self.looping && frame.is_finite() && !(0.0..last).contains(&frame) {
+            return frame.rem_euclid(last).clamp(0.0, last);
+        }
+        frame.clamp(0.0, last)
     }
 
     /// Copies the fixed pose into `out`; returns how many joints it holds.
@@ -206,7 +271,7 @@ impl Clip {
     }
 
     /// Random access: every joint's local transform at a fractional frame (clamped to the
-    /// clip; NaN reads as frame 0). Fills `out[..min(out.len(), joint_count)]`.
+    /// clip, or wrapped if it loops; NaN reads as frame 0). Fills `out[..min(out.len(), joint_count)]`.
     pub fn sample(&self, frame: f32, out: &mut [JointPose]) {
         let f = self.clamp(frame);
         self.write_fixed(out);

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::read::VERSION;
+use crate::read::{OLDEST_VERSION, VERSION};
 
 /// A container that could not be read: every corrupt input ends here, never in a panic.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,7 +21,7 @@ impl fmt::Display for Error {
             Self::BadMagic => write!(f, "not a skelpack container (bad magic)"),
             Self::Version(v) => write!(
                 f,
-                "unsupported container version {v} (this build reads {VERSION})"
+                "unsupported container version {v} (this build reads {OLDEST_VERSION} to {VERSION})"
             ),
             Self::Corrupt(m) => write!(f, "corrupt: {m}"),
         }

@@ -16,6 +16,7 @@
 //! ([`capi`], `include/skelpack.h`) wraps the same types. docs/RUNTIME.md documents
 //! embedding, memory and speed.
 
+pub mod additive;
 pub mod bits;
 pub mod capi;
 pub mod clip;
@@ -23,6 +24,8 @@ pub mod cursor;
 pub mod curve;
 mod error;
 pub mod keys;
+pub mod meta;
+pub mod motion;
 pub mod packed;
 pub mod payload;
 pub mod predict;
@@ -33,7 +36,10 @@ pub mod sin;
 mod skp;
 pub mod table;
 
+pub use additive::apply_additive;
 pub use clip::{Clip, ClipLayout, JointPose};
 pub use cursor::{Cursor, CursorState};
 pub use error::Error;
+pub use meta::ClipMeta;
+pub use motion::MotionDelta;
 pub use skp::Skp;

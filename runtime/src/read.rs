@@ -1,5 +1,5 @@
 //! The `.skp` file (docs/FORMAT.md): magic, version, skeleton with names, a directory of
-//! clips, their payloads, CRC-32. [`parse`] validates every length, count and value so
+//! clips, their metadata blocks and payloads, CRC-32. [`parse`] validates every length, count and value so
 //! decoding stays finite, never panics on bad bytes, and allocates no more than the file
 //! could describe.
 
@@ -10,7 +10,10 @@ use glam::{Quat, Vec3};
 use crate::error::Error;
 
 pub const MAGIC: &[u8; 4] = b"SKPK";
-pub const VERSION: u16 = 1;
+/// The version this build writes; it reads [`OLDEST_VERSION`] to this.
+pub const VERSION: u16 = 2;
+/// The oldest version this build reads (version 1: no clip metadata blocks).
+pub const OLDEST_VERSION: u16 = 1;
 /// The most joints a clip can hold (its header stores the count in 16 bits).
 pub const MAX_JOINTS: usize = u16::MAX as usize;
 /// Bytes before the skeleton: magic, version, reserved, joint count, clip count.
@@ -36,17 +39,20 @@ pub struct JointRecord {
     pub deforming: bool,
 }
 
-/// One clip's directory entry: its name and payload, as byte ranges of the file.
+/// One clip's directory entry: its name, metadata block ([`crate::meta`]; empty in a
+/// version-1 file) and payload, as byte ranges of the file.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClipRecord {
     pub name: Range<usize>,
+    pub meta: Range<usize>,
     pub payload: Range<usize>,
 }
 
 /// A validated file's layout (the clip payloads are validated by
-/// [`crate::payload::parse`]).
+/// [`crate::payload::parse`], their metadata blocks by [`crate::meta::parse`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FileLayout {
+    pub version: u16,
     pub joints: Vec<JointRecord>,
     pub clips: Vec<ClipRecord>,
 }
@@ -125,7 +131,7 @@ pub fn parse(bytes: &[u8]) -> Result<FileLayout, Error> {
     }
     let (body, crc) = bytes.split_at(bytes.len() - 4);
     let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(Error::Version(version));
     }
     if crc32fast::hash(body) != u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]) {
@@ -180,7 +186,10 @@ pub fn parse(bytes: &[u8]) -> Result<FileLayout, Error> {
             deforming,
         });
     }
-    if clip_count > b.remaining() / 6 {
+    // A directory entry holds a name length and a payload length (and a metadata length
+    // from version 2 on).
+    let entry_bytes = if version >= 2 { 10 } else { 6 };
+    if clip_count > b.remaining() / entry_bytes {
         return Err(Error::Corrupt(format!(
             "clip count {clip_count} does not fit the file"
         )));
@@ -189,13 +198,23 @@ pub fn parse(bytes: &[u8]) -> Result<FileLayout, Error> {
     for _ in 0..clip_count {
         let name = b.name("clip name")?;
         let len = b.u32("clip payload length")? as usize;
-        dir.push((name, len));
+        let meta_len = if version >= 2 {
+            b.u32("clip metadata length")? as usize
+        } else {
+            0
+        };
+        dir.push((name, meta_len, len));
     }
     let mut clips = Vec::with_capacity(clip_count);
-    for (name, len) in dir {
-        let what = format!("clip '{}' payload", name_of(body, &name));
-        let payload = b.take(len, &what)?;
-        clips.push(ClipRecord { name, payload });
+    for (name, meta_len, len) in dir {
+        let clip = name_of(body, &name);
+        let meta = b.take(meta_len, &format!("clip '{clip}' metadata"))?;
+        let payload = b.take(len, &format!("clip '{clip}' payload"))?;
+        clips.push(ClipRecord {
+            name,
+            meta,
+            payload,
+        });
     }
     if b.remaining() != 0 {
         return Err(Error::Corrupt(format!(
@@ -203,5 +222,9 @@ pub fn parse(bytes: &[u8]) -> Result<FileLayout, Error> {
             b.remaining()
         )));
     }
-    Ok(FileLayout { joints, clips })
+    Ok(FileLayout {
+        version,
+        joints,
+        clips,
+    })
 }

@@ -1,8 +1,10 @@
 //! An open `.skp`: the validated file (borrowed or owned bytes), its skeleton and its clips
 //! laid out for sampling.
 
+use crate::additive;
 use crate::clip::{Clip, ClipLayout, JointPose};
 use crate::error::Error;
+use crate::meta::{self, ClipMeta};
 use crate::payload;
 use crate::read::{self, ClipRecord, FileLayout, JointRecord, name_of};
 
@@ -15,6 +17,7 @@ pub struct Skp<B: AsRef<[u8]>> {
     layout: FileLayout,
     rest: Vec<JointPose>,
     clips: Vec<Clip>,
+    metas: Vec<ClipMeta>,
 }
 
 impl<B: AsRef<[u8]>> Skp<B> {
@@ -30,19 +33,24 @@ impl<B: AsRef<[u8]>> Skp<B> {
         let b = bytes.as_ref();
         let layout = read::parse(b)?;
         let rest: Vec<JointPose> = layout.joints.iter().map(rest_pose).collect();
-        let clips = layout
-            .clips
-            .iter()
-            .map(|c| {
-                let p = payload::parse(&b[c.payload.clone()], name_of(b, &c.name), rest.len())?;
-                Ok(Clip::with_layout(&p, &rest, clip_layout))
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
+        let mut clips = Vec::with_capacity(layout.clips.len());
+        let mut metas = Vec::with_capacity(layout.clips.len());
+        for c in &layout.clips {
+            let name = name_of(b, &c.name);
+            let meta = meta::parse(b, c.meta.clone(), name, rest.len())?;
+            let p = payload::parse(&b[c.payload.clone()], name, rest.len())?;
+            // An additive clip's rest tracks decode to the identity of its mode.
+            let clip_rest = additive::rest_for(&rest, meta.additive.as_ref().map(|a| a.mode));
+            let clip = Clip::with_layout(&p, &clip_rest, clip_layout);
+            clips.push(clip.with_playback(&p, &clip_rest, &meta));
+            metas.push(meta);
+        }
         Ok(Self {
             bytes,
             layout,
             rest,
             clips,
+            metas,
         })
     }
 
@@ -96,6 +104,18 @@ impl<B: AsRef<[u8]>> Skp<B> {
         &self.clips[c]
     }
 
+    /// Clip `c`'s metadata: looping, root motion, additive mode and base.
+    pub fn clip_meta(&self, c: usize) -> &ClipMeta {
+        &self.metas[c]
+    }
+
+    /// The name of the clip clip `c` is additive on (none for a rest-pose base or a clip
+    /// that is not additive).
+    pub fn additive_base_clip(&self, c: usize) -> Option<&str> {
+        let a = self.metas[c].additive.as_ref()?;
+        (!a.base_clip.is_empty()).then(|| name_of(self.bytes(), &a.base_clip))
+    }
+
     /// Index of the clip named `name`.
     pub fn find_clip(&self, name: &str) -> Option<usize> {
         (0..self.clip_count()).find(|&c| self.clip_name(c) == name)
@@ -118,6 +138,7 @@ impl<B: AsRef<[u8]>> Skp<B> {
             + self.layout.clips.len() * std::mem::size_of::<ClipRecord>()
             + self.rest.len() * std::mem::size_of::<JointPose>()
             + self.clips.iter().map(Clip::memory_bytes).sum::<usize>()
+            + self.metas.len() * std::mem::size_of::<ClipMeta>()
     }
 }
 

@@ -85,6 +85,23 @@ fn expected(bytes: &[u8]) -> Vec<u8> {
             cursor.sample(0.5 * i as f32, &mut pose);
             put_pose(&mut out, &pose);
         }
+        out.push(clip.is_looping() as u8);
+        let joint = clip.root_motion_joint().map_or(-1, |j| j as i32);
+        out.extend_from_slice(&joint.to_le_bytes());
+        if joint < 0 {
+            continue;
+        }
+        let later = 0.75 * clip.frame_count() as f32;
+        let last = (clip.frame_count() - 1) as f32;
+        let spans = (0..steps)
+            .map(|i| (0.5 * i as f32, 0.5 * i as f32 + later))
+            .chain([(0.0, 100.0 * last), (3.5, -2.0)]);
+        for (a, b) in spans {
+            let d = clip.root_motion_delta(a, b).unwrap();
+            for x in d.translation.iter().chain(&d.rotation) {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
     }
     out
 }
@@ -104,6 +121,61 @@ fn run_with(program: &Path, skp: &Path, out: &Path, extra: &[&str]) -> std::proc
         .args(extra)
         .output()
         .unwrap()
+}
+
+/// Looping and root-motion clips through the C API: the same wrapped poses and the same
+/// root-motion deltas as Rust, bit for bit (the default character's Walk looping with root
+/// motion, a mocap clip with root motion that does not loop, and Fox's Run looping).
+#[test]
+fn c_api_wraps_loops_and_returns_the_root_motion_deltas_rust_does() {
+    use skelpack::settings::{ClipSettings, Preset, RootMotionSetting, Settings};
+    let program = c_program();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("skp_c_api_motion");
+    std::fs::create_dir_all(&dir).unwrap();
+    let character = skelpack::import::load_bytes(
+        Path::new(skelpack::character::DEFAULT_CHARACTER_NAME),
+        skelpack::character::DEFAULT_CHARACTER_GLB,
+    )
+    .unwrap();
+    let cmu = skelpack::import::load(&common::asset("CMU_131_01.bvh")).unwrap();
+    let fox = skelpack::import::load(&common::asset("Fox.glb")).unwrap();
+    for (asset, name, looping, motion) in [
+        (&character, "Walk", true, true),
+        (&cmu, cmu.clips[0].name.as_str(), false, true),
+        (&fox, "Run", true, false),
+    ] {
+        let mut settings = Settings::from_preset(Preset::Acl);
+        settings.clips.insert(
+            name.to_owned(),
+            ClipSettings {
+                looping: Some(looping),
+                root_motion: motion.then_some(RootMotionSetting::Enabled(true)),
+                ..Default::default()
+            },
+        );
+        let clip = asset.clips.iter().find(|c| c.name == name).unwrap();
+        let r = settings.resolve(asset, name);
+        let c =
+            skelpack::codec::compress(&asset.skeleton, clip, &r, &skelpack::codec::Control::new())
+                .unwrap();
+        let bytes = skelpack::container::to_bytes(&asset.skeleton, std::slice::from_ref(&c));
+        let skp = Skp::open(&bytes[..]).unwrap();
+        assert_eq!(skp.clip(0).is_looping(), looping);
+        assert_eq!(skp.clip(0).root_motion_joint().is_some(), motion);
+        let file = dir.join(format!("{name}.skp"));
+        let out = dir.join(format!("{name}.bin"));
+        std::fs::write(&file, &bytes).unwrap();
+        let want = expected(&bytes);
+        for extra in [&[][..], &["compact"][..]] {
+            let r = run_with(&program, &file, &out, extra);
+            assert!(r.status.success(), "{name} {extra:?}: {r:?}");
+            let got = std::fs::read(&out).unwrap();
+            assert_eq!(got.len(), want.len(), "{name}: output length");
+            if let Some(at) = got.iter().zip(&want).position(|(a, b)| a != b) {
+                panic!("{name} {extra:?}: C and Rust differ at byte {at}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -8,8 +8,10 @@ use anyhow::{Context, bail};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::cache_args::{CacheArgs, summary_line};
 use super::table;
 use super::tuning::TuningArgs;
+use crate::cache::ResultCache;
 use crate::codec::{self, ClipReport, CompressedClip, Control};
 use crate::import::{self, Asset};
 use crate::model::format_mm;
@@ -53,6 +55,10 @@ pub struct Args {
     pub fit_kb: Option<f64>,
     #[command(flatten)]
     pub tuning: TuningArgs,
+    /// `.skp` output: take unchanged clips' results from a cache (not used by `--fit-kb` or
+    /// glTF output).
+    #[command(flatten)]
+    pub cache: CacheArgs,
 }
 
 #[derive(Serialize)]
@@ -67,17 +73,26 @@ struct Output<'a> {
     fit: Option<&'a codec::size_budget::Fit>,
 }
 
-/// Compresses every clip of `asset` with `settings` in parallel.
+/// Compresses every clip of `asset` with `settings` in parallel, taking unchanged clips from
+/// `cache` when there is one.
 pub fn compress_all(
     asset: &Asset,
     settings: &crate::settings::Settings,
+    cache: Option<&ResultCache>,
 ) -> anyhow::Result<Vec<CompressedClip>> {
     asset
         .clips
         .par_iter()
         .map(|clip| {
             let resolved = settings.resolve(asset, &clip.name);
-            codec::compress(&asset.skeleton, clip, &resolved, &Control::new()).with_context(|| {
+            let control = Control::new();
+            match cache {
+                Some(c) => c
+                    .compress(&asset.skeleton, clip, &resolved, &control)
+                    .map(|(out, _)| out),
+                None => codec::compress(&asset.skeleton, clip, &resolved, &control),
+            }
+            .with_context(|| {
                 format!(
                     "{}: clip '{}'",
                     asset.path.display(),
@@ -156,7 +171,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         bail!("--fit-kb writes a .skp (use -o OUT.skp)");
     }
     if ext == "glb" || ext == "gltf" {
-        return write_gltf(&args, &asset, &settings, &output);
+        // glTF has no loop, root-motion or additive flag: its clips are the source's frames.
+        return write_gltf(&args, &asset, &settings.without_playback(), &output);
     }
     if ext != "skp" {
         bail!(
@@ -169,7 +185,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             let (fit, clips) = fit_in(&asset, &settings, kib)?;
             (clips, Some(fit))
         }
-        None => (compress_all(&asset, &settings)?, None),
+        None => {
+            let cache = args.cache.open()?;
+            let clips = compress_all(&asset, &settings, cache.as_ref())?;
+            if let Some(c) = &cache {
+                c.finish();
+                eprintln!("{}", summary_line(c));
+            }
+            (clips, None)
+        }
     };
     let output_bytes = crate::container::write(&output, &asset.skeleton, &clips)
         .with_context(|| format!("{}: cannot write", output.display()))?;

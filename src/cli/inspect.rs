@@ -3,11 +3,12 @@
 //! JSON (stable): an array with one object per file:
 //! `{ file, format, joints, deforming_joints, max_depth, extent, height, size, unit,
 //!    scene_units_per_metre, unit_confidence, unit_reason, meshes,
+//!    socket_nodes: [ { name, joint, lever } ],
 //!    root: { name, translation, rotation, scale }, tolerance, marker_offset, warnings,
 //!    fbx?: { version, ascii, creator, unit_meters, axes: { right, up, front }, frame_rate,
 //!            rest_pose, empty_takes, blend_channels, worst_shear },
 //!    clips: [ { name, duration, sample_rate, frames, start_time, morph_weight_channels,
-//!               source_channels, tracks: { animated, constant, rest },
+//!               scalar_tracks, sockets, source_channels, tracks: { animated, constant, rest },
 //!               layers?: [ { name, weight, weight_is_animated, additive,
 //!                            animated_properties } ],
 //!               morph_weights?: [ { name, min, max } ] } ] }`
@@ -21,6 +22,7 @@ use serde::Serialize;
 
 use super::skp;
 use super::table::{TrackCounts, clip_header, clip_row};
+use crate::codec::playback::{self, PlaybackInfo};
 use crate::codec::{TrackClass, classify};
 use crate::import::{self, Asset};
 use crate::settings::Settings;
@@ -61,6 +63,8 @@ struct FileInfo {
     /// Why that unit: the size it gives, and what else was close.
     unit_reason: String,
     meshes: usize,
+    /// Non-joint nodes hanging from joints, measured with them: name and joint.
+    socket_nodes: Vec<SocketInfo>,
     root: RootInfo,
     tolerance: f32,
     marker_offset: f32,
@@ -69,6 +73,14 @@ struct FileInfo {
     #[serde(skip_serializing_if = "Option::is_none")]
     fbx: Option<import::fbx::FbxInfo>,
     clips: Vec<ClipInfo>,
+}
+
+#[derive(Serialize)]
+struct SocketInfo {
+    name: String,
+    joint: String,
+    /// Distance from the joint at the rest pose, scene units.
+    lever: f32,
 }
 
 #[derive(Serialize)]
@@ -87,6 +99,10 @@ struct ClipInfo {
     frames: usize,
     start_time: f32,
     morph_weight_channels: usize,
+    /// Scalar tracks: the morph-weight channels (as `morph_weight_channels`).
+    scalar_tracks: usize,
+    /// Sockets measured with their joints (non-joint nodes hanging from joints).
+    sockets: usize,
     source_channels: usize,
     tracks: TrackCounts,
     /// FBX sources: the take's animation layers, bottom first.
@@ -95,9 +111,14 @@ struct ClipInfo {
     /// FBX sources: every keyed blend (morph) channel with its weight range.
     #[serde(skip_serializing_if = "Option::is_none")]
     morph_weights: Option<Vec<import::fbx::MorphTrack>>,
+    /// `looping`, `root_motion`, `additive` as the asset's sidecar sets them.
+    #[serde(flatten)]
+    playback: PlaybackInfo,
+    /// The last frame returns to the first within tolerance: a loop to mark as such.
+    looping_suggested: bool,
 }
 
-fn describe(asset: &Asset) -> FileInfo {
+fn describe(asset: &Asset, sidecar: &Settings) -> FileInfo {
     let s = &asset.skeleton;
     let root = &s.joints[0];
     let mut tolerance = 0.0;
@@ -117,6 +138,8 @@ fn describe(asset: &Asset) -> FileInfo {
                 .copied()
                 .unwrap_or(0.0);
             let c = classify(s, clip, &resolved.limits);
+            let own = sidecar.resolve(asset, &clip.name);
+            let prepared = playback::prepare(s, clip, &own);
             ClipInfo {
                 name: clip.name.clone(),
                 duration: clip.duration(),
@@ -124,6 +147,8 @@ fn describe(asset: &Asset) -> FileInfo {
                 frames: clip.frame_count,
                 start_time: clip.start_time,
                 morph_weight_channels: clip.morph_weight_channels,
+                scalar_tracks: clip.morph_weight_channels,
+                sockets: resolved.limits.socket_count(),
                 source_channels: clip
                     .tracks
                     .iter()
@@ -136,6 +161,8 @@ fn describe(asset: &Asset) -> FileInfo {
                 },
                 layers: fbx_clip.map(|f| f.layers.clone()),
                 morph_weights: fbx_clip.map(|f| f.morphs.clone()),
+                playback: PlaybackInfo::new(&prepared.playback, s),
+                looping_suggested: prepared.closes,
             }
         })
         .collect();
@@ -153,6 +180,17 @@ fn describe(asset: &Asset) -> FileInfo {
         unit_confidence: asset.units.confidence,
         unit_reason: asset.units.reason.clone(),
         meshes: asset.meshes.len(),
+        socket_nodes: {
+            let scale = s.rest_scales();
+            s.sockets
+                .iter()
+                .map(|k| SocketInfo {
+                    name: k.name.clone(),
+                    joint: s.joints[k.joint].name.clone(),
+                    lever: k.lever().length() as f32 * scale[k.joint],
+                })
+                .collect()
+        },
         root: RootInfo {
             name: root.name.clone(),
             translation: root.rest.translation.to_array(),
@@ -179,9 +217,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let info = if skp::is_container(f) {
             skp::describe(f).map(Info::Skp)
         } else {
-            import::load(f)
-                .map(|a| Info::Asset(Box::new(describe(&a))))
-                .map_err(Into::into)
+            import::load(f).map_err(Into::into).and_then(|a| {
+                // Playback flags come from the sidecar, when there is one.
+                let path = Settings::sidecar_path(f);
+                let sidecar = if path.is_file() {
+                    Settings::load(&path)?
+                } else {
+                    Settings::default()
+                };
+                Ok(Info::Asset(Box::new(describe(&a, &sidecar))))
+            })
         };
         match info {
             Ok(i) => infos.push(i),
@@ -222,6 +267,12 @@ fn print_text(i: &FileInfo) {
         "  defaults: tolerance {} and marker offset {} (scene units)",
         i.tolerance, i.marker_offset
     );
+    if !i.socket_nodes.is_empty() {
+        println!(
+            "  sockets: {} non-joint node(s) under joints, measured with them",
+            i.socket_nodes.len()
+        );
+    }
     if let Some(f) = &i.fbx {
         print_fbx(f);
     }

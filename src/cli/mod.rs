@@ -1,11 +1,14 @@
 //! The command line: one file per subcommand. `run` returns the process exit code
 //! (0 ok, 1 a contract was not met, 2 bad input).
 
+mod cache_args;
 mod compress;
 mod convert;
 mod inspect;
 mod make_character;
 mod report;
+mod report_merge;
+mod shard;
 mod skp;
 mod table;
 mod tuning;

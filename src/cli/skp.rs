@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::table::{TrackCounts, clip_header, clip_row};
 use crate::codec::TrackData;
+use crate::codec::playback::PlaybackInfo;
 use crate::container::{self, Container};
 
 /// Whether `path` names a skelpack container (by its extension).
@@ -23,7 +24,7 @@ pub fn read(path: &Path) -> anyhow::Result<Container> {
 
 /// `inspect --json` for a container (stable): `{ file, format: "skp", bytes, joints,
 /// deforming_joints, max_depth, clips: [ { name, duration, sample_rate, frames, start_time,
-/// keys, tracks: { animated, constant, rest } } ] }`.
+/// keys, tracks: { animated, constant, rest }, looping, root_motion, additive } ] }`.
 #[derive(Serialize)]
 pub struct SkpInfo {
     file: String,
@@ -45,6 +46,9 @@ struct SkpClip {
     /// Stored keys of the animated tracks.
     keys: usize,
     tracks: TrackCounts,
+    /// `looping`, `root_motion` (joint name or null), `additive` (mode and base, or null).
+    #[serde(flatten)]
+    playback: PlaybackInfo,
 }
 
 /// Facts about a container file.
@@ -72,6 +76,7 @@ pub fn describe(path: &Path) -> anyhow::Result<SkpInfo> {
                         .count(),
                     rest: all().filter(|t| matches!(t, TrackData::Rest)).count(),
                 },
+                playback: PlaybackInfo::new(&clip.playback, &c.skeleton),
             }
         })
         .collect();

@@ -29,6 +29,11 @@ pub struct TuningArgs {
     /// Scene unit override: m, cm, mm, inch, or a number of scene units per metre.
     #[arg(long)]
     pub unit: Option<String>,
+    /// Measure no socket (non-joint nodes hanging from joints: `*_end` tips, rigid parts,
+    /// attachments): each joint is held at its own markers only. Smaller, but what hangs far
+    /// beyond the marker offset may move more than the tolerance.
+    #[arg(long)]
+    pub ignore_sockets: bool,
 }
 
 impl TuningArgs {
@@ -81,6 +86,9 @@ impl TuningArgs {
             s.unit = Some(crate::model::LengthUnit::parse(u).with_context(|| {
                 format!("unknown unit '{u}' (m, cm, mm, inch, or units per metre)")
             })?);
+        }
+        if self.ignore_sockets {
+            s.ignore_sockets = true;
         }
         Ok((s, file))
     }

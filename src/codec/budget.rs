@@ -60,6 +60,7 @@ impl Budgets {
         let sampled = clip.frame_count.div_ceil(step) + 1;
         let exact = path_lengths.saturating_mul(sampled) <= EXACT_REACH_MAX_STEPS;
         let mut frame_reach = vec![0.0f32; if exact { 0 } else { n }];
+        let mut markers = Vec::new();
         for f in (0..clip.frame_count)
             .step_by(step)
             .chain(std::iter::once(clip.frame_count.saturating_sub(1)))
@@ -70,18 +71,13 @@ impl Budgets {
                 if !limits.evaluated[k] {
                     continue;
                 }
-                let d = limits.local_marker(k);
                 let m = &obj[k];
-                let markers = [
-                    m.translation + m.matrix3.x_axis * d,
-                    m.translation + m.matrix3.y_axis * d,
-                    m.translation + m.matrix3.z_axis * d,
-                ];
+                marker_points(limits, k, m, &mut markers);
                 if !exact {
                     let pk: Vec3A = m.translation;
                     frame_reach[k] = markers
                         .iter()
-                        .map(|p| (*p - pk).length())
+                        .map(|&(p, w)| (p - pk).length() * w)
                         .fold(0.0, f32::max);
                     continue;
                 }
@@ -89,8 +85,8 @@ impl Budgets {
                 let mut a = Some(k);
                 while let Some(j) = a {
                     let pj: Vec3A = obj[j].translation;
-                    for p in &markers {
-                        reach[j] = reach[j].max((*p - pj).length());
+                    for &(p, w) in &markers {
+                        reach[j] = reach[j].max((p - pj).length() * w);
                     }
                     a = if is_pinned(j) {
                         None
@@ -165,6 +161,30 @@ impl Budgets {
             },
             translation: e / self.parent_scale[joint].max(1e-9),
             scale: e / r,
+        }
+    }
+}
+
+/// Joint `k`'s markers in object space (`m` its object transform), each with the weight its
+/// error carries against the joint's tolerance: its three markers, then its sockets' origins
+/// and markers ([`crate::metric::marker_error`]).
+fn marker_points(limits: &JointLimits, k: usize, m: &Affine3A, out: &mut Vec<(Vec3A, f32)>) {
+    let d = limits.local_marker(k);
+    out.clear();
+    for axis in [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis] {
+        out.push((m.translation + axis * d, 1.0));
+    }
+    for s in &limits.sockets[k] {
+        let w = s.weight();
+        let o = s.origin;
+        let ax = &s.axes;
+        for p in [
+            o,
+            o + ax.x_axis * d as f64,
+            o + ax.y_axis * d as f64,
+            o + ax.z_axis * d as f64,
+        ] {
+            out.push((m.transform_point3a(p.as_vec3().into()), w));
         }
     }
 }

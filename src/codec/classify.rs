@@ -9,7 +9,7 @@ use crate::metric::JointLimits;
 use crate::model::{Clip, Skeleton, TrackKind, Transform, quat_angle};
 
 /// What a track needs to be reproduced.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TrackClass {
     /// Within tolerance of the skeleton's rest value at every frame: costs nothing.

@@ -15,6 +15,7 @@ use super::control::Control;
 use super::curve::align_hemispheres;
 use super::floor::{floors_of, hold_to_floors, hold_to_reached};
 use super::memo::Recompressor;
+use super::playback::{self, Layer, Layered};
 use super::report::{ClipReport, JointFailure, TrackReport, payload_bytes, sections};
 use super::track::{TrackData, TrackEncoder, TrackInput, encode_track, finest_track};
 use super::verify::Verifier;
@@ -47,12 +48,13 @@ struct Inputs {
 }
 
 impl Inputs {
-    fn new(skeleton: &Skeleton, clip: &Clip) -> Self {
+    /// The tracks of `clip`; `rest_pose` is what a rest track decodes to per joint (the
+    /// skeleton's rest pose, or an additive clip's identity).
+    fn new(skeleton: &Skeleton, clip: &Clip, rest_pose: &[Transform]) -> Self {
         let mut raw = Vec::with_capacity(skeleton.len());
         let mut mids = Vec::with_capacity(skeleton.len());
         let mut rest = Vec::with_capacity(skeleton.len());
-        for (j, joint) in skeleton.joints.iter().enumerate() {
-            let t = &clip.tracks[j];
+        for (t, r) in clip.tracks.iter().zip(rest_pose).take(skeleton.len()) {
             let tv: Vec<Vec4> = t.translations.iter().map(|v| v.extend(0.0)).collect();
             let mut rv: Vec<Vec4> = t
                 .rotations
@@ -79,9 +81,9 @@ impl Inputs {
             mids.push([lerp_mid(&tv), rot_mid, lerp_mid(&sv)]);
             raw.push([tv, rv, sv]);
             rest.push([
-                joint.rest.translation.extend(0.0),
-                Vec4::from(joint.rest.rotation),
-                joint.rest.scale.extend(0.0),
+                r.translation.extend(0.0),
+                Vec4::from(r.rotation),
+                r.scale.extend(0.0),
             ]);
         }
         Self { raw, mids, rest }
@@ -189,13 +191,21 @@ pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip, &Reference, &ErrorRe
 pub(super) fn compress_with(
     memo: &mut Recompressor,
     skeleton: &Skeleton,
-    clip: &Clip,
+    prepared: &playback::Prepared,
     settings: &Resolved,
     control: &Control,
     first_pass: Option<FirstPass>,
 ) -> Result<(CompressedClip, ErrorReport), CodecError> {
     let started = Instant::now();
+    // The clip as compressed (a looping clip's first frame may be appended to it).
+    let clip: &Clip = &prepared.clip;
     clip.validate(skeleton).map_err(CodecError::InvalidClip)?;
+    if let Some(e) = &prepared.error {
+        return Err(CodecError::InvalidClip(e.clone()));
+    }
+    // What players show: the clip, or an additive clip on its base (measured against).
+    let shown: &Clip = prepared.composed.as_ref().unwrap_or(clip);
+    let layer = prepared.layer.as_ref();
     if settings.limits.len() != skeleton.len() {
         return Err(CodecError::InvalidClip(
             "settings do not match the skeleton".into(),
@@ -205,10 +215,26 @@ pub(super) fn compress_with(
     let n = skeleton.len();
     let frames = clip.frame_count;
     control.set_progress(0.0);
-    let reference = memo.reference(skeleton, clip);
+    // Midpoints as players show them: the base and the layer each interpolated, then
+    // composed (for a fixed base the same as interpolating `shown`).
+    let reference = memo.reference(
+        skeleton,
+        &Layered {
+            additive: clip,
+            layer,
+        },
+        clip.frame_count,
+    );
     let reference = reference.as_ref();
-    let mut inputs = Inputs::new(skeleton, clip);
-    let pinned = &settings.pinned;
+    let rest_pose = &prepared.rest;
+    let mut inputs = Inputs::new(skeleton, clip, rest_pose);
+    // Pins re-derive local tracks from object targets: not for an additive layer's keys.
+    let no_pins = vec![false; settings.pinned.len()];
+    let pinned = if layer.is_some() {
+        &no_pins
+    } else {
+        &settings.pinned
+    };
     // Tracks that move share their joint's budget; a pinned joint counts as moving.
     let is_pinned = |j: usize| pinned.get(j).copied().unwrap_or(false);
     let moving_tracks: Vec<usize> = (0..n)
@@ -222,11 +248,13 @@ pub(super) fn compress_with(
     let moving: Vec<bool> = moving_tracks.iter().map(|&m| m > 0).collect();
     // Tolerances below a joint's floor cannot be held: hold those joints just above it.
     let floors = memo.floors(requested, settings.bits, || {
-        joint_floors(skeleton, clip, reference, &inputs, requested, settings)
+        joint_floors(
+            skeleton, clip, reference, &inputs, requested, settings, layer,
+        )
     });
     let memo = memo.encodings();
     let mut held = hold_to_floors(requested, &floors);
-    let budgets = Budgets::new(skeleton, clip, &held, &moving, pinned);
+    let budgets = Budgets::new(skeleton, shown, &held, &moving, pinned);
     let base: Vec<[f32; 3]> = (0..n)
         .map(|j| {
             let t = budgets.local_tolerances(j, moving_tracks[j], 1.0);
@@ -257,12 +285,13 @@ pub(super) fn compress_with(
         sample_rate: clip.sample_rate,
         frame_count: frames,
         start_time: clip.start_time,
-        rest: skeleton.joints.iter().map(|j| j.rest).collect(),
+        rest: rest_pose.clone(),
         tracks,
         local_tolerance: (0..n)
             .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
             .collect(),
         report: ClipReport::default(),
+        playback: Default::default(),
     };
 
     // Repair: tighten every track on the path of a violating joint.
@@ -274,7 +303,16 @@ pub(super) fn compress_with(
             std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
         });
     }
-    let mut errors = measure(skeleton, reference, &out, &held, true);
+    let mut errors = measure(
+        skeleton,
+        reference,
+        &Layered {
+            additive: &out,
+            layer,
+        },
+        &held,
+        true,
+    );
     while !passes(&errors, &held) && repairs < MAX_REPAIRS {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
@@ -316,13 +354,31 @@ pub(super) fn compress_with(
                 std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
             });
         }
-        errors = measure(skeleton, reference, &out, &held, true);
+        errors = measure(
+            skeleton,
+            reference,
+            &Layered {
+                additive: &out,
+                layer,
+            },
+            &held,
+            true,
+        );
     }
     control.set_progress(0.6);
     // What repair could not reach stays where it is; every other joint keeps its tolerance.
     if !passes(&errors, &held) {
         hold_to_reached(&mut held, &errors);
-        errors = measure(skeleton, reference, &out, &held, true);
+        errors = measure(
+            skeleton,
+            reference,
+            &Layered {
+                additive: &out,
+                layer,
+            },
+            &held,
+            true,
+        );
     }
     let limits = &held;
 
@@ -347,9 +403,10 @@ pub(super) fn compress_with(
                 0,
                 started,
             );
+            first.playback = prepared.playback.clone();
             show(first, reference, &errors);
         }
-        let mut verifier = Verifier::new(skeleton, reference, limits, &out);
+        let mut verifier = Verifier::new(skeleton, reference, limits, &out, layer);
         // Each track's tolerance as relaxation starts: the finest its encoders record to.
         let start: Vec<[f32; 3]> = (0..n)
             .map(|j| std::array::from_fn(|k| base[j][k] * scale[j][k]))
@@ -402,8 +459,21 @@ pub(super) fn compress_with(
                     });
                 }
                 let smaller = total_bits(&trial) < total_bits(out);
-                (smaller && passes(&measure(skeleton, reference, &trial, limits, true), limits))
-                    .then_some(trial)
+                (smaller
+                    && passes(
+                        &measure(
+                            skeleton,
+                            reference,
+                            &Layered {
+                                additive: &trial,
+                                layer,
+                            },
+                            limits,
+                            true,
+                        ),
+                        limits,
+                    ))
+                .then_some(trial)
             };
         // Plain encodings first, then refined key values on top of what they reached: every
         // step is kept only if it saves bits, so refinement never grows the clip.
@@ -420,7 +490,16 @@ pub(super) fn compress_with(
             )?;
         }
         if relaxed > 0 {
-            errors = measure(skeleton, reference, &out, limits, true);
+            errors = measure(
+                skeleton,
+                reference,
+                &Layered {
+                    additive: &out,
+                    layer,
+                },
+                limits,
+                true,
+            );
         }
     }
     out.local_tolerance = (0..n)
@@ -436,6 +515,8 @@ pub(super) fn compress_with(
         relaxed,
         started,
     );
+    out.playback = prepared.playback.clone();
+    out.report.playback = playback::report(skeleton, prepared, &out, &errors);
     control.set_progress(1.0);
     Ok((out, errors))
 }
@@ -584,6 +665,7 @@ fn joint_floors(
     inputs: &Inputs,
     limits: &JointLimits,
     settings: &Resolved,
+    layer: Option<&Layer>,
 ) -> Vec<f32> {
     let tracks: Vec<[TrackData; 3]> = (0..skeleton.len())
         .into_par_iter()
@@ -604,12 +686,21 @@ fn joint_floors(
         sample_rate: clip.sample_rate,
         frame_count: clip.frame_count,
         start_time: clip.start_time,
-        rest: skeleton.joints.iter().map(|j| j.rest).collect(),
+        rest: inputs
+            .rest
+            .iter()
+            .map(|r| Transform::new(r[0].truncate(), Quat::from_vec4(r[1]), r[2].truncate()))
+            .collect(),
         local_tolerance: vec![[0.0; 3]; skeleton.len()],
         tracks,
         report: ClipReport::default(),
+        playback: Default::default(),
     };
-    floors_of(&measure(skeleton, reference, &finest, limits, true))
+    let shown = Layered {
+        additive: &finest,
+        layer,
+    };
+    floors_of(&measure(skeleton, reference, &shown, limits, true))
 }
 
 /// The tolerances a report is judged against: what was asked, and each joint's floor.
@@ -728,5 +819,6 @@ fn build_report(
         repair_iterations: repairs,
         relaxed_tracks: relaxed,
         compress_ms: started.elapsed().as_secs_f64() * 1000.0,
+        playback: Default::default(),
     }
 }

@@ -5,6 +5,7 @@ use glam::{Quat, Vec4};
 use super::report::ClipReport;
 use super::track::TrackData;
 use crate::metric::PoseSource;
+use crate::model::playback::Playback;
 use crate::model::{Skeleton, TrackKind, Transform};
 
 /// The result of compressing one clip.
@@ -21,6 +22,8 @@ pub struct CompressedClip {
     /// Local tolerance each track was encoded to (radians for rotations, units otherwise).
     pub local_tolerance: Vec<[f32; 3]>,
     pub report: ClipReport,
+    /// How the clip is played: looping, root motion, additive (stored in a `.skp`).
+    pub playback: Playback,
 }
 
 impl CompressedClip {

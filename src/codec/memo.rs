@@ -37,6 +37,8 @@ pub struct Recompressor {
 struct Floors {
     bits: Bits,
     markers: Vec<(bool, u32)>,
+    /// Each socket's weight against its joint's tolerance (a floor includes it).
+    socket_weights: Vec<u32>,
     floors: Vec<f32>,
 }
 
@@ -82,7 +84,9 @@ impl Recompressor {
         control: &Control,
         first_pass: Option<FirstPass>,
     ) -> Result<CompressedClip, CodecError> {
-        let digest = digest(skeleton, clip);
+        // The clip as compressed: a looping clip may have its first frame appended.
+        let prepared = super::playback::prepare(skeleton, clip, settings);
+        let digest = digest(skeleton, &prepared.clip);
         if self.clip != Some(digest) {
             *self = Self {
                 clip: Some(digest),
@@ -92,7 +96,7 @@ impl Recompressor {
         self.encodings
             .begin(settings.method, settings.bits, 3 * skeleton.len());
         self.errors = None;
-        let result = compress_with(self, skeleton, clip, settings, control, first_pass);
+        let result = compress_with(self, skeleton, &prepared, settings, control, first_pass);
         self.encodings.end(result.is_ok());
         let (clip, errors) = result?;
         self.errors = Some(Arc::new(errors));
@@ -122,11 +126,17 @@ impl Recompressor {
         self.reference.clone()
     }
 
-    /// The clip's reference poses (samples and midpoints), computed once.
-    pub(super) fn reference(&mut self, skeleton: &Skeleton, clip: &Clip) -> Arc<Reference> {
+    /// The clip's reference poses (samples and midpoints) of `frames` frames of `source`
+    /// (the clip, or an additive clip on its base), computed once.
+    pub(super) fn reference(
+        &mut self,
+        skeleton: &Skeleton,
+        source: &dyn crate::metric::PoseSource,
+        frames: usize,
+    ) -> Arc<Reference> {
         self.encodings.reference_reused = self.reference.is_some();
         self.reference
-            .get_or_insert_with(|| Arc::new(Reference::new(skeleton, clip, clip.frame_count)))
+            .get_or_insert_with(|| Arc::new(Reference::new(skeleton, source, frames)))
             .clone()
     }
 
@@ -140,7 +150,16 @@ impl Recompressor {
         let markers: Vec<(bool, u32)> = (0..limits.len())
             .map(|j| (limits.evaluated[j], limits.local_marker(j).to_bits()))
             .collect();
-        let same = |f: &&Floors| f.bits == bits && f.markers == markers;
+        let socket_weights: Vec<u32> = (0..limits.len())
+            .flat_map(|j| {
+                limits.sockets[j]
+                    .iter()
+                    .map(|s| s.tolerance_ratio.to_bits())
+            })
+            .collect();
+        let same = |f: &&Floors| {
+            f.bits == bits && f.markers == markers && f.socket_weights == socket_weights
+        };
         if let Some(f) = self.floors.as_ref().filter(same) {
             self.encodings.floors_reused = true;
             return f.floors.clone();
@@ -150,6 +169,7 @@ impl Recompressor {
         self.floors = Some(Floors {
             bits,
             markers,
+            socket_weights,
             floors: floors.clone(),
         });
         floors

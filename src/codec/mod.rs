@@ -11,6 +11,7 @@ pub mod curve;
 pub mod fit;
 pub mod floor;
 mod memo;
+pub mod playback;
 pub mod predict;
 pub mod quantize;
 mod refine;

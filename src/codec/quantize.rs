@@ -18,7 +18,7 @@ use serde::Serialize;
 use skelpack_runtime::quant::{KeyFormat, KeyRange, S3_BITS, S3_MAX};
 
 /// How one animated track's key values are stored.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Format {
     /// 48 bits per rotation key.

@@ -12,7 +12,7 @@ use crate::metric::ErrorStats;
 use crate::model::{Skeleton, TrackKind};
 
 /// Bytes by section of the clip payload.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct Sections {
     pub rotations: u64,
     pub translations: u64,
@@ -26,7 +26,7 @@ pub struct Sections {
 }
 
 /// One track's storage.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct TrackReport {
     pub joint: String,
     pub kind: TrackKind,
@@ -39,12 +39,12 @@ pub struct TrackReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interpolation: Option<super::Interpolation>,
     /// Kept key frames in the order the fitter inserted them (the two end keys first).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub insert_order: Vec<u32>,
 }
 
 /// A joint whose tolerance could not be met, and by how much.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct JointFailure {
     pub joint: String,
     pub max_error: f32,
@@ -55,7 +55,7 @@ pub struct JointFailure {
 }
 
 /// What one joint's three tracks cost.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct JointCost {
     /// Keys stored (a constant track counts one).
     pub keys: usize,
@@ -66,7 +66,7 @@ pub struct JointCost {
 }
 
 /// The report of one compressed clip.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
 pub struct ClipReport {
     pub name: String,
     pub joints: usize,
@@ -94,6 +94,10 @@ pub struct ClipReport {
     pub repair_iterations: usize,
     pub relaxed_tracks: usize,
     pub compress_ms: f64,
+    /// Looping, root motion and additive flags, the error across the loop wrap and the
+    /// root motion's accumulated error.
+    #[serde(flatten)]
+    pub playback: super::playback::PlaybackReport,
 }
 
 /// Fixed clip header: frame count, rate, start time, joint count, count width, reserved,

@@ -9,7 +9,7 @@ use glam::{Quat, Vec3};
 use skelpack_runtime::{Clip, CursorState, JointPose};
 
 use super::CompressedClip;
-use crate::container::payload;
+use crate::container::{meta, payload};
 use crate::model::Transform;
 
 /// A runtime clip built from a compressed clip.
@@ -44,15 +44,20 @@ fn copy_out(from: &[JointPose], out: &mut [Transform]) {
 }
 
 impl RuntimeClip {
-    /// Lays out `clip` through its container payload (panics only if skelpack wrote a
-    /// payload its own reader refuses, which `container::write` also checks).
+    /// Lays out `clip` through its container payload and metadata block (panics only if
+    /// skelpack wrote a payload its own reader refuses, which `container::write` also
+    /// checks).
     pub fn new(clip: &CompressedClip) -> Self {
         let rest: Vec<JointPose> = clip.rest.iter().map(to_joint_pose).collect();
         let bytes = payload::write(clip);
         let record = skelpack_runtime::payload::parse(&bytes, &clip.name, rest.len())
             .expect("the runtime reads every payload skelpack writes");
+        let block = meta::write(&clip.playback);
+        let playback =
+            skelpack_runtime::meta::parse(&block, 0..block.len(), &clip.name, rest.len())
+                .expect("the runtime reads every metadata block skelpack writes");
         Self {
-            clip: Clip::new(&record, &rest),
+            clip: Clip::new(&record, &rest).with_playback(&record, &rest, &playback),
             scratch: RefCell::new(rest),
         }
     }

@@ -6,8 +6,9 @@
 use glam::{DAffine3, Quat, Vec4};
 
 use super::compressed::CompressedClip;
+use super::playback::Layer;
 use super::track::TrackData;
-use crate::metric::{JointLimits, PoseSource, Reference, exceeds, joint_error};
+use crate::metric::{JointLimits, PoseSource, Reference, exceeds, marker_error};
 use crate::model::{Skeleton, Transform, local_to_object_f64};
 
 /// The decoded pose of a compressed clip at every sample and midpoint, in local and object
@@ -20,7 +21,10 @@ pub struct Verifier<'a> {
     /// parents-first, each with the slot of its parent in this list (unused for the first).
     /// Built on demand: all of them would be quadratic on a deep chain.
     subtrees: Vec<Option<Vec<(usize, usize)>>>,
-    /// `positions * joints`: decoded local transforms, as transforms and as matrices.
+    /// An additive clip's base: the matrices are of the composed transforms.
+    layer: Option<&'a Layer>,
+    /// `positions * joints`: decoded local transforms (of the additive layer for an
+    /// additive clip), and the matrices of what players show (composed on the base).
     local: Vec<Transform>,
     local_matrix: Vec<DAffine3>,
     /// `positions * joints`: object transforms.
@@ -38,23 +42,32 @@ impl<'a> Verifier<'a> {
         reference: &'a Reference,
         limits: &'a JointLimits,
         clip: &CompressedClip,
+        layer: Option<&'a Layer>,
     ) -> Self {
         assert_eq!(reference.inner, 1, "verification expects midpoints only");
         let n = skeleton.len();
         let positions = positions(reference);
         let mut local = vec![Transform::IDENTITY; positions * n];
+        let mut shown = vec![Transform::IDENTITY; n];
+        let mut local_matrix = vec![DAffine3::IDENTITY; positions * n];
         let mut object = vec![DAffine3::IDENTITY; positions * n];
         for p in 0..positions {
             let at = p * n..(p + 1) * n;
             clip.sample_local(position_frame(reference, p), &mut local[at.clone()]);
-            local_to_object_f64(skeleton, &local[at.clone()], &mut object[at]);
+            let frame = position_frame(reference, p);
+            for (j, s) in shown.iter_mut().enumerate() {
+                *s = shown_local(layer, j, frame, &local[p * n + j]);
+                local_matrix[p * n + j] = s.to_daffine();
+            }
+            local_to_object_f64(skeleton, &shown, &mut object[at]);
         }
         Self {
             skeleton,
             reference,
             limits,
+            layer,
             subtrees: vec![None; n],
-            local_matrix: local.iter().map(Transform::to_daffine).collect(),
+            local_matrix,
             local,
             object,
             changed_local: Vec::new(),
@@ -64,7 +77,7 @@ impl<'a> Verifier<'a> {
 
     /// Decodes `clip` afresh, after changes made without [`Verifier::accept`].
     pub fn reset(&mut self, clip: &CompressedClip) {
-        *self = Self::new(self.skeleton, self.reference, self.limits, clip);
+        *self = Self::new(self.skeleton, self.reference, self.limits, clip, self.layer);
     }
 
     /// True when replacing track `kind` of `joint` by `track` keeps every evaluated joint
@@ -89,7 +102,8 @@ impl<'a> Verifier<'a> {
             let start = self.changed_object.len();
             for (i, &(j, parent_slot)) in subtree.iter().enumerate() {
                 let object = if i == 0 {
-                    let m = local.to_daffine();
+                    let frame = position_frame(self.reference, p);
+                    let m = shown_local(self.layer, joint, frame, &local).to_daffine();
                     match parent {
                         Some(a) => self.object[p * n + a] * m,
                         None => m,
@@ -100,7 +114,7 @@ impl<'a> Verifier<'a> {
                 self.changed_object.push(object);
                 if self.limits.evaluated[j] {
                     let reference = &reference_at(self.reference, p)[j];
-                    let e = joint_error(reference, &object, self.limits.local_marker(j));
+                    let e = marker_error(self.limits, j, reference, &object);
                     if exceeds(e, self.limits.tolerance[j]) {
                         return false;
                     }
@@ -118,12 +132,22 @@ impl<'a> Verifier<'a> {
         let subtree = self.subtrees[joint].get_or_insert_with(|| subtree_of(skeleton, joint));
         for (p, local) in self.changed_local.iter().enumerate() {
             self.local[p * n + joint] = *local;
-            self.local_matrix[p * n + joint] = local.to_daffine();
+            let frame = position_frame(self.reference, p);
+            self.local_matrix[p * n + joint] =
+                shown_local(self.layer, joint, frame, local).to_daffine();
             let changed = &self.changed_object[p * subtree.len()..(p + 1) * subtree.len()];
             for (&(j, _), object) in subtree.iter().zip(changed) {
                 self.object[p * n + j] = *object;
             }
         }
+    }
+}
+
+/// Joint `j`'s local transform as players show it: on the additive layer's base.
+fn shown_local(layer: Option<&Layer>, j: usize, frame: f32, local: &Transform) -> Transform {
+    match layer {
+        Some(l) => l.compose(j, frame, local),
+        None => *local,
     }
 }
 

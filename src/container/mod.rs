@@ -1,9 +1,11 @@
-//! The `.skp` container (docs/FORMAT.md): magic, version, skeleton with names, one payload
-//! per clip, CRC-32. The reader validates every length, count and value and never panics
+//! The `.skp` container (docs/FORMAT.md): magic, version, skeleton with names, per clip a
+//! metadata block (playback: looping, root motion, additive) and a payload, CRC-32.
+//! Version-1 files (no metadata blocks) still open. The reader validates every length, count and value and never panics
 //! on bad bytes, nor allocates more than the file could describe.
 
 pub mod bits;
 pub mod dense;
+pub mod meta;
 pub mod payload;
 
 use std::path::Path;
@@ -13,7 +15,7 @@ use crate::model::{Joint, Skeleton, Transform};
 use skelpack_runtime::read::name_of;
 
 pub use skelpack_runtime::read::{
-    MAGIC, MAX_JOINTS, MAX_MAGNITUDE, MAX_ROTATION_COMPONENT, VERSION,
+    MAGIC, MAX_JOINTS, MAX_MAGNITUDE, MAX_ROTATION_COMPONENT, OLDEST_VERSION, VERSION,
 };
 
 /// A container that could not be read.
@@ -23,7 +25,7 @@ pub enum ContainerError {
     Io(#[from] std::io::Error),
     #[error("not a skelpack container (bad magic)")]
     BadMagic,
-    #[error("unsupported container version {0} (this build reads {VERSION})")]
+    #[error("unsupported container version {0} (this build reads {OLDEST_VERSION} to {VERSION})")]
     Version(u16),
     #[error("corrupt: {0}")]
     Corrupt(String),
@@ -70,11 +72,14 @@ pub fn to_bytes(skeleton: &Skeleton, clips: &[CompressedClip]) -> Vec<u8> {
         out.push(j.deforming as u8);
     }
     let payloads: Vec<Vec<u8>> = clips.iter().map(payload::write).collect();
-    for (c, p) in clips.iter().zip(&payloads) {
+    let metas: Vec<Vec<u8>> = clips.iter().map(|c| meta::write(&c.playback)).collect();
+    for ((c, p), m) in clips.iter().zip(&payloads).zip(&metas) {
         put_name(&mut out, &c.name);
         out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(m.len() as u32).to_le_bytes());
     }
-    for p in &payloads {
+    for (p, m) in payloads.iter().zip(&metas) {
+        out.extend_from_slice(m);
         out.extend_from_slice(p);
     }
     let crc = crc32fast::hash(&out);
@@ -129,7 +134,21 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Container, ContainerError> {
     let clips = layout
         .clips
         .iter()
-        .map(|c| payload::read(&body[c.payload.clone()], name_of(body, &c.name), &rest))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|c| {
+            let name = name_of(body, &c.name);
+            let m = skelpack_runtime::meta::parse(body, c.meta.clone(), name, rest.len())?;
+            // An additive clip's rest tracks decode to the identity of its mode.
+            let clip_rest: Vec<Transform> = match &m.additive {
+                Some(a) => {
+                    let id = skelpack_runtime::additive::identity(a.mode);
+                    vec![crate::codec::runtime::to_transform(&id); rest.len()]
+                }
+                None => rest.clone(),
+            };
+            let mut clip = payload::read(&body[c.payload.clone()], name, &clip_rest)?;
+            clip.playback = meta::read(&m, body);
+            Ok(clip)
+        })
+        .collect::<Result<Vec<_>, ContainerError>>()?;
     Ok(Container { skeleton, clips })
 }

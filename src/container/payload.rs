@@ -262,6 +262,7 @@ pub fn from_record(p: PayloadRecord, name: &str, rest: &[Transform]) -> Compress
         local_tolerance: vec![[0.0; 3]; joints],
         tracks,
         report: ClipReport::default(),
+        playback: Default::default(),
     }
 }
 

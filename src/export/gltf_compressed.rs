@@ -92,6 +92,8 @@ pub struct AnimationExport {
     pub kept_original: bool,
     /// Channels written on skeleton nodes (carried-over channels excluded).
     pub channel_list: Vec<ChannelExport>,
+    /// Morph-weight channels: how many, and those compressed ([`super::morph_weights`]).
+    pub scalar_tracks: super::morph_weights::ScalarTracks,
 }
 
 /// Which properties of each skeleton joint (translation, rotation, scale) the source drives:
@@ -452,6 +454,13 @@ pub fn compressed_gltf(
     for (i, gc) in clips.iter().enumerate() {
         let cc = &gc.compressed;
         let raw = &asset.clips[i];
+        if cc.playback.looping && cc.frame_count == raw.frame_count + 1 {
+            return Err(ExportError::new(format!(
+                "clip '{}' was compressed as a loop with its first frame appended; glTF has no \
+                 loop flag: write a .skp, or compress it for glTF without `looping`",
+                raw.name
+            )));
+        }
         if cc.frame_count != raw.frame_count || !cc.matches(skeleton) {
             return Err(ExportError::new(format!(
                 "compressed clip '{}' does not match clip '{}'",
@@ -459,6 +468,12 @@ pub fn compressed_gltf(
             )));
         }
         let original_bytes = sampler_bytes(&doc, i);
+        let resolved = settings.resolve(asset, &raw.name);
+        let first = skeleton.deforming_joints().next().unwrap_or(0);
+        let scalar = super::morph_weights::ScalarLimits {
+            tolerance: resolved.limits.tolerance.get(first).copied().unwrap_or(0.0),
+            weight_tolerance: settings.weight_tolerance.unwrap_or(0.0),
+        };
         let mut report = write_animation(&mut doc, i, &gc.channels, cc, skeleton, &node_joint)?;
         report.original_bytes = original_bytes;
         report.exported_bytes = sampler_bytes(&doc, i);
@@ -466,8 +481,6 @@ pub fn compressed_gltf(
         report.worst_ratio = gc.worst_ratio;
         report.tolerance_factor = gc.tolerance_factor;
         report.player = player.name();
-        let resolved = settings.resolve(asset, &raw.name);
-        let first = skeleton.deforming_joints().next().unwrap_or(0);
         if first < skeleton.len() {
             report.tolerance = resolved.limits.tolerance[first];
             report.marker_offset = resolved.limits.marker_offset[first];
@@ -501,6 +514,10 @@ pub fn compressed_gltf(
             report.max_error = max;
             report.worst_ratio = ratio * super::verify::PLAYER_GUARD;
             report.channel_list = Vec::new();
+        }
+        report.scalar_tracks = super::morph_weights::compress_animation(&mut doc, i, scalar);
+        if !report.scalar_tracks.compressed.is_empty() {
+            report.exported_bytes = sampler_bytes(&doc, i);
         }
         // The source rate, so that skelpack reopens the export at it (`import::extras`).
         let anim = &mut doc.array_mut("animations")[i];
@@ -812,7 +829,8 @@ fn write_animation(
         .unwrap_or_default();
     let mut samplers: Vec<Value> = Vec::new();
     let mut out_channels: Vec<Value> = Vec::new();
-    // Carried over unchanged: morph weights and nodes outside the skeleton.
+    // Carried over unchanged: morph weights (compressed afterwards, whichever animation is
+    // kept: `morph_weights::compress_animation`) and nodes outside the skeleton.
     for ch in &old_channels {
         let target = ch.get("target");
         let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
@@ -856,6 +874,7 @@ fn write_animation(
         worst_ratio: 0.0,
         tolerance_factor: 1.0,
         kept_original: false,
+        scalar_tracks: Default::default(),
     };
     for c in channels {
         let input = match times.get(&c.ticks) {

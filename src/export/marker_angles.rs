@@ -28,9 +28,11 @@ pub(super) fn smallest_angles(
     for (j, joint) in skeleton.joints.iter().enumerate() {
         depth[j] = joint.parent.map_or(1, |p| depth[p] + 1);
     }
+    // The farthest marker in the scene, a socket's weighted by its tolerance.
     let marker = |k: usize| {
         let m = limits.marker_offset[k] as f64;
-        m.max(m * scale[k])
+        let sockets = limits.local_reach(k) as f64 * limits.rest_scale[k] as f64;
+        m.max(m * scale[k]).max(sockets.max(sockets * scale[k]))
     };
     let steps: usize = (0..n)
         .filter(|&k| limits.evaluated[k])

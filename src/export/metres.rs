@@ -4,7 +4,7 @@
 //!
 //! The conversion is baked, not a scale on a new root node: every length is multiplied by
 //! `1 / unit.per_metre()` (rest and animated translations, mesh positions, the translation
-//! of inverse bind matrices, the source's tolerance and marker offsets); rotations and
+//! of inverse bind matrices, sockets' levers, the source's tolerance and marker offsets); rotations and
 //! scales are unchanged. Object-space poses are the source's times that factor, so the
 //! motion and the visual error (relative to the tolerance, in the same unit) are the same,
 //! and the glTF has exactly the source's joints, no extra node.
@@ -35,6 +35,9 @@ pub fn in_metres(asset: &Asset, unit: LengthUnit) -> Asset {
         if let Some(d) = joint.source_marker_offset.as_mut() {
             *d *= k;
         }
+    }
+    for socket in out.skeleton.sockets.iter_mut() {
+        socket.offset.translation *= k as f64;
     }
     for clip in out.clips.iter_mut() {
         for tracks in clip.tracks.iter_mut() {
@@ -83,6 +86,7 @@ mod tests {
             clips: vec![clip],
             meshes: Vec::new(),
             source_tolerance: Some(0.01),
+            source_additive: Vec::new(),
             units,
             warnings: Vec::new(),
             fbx: None,

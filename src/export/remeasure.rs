@@ -7,7 +7,7 @@
 use glam::{DAffine3, Quat, Vec4};
 
 use super::channels::{Channel, Interp, Rule, tick_frame};
-use crate::metric::{ErrorReport, JointLimits, Reference, joint_error};
+use crate::metric::{ErrorReport, JointLimits, Reference, marker_error};
 use crate::model::{Skeleton, Transform};
 
 /// The accepted state under one rule: per point (frame-major, `points * joints`), local
@@ -99,7 +99,7 @@ impl<'a> Remeasure<'a> {
         } else {
             &self.reference.at_extra[(p - inner_end) * n..(p - inner_end + 1) * n]
         };
-        joint_error(&refs[j], obj, self.limits.local_marker(j))
+        marker_error(self.limits, j, &refs[j], obj)
     }
 
     /// Measures `channels` (the accepted ones with every channel that differs changed),

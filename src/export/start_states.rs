@@ -22,7 +22,7 @@ use glam::DAffine3;
 use super::channels::{Played, Player, Rule};
 use super::gltf_compressed::GltfClip;
 use super::verify::PLAYER_GUARD;
-use crate::metric::{JointLimits, PoseSource, joint_error};
+use crate::metric::{JointLimits, PoseSource, marker_error};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 
 /// Inner points per frame interval at which a previous clip may be stopped, and at which
@@ -228,7 +228,7 @@ pub fn after_every_stop(
             for s in 1..sources {
                 for (i, &j) in affected.iter().enumerate() {
                     if limits.evaluated[j] {
-                        let e = joint_error(&obj[0][i], &obj[s][i], limits.local_marker(j));
+                        let e = marker_error(limits, j, &obj[0][i], &obj[s][i]);
                         err[i] = err[i].max(f64::from(e));
                     }
                 }

@@ -1,6 +1,7 @@
 //! The ACL raw clip format (`*.acl.sjson`, "simplified JSON"): bones with bind transforms and
 //! parents, per-bone `vertex_distance` (the marker offset), `error_threshold` (the
-//! tolerance), per-bone rotation / translation / scale tracks, sample rate.
+//! tolerance), per-bone rotation / translation / scale tracks, sample rate; an additive
+//! clip's `additive_format` and its base clip (`base_tracks`, `additive_base_*`).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -9,9 +10,14 @@ use glam::{Quat, Vec3};
 use serde_json::{Map, Value};
 
 use super::{ImportError, Imported};
+use crate::model::playback::{Additive, AdditiveBase, AdditiveMode};
 use crate::model::{Clip, Joint, Skeleton, Transform};
 
-pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
+/// A clip's additive space and base, as an ACL file declares them (`additive_format`,
+/// `base_tracks`): the clip's name and its mode and base.
+pub type SourceAdditive = Option<(String, Additive)>;
+
+pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, SourceAdditive), ImportError> {
     let err = |m: String| ImportError::new(path, m);
     let text =
         std::str::from_utf8(bytes).map_err(|_| err("not a text file (invalid UTF-8)".into()))?;
@@ -130,64 +136,164 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
     }
     let skeleton = Skeleton::new(ordered).map_err(err)?;
     super::limits::check_joint_count(&skeleton).map_err(err)?;
+
+    let clip =
+        read_tracks(&root, "tracks", &name, &skeleton, frames, rate, bytes.len()).map_err(err)?;
+    let mut clips = vec![clip];
+    // An additive clip (`additive_format`) carries its base clip in `base_tracks`.
+    let format = clip_info.get("additive_format").and_then(Value::as_str);
+    let mode = match format {
+        None | Some("none") | Some("None") => None,
+        Some(f) => Some(additive_mode(f).ok_or_else(|| {
+            err(format!(
+                "clip.additive_format '{}' is not relative, additive0 or additive1",
+                crate::quote::clipped(f)
+            ))
+        })?),
+    };
+    let mut additive = None;
+    if let Some(mode) = mode {
+        let base_name = clip_info
+            .get("additive_base_name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty() && *n != name)
+            .map_or_else(|| format!("{name} base"), str::to_owned);
+        let base_frames = clip_info
+            .get("additive_base_num_samples")
+            .and_then(Value::as_u64)
+            .map_or(frames, |n| n as usize);
+        let base_rate = clip_info
+            .get("additive_base_sample_rate")
+            .and_then(Value::as_f64)
+            .filter(|r| r.is_finite() && *r > 0.0)
+            .map_or(rate, |r| r as f32);
+        if base_frames == 0 {
+            return Err(err("clip.additive_base_num_samples = 0".into()));
+        }
+        let base = if root.contains_key("base_tracks") {
+            read_tracks(
+                &root,
+                "base_tracks",
+                &base_name,
+                &skeleton,
+                base_frames,
+                base_rate,
+                bytes.len(),
+            )
+            .map_err(err)?
+        } else {
+            // No base tracks: the base is the bind pose.
+            Clip::rest(&base_name, &skeleton, base_rate, 1)
+        };
+        let base_is_rest = !root.contains_key("base_tracks");
+        additive = Some((
+            name.clone(),
+            Additive {
+                mode,
+                base: if base_is_rest {
+                    AdditiveBase::Rest
+                } else {
+                    AdditiveBase::Clip {
+                        clip: base_name.clone(),
+                    }
+                },
+            },
+        ));
+        if !base_is_rest {
+            clips.push(base);
+        }
+    }
+    Ok((
+        (skeleton, clips, Vec::new(), tolerance, Vec::new()),
+        additive,
+    ))
+}
+
+/// ACL's name of an additive space.
+fn additive_mode(name: &str) -> Option<AdditiveMode> {
+    match name {
+        "relative" | "Relative" => Some(AdditiveMode::Relative),
+        "additive0" | "Additive0" => Some(AdditiveMode::Additive0),
+        "additive1" | "Additive1" => Some(AdditiveMode::Additive1),
+        _ => None,
+    }
+}
+
+/// The per-bone tracks listed under `key` (`tracks`, or an additive clip's `base_tracks`)
+/// as a clip of `frames` samples at `rate`; every track's length is checked before the
+/// dense clip is allocated.
+fn read_tracks(
+    root: &Map<String, Value>,
+    key: &str,
+    name: &str,
+    skeleton: &Skeleton,
+    frames: usize,
+    rate: f32,
+    file_bytes: usize,
+) -> Result<Clip, String> {
     let joint_of: HashMap<&str, usize> = skeleton
         .joints
         .iter()
         .enumerate()
         .map(|(i, j)| (j.name.as_str(), i))
         .collect();
-
     let tracks = root
-        .get("tracks")
+        .get(key)
         .and_then(Value::as_array)
-        .ok_or_else(|| err("no 'tracks' list".into()))?;
+        .ok_or_else(|| format!("no '{key}' list"))?;
+    // Messages about the base clip's tracks name their list and count.
+    let (at, declared) = if key == "tracks" {
+        (String::new(), "clip.num_samples")
+    } else {
+        (format!("{key}: "), "clip.additive_base_num_samples")
+    };
     // Every track's length is checked before the dense clip is allocated.
     let mut resolved = Vec::with_capacity(tracks.len());
     for (i, t) in tracks.iter().enumerate() {
         let t = t
             .as_object()
-            .ok_or_else(|| err(format!("track {i} is not an object")))?;
+            .ok_or_else(|| format!("{at}track {i} is not an object"))?;
         let bone = t
             .get("name")
             .and_then(Value::as_str)
-            .ok_or_else(|| err(format!("track {i} has no name")))?;
+            .ok_or_else(|| format!("{at}track {i} has no name"))?;
         let shown = crate::quote::clipped(bone);
         let j = *joint_of
             .get(bone)
-            .ok_or_else(|| err(format!("track {i} names unknown bone '{shown}'")))?;
-        for key in ["rotations", "translations", "scales"] {
-            if let Some(v) = t.get(key) {
+            .ok_or_else(|| format!("{at}track {i} names unknown bone '{shown}'"))?;
+        for channel in ["rotations", "translations", "scales"] {
+            if let Some(v) = t.get(channel) {
                 let n = v.as_array().map_or(0, Vec::len);
                 if n != frames {
-                    return Err(err(format!(
-                        "bone '{shown}' {key}: {n} samples, but clip.num_samples is {frames}"
-                    )));
+                    return Err(format!(
+                        "{at}bone '{shown}' {channel}: {n} samples, but {declared} is {frames}"
+                    ));
                 }
             }
         }
         resolved.push((t, shown, j));
     }
-    super::check_dense_size(skeleton.len(), frames, bytes.len()).map_err(err)?;
-    let mut clip = Clip::rest(name, &skeleton, rate, frames);
+    super::check_dense_size(skeleton.len(), frames, file_bytes)?;
+    let mut clip = Clip::rest(name, skeleton, rate, frames);
     for (t, shown, j) in resolved {
         let jt = &mut clip.tracks[j];
         if let Some(v) = t.get("rotations") {
             jt.rotations = samples(v, frames, |s| quat(Some(s)))
-                .map_err(|m| err(format!("bone '{shown}' rotations: {m}")))?;
+                .map_err(|m| format!("{at}bone '{shown}' rotations: {m}"))?;
             jt.source_channels[1] = true;
         }
         if let Some(v) = t.get("translations") {
             jt.translations = samples(v, frames, |s| vec3(Some(s), Vec3::ZERO))
-                .map_err(|m| err(format!("bone '{shown}' translations: {m}")))?;
+                .map_err(|m| format!("{at}bone '{shown}' translations: {m}"))?;
             jt.source_channels[0] = true;
         }
         if let Some(v) = t.get("scales") {
             jt.scales = samples(v, frames, |s| vec3(Some(s), Vec3::ONE))
-                .map_err(|m| err(format!("bone '{shown}' scales: {m}")))?;
+                .map_err(|m| format!("{at}bone '{shown}' scales: {m}"))?;
             jt.source_channels[2] = true;
         }
     }
-    Ok((skeleton, vec![clip], Vec::new(), tolerance, Vec::new()))
+    Ok(clip)
 }
 
 /// Parents-first order of a forest given as parent indices; `None` on a cycle.
@@ -484,7 +590,8 @@ mod tests {
     #[test]
     fn children_listed_first_are_reordered() {
         let text = "clip = { num_samples = 1 sample_rate = 30 }\nbones = [ { name = \"b\" parent = \"a\" } { name = \"a\" parent = \"\" } ]\ntracks = [ ]\n";
-        let (s, ..) = import(Path::new("x.acl.sjson"), text.as_bytes()).unwrap();
+        let ((s, ..), additive) = import(Path::new("x.acl.sjson"), text.as_bytes()).unwrap();
+        assert!(additive.is_none());
         assert_eq!(s.joints[0].name, "a");
         assert_eq!(s.joints[1].parent, Some(0));
     }

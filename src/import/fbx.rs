@@ -238,7 +238,7 @@ pub fn node_name(node: &ufbx::Node) -> String {
     }
 }
 
-trait TypedId {
+pub(super) trait TypedId {
     fn typed_id(&self) -> usize;
 }
 
@@ -472,7 +472,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
 
     let (rest, source) = rest_pose(&scene, &joints, &parents, first_frame_worlds.as_deref());
     info.rest_pose = source;
-    let skeleton = Skeleton::new(
+    let mut skeleton = Skeleton::new(
         names
             .into_iter()
             .zip(&parents)
@@ -490,6 +490,8 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     .map_err(err)?;
     // Untouched tracks (none: every frame is evaluated) keep the clip's own values; the
     // rest pose only matters where a clip is absent.
+    skeleton.sockets =
+        super::fbx_sockets::find_sockets(&scene, &joints, &skeleton, &animated_nodes(&scene));
     let meshes = fbx_mesh::import_meshes(&scene, &skeleton, &joints, &mut warnings);
     Ok(((skeleton, clips, meshes, None, warnings), info))
 }
@@ -533,6 +535,12 @@ fn locals_from_worlds(
     }
     worst
 }
+
+/// Joint-frames below which a take is sampled on the calling thread. Handing frames to
+/// rayon's pool costs a wake-up of its workers, which on a loaded machine took longer than
+/// the work: the 441-frame, 18-joint robot imported in 11.1 ms sequentially against 16.0 ms
+/// in parallel at load 8-10 on two cores (docs/FBX.md). Long takes still pay for it.
+const PARALLEL_WORK: usize = 1 << 14;
 
 /// Shear below this (relative to the axis length) is rounding, not shear.
 const SHEAR_EPSILON: f64 = 1e-5;
@@ -596,38 +604,44 @@ fn sample_stack(
         })
         .collect();
     let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
-    // Frames are independent: evaluated in parallel (ufbx evaluates a loaded scene from
-    // any number of threads; `SceneRoot` is `Sync`), assembled in order. Each frame is
-    // ufbx's evaluation of the joints' chain ([`fbx_eval`]).
-    let sampled: Vec<Frame> = (0..frames)
-        .into_par_iter()
-        .map(|f| {
-            let scene: &ufbx::Scene = root;
-            let stack = &scene.anim_stacks[stack_index];
-            let t = t0 + f as f64 / fps;
-            let worlds = fbx_eval::joint_worlds_at(scene, &stack.anim, joints, t);
-            let mut pose = vec![Transform::IDENTITY; worlds.len()];
-            let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
-            let axis = worlds[j]
-                .matrix3
-                .to_cols_array()
-                .iter()
-                .fold(0.0f64, |m, v| m.max(v.abs()));
-            let shear = (dev > SHEAR_EPSILON * axis.max(1e-12)).then_some((dev, j));
-            let weights = keyed_blends
-                .iter()
-                .map(|&i| {
-                    ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32
-                })
-                .collect();
-            Ok::<_, String>(Frame {
-                pose,
-                shear,
-                weights,
-                worlds: (f == 0).then_some(worlds),
-            })
-        })
-        .collect::<Result<_, String>>()?;
+    let animated = fbx_eval::animated_joints(scene, stack, joints);
+    // Frames are independent: evaluated in parallel when there is enough work to pay for
+    // the threads (ufbx evaluates a loaded scene from any number of threads; `SceneRoot` is
+    // `Sync`), assembled in order. Each frame is ufbx's evaluation of the joints' chain
+    // ([`fbx_eval`]).
+    let frame = |f: usize| {
+        let scene: &ufbx::Scene = root;
+        let stack = &scene.anim_stacks[stack_index];
+        let t = t0 + f as f64 / fps;
+        let worlds = fbx_eval::joint_worlds_at(scene, &stack.anim, joints, &animated, t);
+        let mut pose = vec![Transform::IDENTITY; worlds.len()];
+        let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
+        let axis = worlds[j]
+            .matrix3
+            .to_cols_array()
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs()));
+        let shear = (dev > SHEAR_EPSILON * axis.max(1e-12)).then_some((dev, j));
+        let weights = keyed_blends
+            .iter()
+            .map(|&i| ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32)
+            .collect();
+        Frame {
+            pose,
+            shear,
+            weights,
+            worlds: (f == 0).then_some(worlds),
+        }
+    };
+    let sampled: Vec<Frame> = if frames.saturating_mul(joints.nodes.len()) < PARALLEL_WORK {
+        (0..frames).map(frame).collect()
+    } else {
+        (0..frames)
+            .into_par_iter()
+            .with_min_len(4)
+            .map(frame)
+            .collect()
+    };
     let mut first = Vec::new();
     for (f, frame) in sampled.into_iter().enumerate() {
         if let Some((dev, j)) = frame.shear

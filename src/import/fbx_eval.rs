@@ -61,12 +61,37 @@ fn compose(
     }
 }
 
+/// Per joint, whether one of its node's properties is animated in `stack` (any layer): the
+/// others keep the node's own local transform at every time, so they are not evaluated.
+pub(super) fn animated_joints(
+    scene: &ufbx::Scene,
+    stack: &ufbx::AnimStack,
+    joints: &JointNodes,
+) -> Vec<bool> {
+    let mut animated = vec![false; scene.elements.len()];
+    for layer in &stack.layers {
+        for p in &layer.anim_props {
+            if let Some(a) = animated.get_mut(p.element.element_id as usize) {
+                *a = true;
+            }
+        }
+    }
+    joints
+        .nodes
+        .iter()
+        .map(|&n| animated[scene.nodes[n].element.element_id as usize])
+        .collect()
+}
+
 /// The world matrix of every joint's node at `time` of `anim` (joints parents first; a
-/// joint's parent node is its parent joint or the scene root).
+/// joint's parent node is its parent joint or the scene root). A joint `animated` marks
+/// false takes its node's static local transform (what `ufbx_evaluate_transform` gives for a
+/// node with no animated property).
 pub(super) fn joint_worlds_at(
     scene: &ufbx::Scene,
     anim: &ufbx::Anim,
     joints: &JointNodes,
+    animated: &[bool],
     time: f64,
 ) -> Vec<DAffine3> {
     let root_node = &scene.root_node;
@@ -80,9 +105,13 @@ pub(super) fn joint_worlds_at(
             joints.joint_of_node[id].and_then(|j| out.get(j).copied())
         }
     };
-    for &n in &joints.nodes {
+    for (j, &n) in joints.nodes.iter().enumerate() {
         let node = &scene.nodes[n];
-        let local = ufbx::evaluate_transform(anim, node, time);
+        let local = if animated[j] {
+            ufbx::evaluate_transform(anim, node, time)
+        } else {
+            node.local_transform
+        };
         let parent = node
             .parent
             .as_ref()

@@ -48,8 +48,12 @@ pub(super) fn rotation_scale(a: DMat3) -> (DQuat, DVec3) {
         return (DQuat::IDENTITY, s);
     }
     let mut r = DMat3::from_cols(a.x_axis / s.x, a.y_axis / s.y, a.z_axis / s.z);
-    // Polar iteration: converges at once for an orthogonal matrix, in a few steps otherwise.
-    for _ in 0..32 {
+    // Polar iteration, for axes that are not orthogonal (to rounding) already.
+    let orthogonal = (r.transpose() * r - DMat3::IDENTITY)
+        .to_cols_array()
+        .iter()
+        .all(|v| v.abs() < 1e-14);
+    for _ in 0..if orthogonal { 0 } else { 32 } {
         let next = (r + r.inverse().transpose()) * 0.5;
         let step = (next - r)
             .to_cols_array()

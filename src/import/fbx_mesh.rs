@@ -3,6 +3,8 @@
 //! under a joint (skinned fully to it, as the glTF importer does). Faces are triangulated by
 //! ufbx; each triangle corner becomes one vertex (FBX normals are per corner). Positions are
 //! in the mesh's geometry space; an inverse bind matrix takes them to its joint's space.
+//! Meshes neither skinned nor under a joint (scenery, props) are left out, with a warning
+//! naming them.
 
 use glam::{Mat4, Vec3};
 
@@ -39,6 +41,7 @@ pub(super) fn import_meshes(
     let statics = joint_worlds(scene, joints);
     let mut out = Vec::new();
     let mut binds = 0usize;
+    let mut scenery = Vec::new();
     for node in &scene.nodes {
         let Some(mesh) = node.mesh.as_ref() else {
             continue;
@@ -61,6 +64,7 @@ pub(super) fn import_meshes(
             }
             None => {
                 let Some(joint) = nearest_joint(node, joints) else {
+                    scenery.push(node.element.name.to_string());
                     continue;
                 };
                 inverse_bind[joint] =
@@ -85,7 +89,34 @@ pub(super) fn import_meshes(
             out.push(m);
         }
     }
+    if !scenery.is_empty() {
+        warnings.push(scenery_warning(&scenery));
+    }
     out
+}
+
+/// Names at most this many of the meshes left out.
+const NAMED_SCENERY: usize = 6;
+
+/// The warning for meshes neither skinned nor under a joint (props, set dressing): they
+/// are not part of the character, so they are neither drawn nor converted.
+fn scenery_warning(names: &[String]) -> String {
+    let shown: Vec<&str> = names
+        .iter()
+        .take(NAMED_SCENERY)
+        .map(|n| n.as_str())
+        .collect();
+    let more = names.len().saturating_sub(NAMED_SCENERY);
+    format!(
+        "{} mesh(es) neither skinned nor under a joint (scenery, props) are not imported: {}{}",
+        names.len(),
+        shown.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// The mesh's triangles, one vertex per corner, with up to four normalized influences.

@@ -91,7 +91,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         joints.push(joint);
         joint_of_node.insert(ni, ji);
     }
-    let skeleton = Skeleton::new(joints).map_err(err)?;
+    let mut skeleton = Skeleton::new(joints).map_err(err)?;
     super::limits::check_joint_count(&skeleton).map_err(err)?;
 
     let mut warnings = Vec::new();
@@ -114,6 +114,22 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
     if clips.is_empty() {
         return Err(err("has no animations".into()));
     }
+    let mut animated = vec![false; node_count];
+    for a in doc.animations() {
+        for ch in a.channels() {
+            if ch.target().property() != Property::MorphTargetWeights {
+                animated[ch.target().node().index()] = true;
+            }
+        }
+    }
+    skeleton.sockets = super::gltf_sockets::find_sockets(
+        &nodes,
+        &all_nodes,
+        &parent,
+        &joint_of_node,
+        &skeleton,
+        &animated,
+    );
     let meshes = import_meshes(
         &nodes,
         &all_nodes,

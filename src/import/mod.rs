@@ -11,9 +11,11 @@ pub mod fbx;
 mod fbx_eval;
 mod fbx_local;
 mod fbx_mesh;
+mod fbx_sockets;
 mod gltf;
 mod gltf_check;
 pub mod gltf_ext;
+mod gltf_sockets;
 mod limits;
 mod rate;
 mod sampling;
@@ -85,6 +87,9 @@ pub struct Asset {
     pub meshes: Vec<SkinnedMesh>,
     /// A tolerance the source prescribes (the ACL `error_threshold`), in scene units.
     pub source_tolerance: Option<f32>,
+    /// Clips the source declares additive (ACL's `additive_format`), by name, with their
+    /// mode and base: what settings apply unless the sidecar says otherwise.
+    pub source_additive: Vec<(String, crate::model::playback::Additive)>,
     /// Measured size and inferred unit.
     pub units: Units,
     /// Non-fatal observations (ignored channels, clamped values).
@@ -219,10 +224,15 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         }
     };
     let mut fbx_info = None;
+    let mut source_additive = Vec::new();
     let (skeleton, clips, meshes, source_tolerance, mut warnings) = match format {
         SourceFormat::Gltf => gltf::import(path, bytes)?,
         SourceFormat::Bvh => bvh::import(path, bytes)?,
-        SourceFormat::Acl => acl_sjson::import(path, bytes)?,
+        SourceFormat::Acl => {
+            let (imported, additive) = acl_sjson::import(path, bytes)?;
+            source_additive.extend(additive);
+            imported
+        }
         SourceFormat::Fbx => {
             let (imported, info) = fbx::import(path, bytes)?;
             fbx_info = Some(info);
@@ -265,6 +275,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         clips,
         meshes,
         source_tolerance,
+        source_additive,
         units,
         warnings,
         fbx: fbx_info,

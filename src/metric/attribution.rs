@@ -12,7 +12,7 @@
 
 use glam::DAffine3;
 
-use super::{JointLimits, PoseSource, joint_error};
+use super::{JointLimits, PoseSource, marker_error};
 use crate::model::{Skeleton, Transform, local_to_object_f64};
 
 /// Own and inherited error per joint and sample.
@@ -85,13 +85,12 @@ pub fn attribute(
             if !limits.evaluated[j] {
                 continue;
             }
-            let d = limits.local_marker(j);
             let (own_pose, inherited_pose) = match joint.parent {
                 Some(p) => (s.raw_obj[p] * s.dec_local[j], s.dec_obj[p] * s.raw_local[j]),
                 None => (s.dec_local[j], s.raw_local[j]),
             };
-            o[j] = joint_error(&s.raw_obj[j], &own_pose, d);
-            h[j] = joint_error(&s.raw_obj[j], &inherited_pose, d);
+            o[j] = marker_error(limits, j, &s.raw_obj[j], &own_pose);
+            h[j] = marker_error(limits, j, &s.raw_obj[j], &inherited_pose);
         }
     }
     let column_max = |m: &[f32]| {
@@ -135,7 +134,6 @@ pub fn contributions(
 ) -> Vec<Contribution> {
     let mut s = Scratch::new(skeleton.len());
     s.load(skeleton, raw, decoded, frame);
-    let d = limits.local_marker(joint);
     let target = s.raw_obj[joint];
     let mut out = Vec::with_capacity(skeleton.depth_of(joint) + 1);
     let mut a = Some(joint);
@@ -150,7 +148,12 @@ pub fn contributions(
                 Some(p) => s.raw_obj[p] * s.dec_local[src],
                 None => s.dec_local[src],
             };
-            joint_error(&target, &(moved * s.raw_obj[src].inverse() * target), d)
+            marker_error(
+                limits,
+                joint,
+                &target,
+                &(moved * s.raw_obj[src].inverse() * target),
+            )
         };
         out.push(Contribution { source: src, error });
         a = parent;
@@ -221,12 +224,11 @@ pub fn caused_ratios(
         let row = &mut out[f * n..(f + 1) * n];
         for d in (0..n).filter(|&d| limits.evaluated[d]) {
             let tol = limits.tolerance[d].max(f32::MIN_POSITIVE);
-            let m = limits.local_marker(d);
             let target = s.raw_obj[d];
             let mut a = Some(d);
             while let Some(x) = a {
                 if !exact[x] {
-                    let e = joint_error(&target, &(delta[x] * target), m);
+                    let e = marker_error(limits, d, &target, &(delta[x] * target));
                     row[x] = row[x].max(e / tol);
                 }
                 a = skeleton.joints[x].parent;

@@ -15,6 +15,49 @@ pub struct JointLimits {
     ///
     /// [`Skeleton::rest_scales`]: crate::model::Skeleton::rest_scales
     pub rest_scale: Vec<f32>,
+    /// Per joint, the sockets hanging from it ([`crate::model::Socket`]): their markers count
+    /// as the joint's own ([`crate::metric::marker_error`]).
+    pub sockets: Vec<Vec<SocketMarker>>,
+}
+
+/// A socket's markers, carried by its joint: the socket's origin and three markers at the
+/// joint's marker offset along the socket's own axes, all fixed in the joint's local space.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SocketMarker {
+    /// Index into `Skeleton::sockets`.
+    pub socket: usize,
+    /// The socket's origin in the joint's local space (its lever).
+    pub origin: glam::DVec3,
+    /// The socket's axes in the joint's local space, unit length.
+    pub axes: glam::DMat3,
+    /// The socket's tolerance as a fraction of its joint's (1: the joint's own). A ratio, so
+    /// that scaling the joints' tolerances (size budgets, guard bands, floors) scales it too.
+    pub tolerance_ratio: f32,
+}
+
+impl SocketMarker {
+    /// Markers for `socket` (index `index` of the skeleton's sockets), at its joint's tolerance.
+    pub fn new(index: usize, socket: &crate::model::Socket) -> Self {
+        let m = socket.offset.matrix3;
+        let unit = |v: glam::DVec3| v.try_normalize().unwrap_or(glam::DVec3::ZERO);
+        Self {
+            socket: index,
+            origin: socket.offset.translation,
+            axes: glam::DMat3::from_cols(unit(m.x_axis), unit(m.y_axis), unit(m.z_axis)),
+            tolerance_ratio: 1.0,
+        }
+    }
+
+    /// How much this socket's error weighs against its joint's tolerance: the joint's
+    /// tolerance over the socket's.
+    #[inline]
+    pub fn weight(&self) -> f32 {
+        if self.tolerance_ratio > 0.0 {
+            1.0 / self.tolerance_ratio
+        } else {
+            1.0
+        }
+    }
 }
 
 impl JointLimits {
@@ -26,7 +69,38 @@ impl JointLimits {
             tolerance: vec![tolerance; n],
             evaluated: skeleton.joints.iter().map(|j| j.deforming).collect(),
             rest_scale: skeleton.rest_scales(),
+            sockets: Self::socket_markers(skeleton),
         }
+    }
+
+    /// Per joint, the markers of the sockets hanging from it.
+    fn socket_markers(skeleton: &crate::model::Skeleton) -> Vec<Vec<SocketMarker>> {
+        let mut out = vec![Vec::new(); skeleton.len()];
+        for (i, s) in skeleton.sockets.iter().enumerate() {
+            if let Some(list) = out.get_mut(s.joint) {
+                list.push(SocketMarker::new(i, s));
+            }
+        }
+        out
+    }
+
+    /// The number of sockets measured (those on evaluated joints).
+    pub fn socket_count(&self) -> usize {
+        (0..self.len())
+            .filter(|&j| self.evaluated[j])
+            .map(|j| self.sockets[j].len())
+            .sum()
+    }
+
+    /// How far joint `j`'s farthest marker sits from it in its local axes, sockets included
+    /// and weighted by their tolerances ([`SocketMarker::weight`]): the lever arm a rotation
+    /// error of the joint works on, in units of its own tolerance.
+    pub fn local_reach(&self, j: usize) -> f32 {
+        let d = self.local_marker(j);
+        self.sockets[j].iter().fold(d, |r, s| {
+            let lever = s.origin.length() as f32 + d;
+            r.max(lever * s.weight())
+        })
     }
 
     /// The marker distance along joint `j`'s local axes: its physical offset divided by the

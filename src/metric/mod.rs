@@ -5,12 +5,16 @@
 
 mod attribution;
 mod limits;
+mod markers;
 mod report;
+mod sockets;
 mod visual_error;
 
 pub use attribution::{
     Attribution, Contribution, attribute, caused_ratios, contributions, responsible,
 };
-pub use limits::JointLimits;
+pub use limits::{JointLimits, SocketMarker};
+pub use markers::{joint_error, marker_error, socket_error};
 pub use report::{ErrorReport, ErrorStats, exceeds};
-pub use visual_error::{PoseSource, Reference, joint_error, joint_error_f32, measure, to_f64};
+pub use sockets::{SocketError, socket_errors, worst_socket};
+pub use visual_error::{PoseSource, Reference, joint_error_f32, measure, to_f64};

@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::JointLimits;
 
 /// Statistics over the evaluated joints of one error matrix.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct ErrorStats {
     pub max: f32,
     pub mean: f32,

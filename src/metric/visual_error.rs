@@ -1,8 +1,9 @@
 //! Measuring: reference object poses are computed once; a candidate is sampled, composed into
 //! object space and compared marker by marker, without allocating per sample.
 
-use glam::{DAffine3, DVec3};
+use glam::DAffine3;
 
+use super::markers::{joint_error, marker_error};
 use super::{ErrorReport, JointLimits};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 
@@ -16,19 +17,6 @@ impl PoseSource for Clip {
     fn sample_local(&self, frame: f32, out: &mut [Transform]) {
         Clip::sample_local(self, frame, out)
     }
-}
-
-/// The largest distance between the three markers `d * e_k` carried by `a` and by `b`
-/// (computed in double precision, like `animeval.py`).
-#[inline]
-pub fn joint_error(a: &DAffine3, b: &DAffine3, d: f32) -> f32 {
-    let d = d as f64;
-    let dt: DVec3 = a.translation - b.translation;
-    let m = a.matrix3 - b.matrix3;
-    let ex = (m.x_axis * d + dt).length_squared();
-    let ey = (m.y_axis * d + dt).length_squared();
-    let ez = (m.z_axis * d + dt).length_squared();
-    ex.max(ey).max(ez).sqrt() as f32
 }
 
 /// The largest marker distance between two single-precision object transforms (for
@@ -196,11 +184,7 @@ pub fn measure(
         candidate.sample_local(frame, &mut local);
         local_to_object_f64(skeleton, &local, &mut obj);
         for j in 0..n {
-            out[j] = if limits.evaluated[j] {
-                joint_error(&refs[j], &obj[j], limits.local_marker(j))
-            } else {
-                0.0
-            };
+            out[j] = marker_error(limits, j, &refs[j], &obj[j]);
         }
     };
     for f in 0..reference.frames {
@@ -244,6 +228,7 @@ pub fn measure(
 mod tests {
     use super::*;
     use crate::model::Joint;
+    use glam::DVec3;
     use glam::{Quat, Vec3};
 
     #[test]

@@ -1,6 +1,6 @@
 //! The joint hierarchy, ordered parents-first.
 
-use super::Transform;
+use super::{Socket, Transform};
 
 /// One node of the hierarchy.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +37,9 @@ impl Joint {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Skeleton {
     pub joints: Vec<Joint>,
+    /// Non-joint nodes hanging from joints ([`Socket`]), measured with their joint. Not
+    /// stored in `.skp` files: a skeleton read from one has none.
+    pub sockets: Vec<Socket>,
 }
 
 impl Skeleton {
@@ -52,7 +55,10 @@ impl Skeleton {
                 ));
             }
         }
-        Ok(Self { joints })
+        Ok(Self {
+            joints,
+            sockets: Vec::new(),
+        })
     }
 
     pub fn len(&self) -> usize {

@@ -17,7 +17,8 @@ pub use parse::MAX_SETTINGS_BYTES;
 use crate::codec::Interpolation;
 use crate::import::Asset;
 use crate::metric::JointLimits;
-use crate::model::{LengthUnit, Skeleton};
+use crate::model::playback::{Additive, AdditiveBase, AdditiveMode};
+use crate::model::{LengthUnit, Skeleton, Transform};
 
 /// Key-reduction method.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,6 +122,19 @@ pub struct JointSettings {
     pub pinned: Option<bool>,
 }
 
+/// Overrides for one socket (a non-joint node hanging from a joint, `model::Socket`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SocketSettings {
+    /// The socket's own tolerance; without it the socket is held to its joint's.
+    #[serde(
+        default,
+        deserialize_with = "parse::positive",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tolerance_mm: Option<f32>,
+}
+
 /// Overrides for one clip.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -143,8 +157,42 @@ pub struct ClipSettings {
     pub method: Option<Method>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bits: Option<Bits>,
+    /// The clip loops: playback across its wrap (last frame to first) is held to the
+    /// tolerance, and the runtime wraps time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub looping: Option<bool>,
+    /// Root motion: `true` for the skeleton's root, or a joint's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_motion: Option<RootMotionSetting>,
+    /// The clip is additive on a base: `{ base = "rest" }`, `{ base = "Idle", frame = 0 }`
+    /// (a frame of a clip), or `{ base = "Idle" }` (that clip played in sync).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub additive: Option<AdditiveSettings>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub joints: BTreeMap<String, JointSettings>,
+}
+
+/// `root_motion = true` (the root) or `root_motion = "JointName"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RootMotionSetting {
+    Enabled(bool),
+    Joint(String),
+}
+
+/// An additive clip's base, as the sidecar writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AdditiveSettings {
+    /// `"rest"` or a clip's name.
+    pub base: String,
+    /// A frame of the base clip; absent: the base clip played in sync.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<u32>,
+    /// `"additive1"` (default: translation added, rotation composed, scale `1 + s`),
+    /// `"additive0"` (scale multiplied) or `"relative"` (transform product), ACL's names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
 }
 
 /// Everything a user can tune, for a whole file.
@@ -185,6 +233,22 @@ pub struct Settings {
     pub joints: BTreeMap<String, JointSettings>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub clips: BTreeMap<String, ClipSettings>,
+    /// The largest change of a morph-target weight that moves no geometry (a target without
+    /// POSITION deltas, driving something else); weights of targets with geometry are held to
+    /// the tolerance as the vertex distance they cause. Default 0: such weights are exact.
+    #[serde(
+        default,
+        deserialize_with = "parse::non_negative",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub weight_tolerance: Option<f32>,
+    /// Measure no socket: each joint is held at its own markers only (smaller; what hangs
+    /// from a joint far beyond its marker offset may then move more than the tolerance).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ignore_sockets: bool,
+    /// Per socket by node name: its own tolerance (`[sockets."Head_end"] tolerance_mm = 0.05`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sockets: BTreeMap<String, SocketSettings>,
 }
 
 /// Settings resolved for one clip of one asset, in scene units.
@@ -195,6 +259,16 @@ pub struct Resolved {
     pub method: Method,
     pub bits: Bits,
     pub unit: LengthUnit,
+    /// The clip loops.
+    pub looping: bool,
+    /// The joint carrying root motion.
+    pub root_motion: Option<usize>,
+    /// The clip is additive on this base.
+    pub additive: Option<Additive>,
+    /// An additive clip's base, `[frame][joint]`: one pose (the rest pose, a frame of a
+    /// clip of the asset) or every frame of a clip played in sync; none when the base clip
+    /// is not in the asset.
+    pub additive_base: Option<Vec<Vec<Transform>>>,
 }
 
 /// A settings problem: where and what.
@@ -255,6 +329,15 @@ impl Settings {
                 off = o * per_cm;
             }
         }
+        // The sidecar's additive settings, else what the source declares (ACL).
+        let additive = match clip.and_then(|c| c.additive.as_ref()) {
+            Some(a) => a.resolve(),
+            None => asset
+                .source_additive
+                .iter()
+                .find(|(n, _)| n == clip_name)
+                .map(|(_, a)| a.clone()),
+        };
         let skeleton = &asset.skeleton;
         let mut limits = JointLimits::uniform(skeleton, off, tol);
         if acl_defaults && self.marker_offset_cm.is_none() {
@@ -288,13 +371,42 @@ impl Settings {
                 }
             }
         }
+        if self.ignore_sockets {
+            limits.sockets.iter_mut().for_each(Vec::clear);
+        }
+        for (j, list) in limits.sockets.iter_mut().enumerate() {
+            for marker in list {
+                let name = &skeleton.sockets[marker.socket].name;
+                if let Some(t) = self.sockets.get(name).and_then(|s| s.tolerance_mm) {
+                    marker.tolerance_ratio = t * per_mm / limits.tolerance[j];
+                }
+            }
+        }
         Resolved {
             limits,
             pinned,
             method: clip.and_then(|c| c.method).unwrap_or(self.method),
             bits: clip.and_then(|c| c.bits).unwrap_or(self.bits),
             unit,
+            looping: clip.and_then(|c| c.looping).unwrap_or(false),
+            root_motion: clip
+                .and_then(|c| c.root_motion.as_ref())
+                .and_then(|r| r.joint(skeleton)),
+            additive_base: additive.as_ref().and_then(|a| base_pose(asset, &a.base)),
+            additive,
         }
+    }
+
+    /// These settings without any clip's looping, root-motion or additive flag (for outputs
+    /// that carry none: glTF plays a clip's own frames).
+    pub fn without_playback(&self) -> Self {
+        let mut s = self.clone();
+        for c in s.clips.values_mut() {
+            c.looping = None;
+            c.root_motion = None;
+            c.additive = None;
+        }
+        s
     }
 
     /// The unit in force for `asset`: the one set here, or the inferred one.
@@ -336,15 +448,30 @@ impl Settings {
                     .filter(|n| skeleton.find(n).is_none())
                     .cloned(),
             );
+            if let Some(RootMotionSetting::Joint(n)) = &c.root_motion
+                && skeleton.find(n).is_none()
+            {
+                joints.push(n.clone());
+            }
         }
         joints.sort();
         joints.dedup();
-        let clips = self
+        let mut clips: Vec<String> = self
             .clips
             .keys()
             .filter(|n| !clip_names.contains(&n.as_str()))
             .cloned()
             .collect();
+        for c in self.clips.values() {
+            if let Some(a) = &c.additive
+                && a.base != "rest"
+                && !clip_names.contains(&a.base.as_str())
+            {
+                clips.push(a.base.clone());
+            }
+        }
+        clips.sort();
+        clips.dedup();
         (joints, clips)
     }
 
@@ -374,11 +501,24 @@ impl Settings {
         check("tolerance_mm".into(), self.tolerance_mm)?;
         check("marker_offset_cm".into(), self.marker_offset_cm)?;
         joints("", &self.joints)?;
+        if let Some(w) = self.weight_tolerance
+            && !(w.is_finite() && w >= 0.0)
+        {
+            return Err(format!(
+                "weight_tolerance = {w} must be a number of at least 0"
+            ));
+        }
+        for (n, s) in &self.sockets {
+            check(format!("sockets.\"{n}\".tolerance_mm"), s.tolerance_mm)?;
+        }
         for (n, c) in &self.clips {
             let p = format!("clips.\"{n}\".");
             check(format!("{p}tolerance_mm"), c.tolerance_mm)?;
             check(format!("{p}marker_offset_cm"), c.marker_offset_cm)?;
             joints(&p, &c.joints)?;
+            if let Some(a) = &c.additive {
+                a.validate().map_err(|e| format!("{p}additive: {e}"))?;
+            }
         }
         Ok(())
     }
@@ -406,6 +546,87 @@ impl Settings {
     /// Writes atomically (temporary file, then rename).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
         crate::fsutil::write_atomic(path, self.to_text(path).as_bytes())
+    }
+}
+
+impl RootMotionSetting {
+    /// The motion joint in `skeleton` (the root for `true`; `None` when off or unknown).
+    pub fn joint(&self, skeleton: &Skeleton) -> Option<usize> {
+        match self {
+            Self::Enabled(true) => Some(0),
+            Self::Enabled(false) => None,
+            Self::Joint(n) => skeleton.find(n),
+        }
+    }
+}
+
+impl AdditiveSettings {
+    /// The mode's value, if it names one.
+    fn mode(&self) -> Option<AdditiveMode> {
+        match self.mode.as_deref() {
+            None | Some("additive1") => Some(AdditiveMode::Additive1),
+            Some("additive0") => Some(AdditiveMode::Additive0),
+            Some("relative") => Some(AdditiveMode::Relative),
+            Some(_) => None,
+        }
+    }
+
+    /// Checks the mode's name and that a rest base has no frame.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.mode().is_none() {
+            return Err(format!(
+                "mode {:?} is not one of additive1, additive0, relative",
+                self.mode.as_deref().unwrap_or_default()
+            ));
+        }
+        if self.base == "rest" && self.frame.is_some() {
+            return Err("a rest-pose base has no frame".into());
+        }
+        if self.base.is_empty() {
+            return Err("base is empty (\"rest\" or a clip's name)".into());
+        }
+        Ok(())
+    }
+
+    /// The additive mode and base this names.
+    pub fn resolve(&self) -> Option<Additive> {
+        let base = match (self.base.as_str(), self.frame) {
+            ("rest", _) => AdditiveBase::Rest,
+            (clip, Some(frame)) => AdditiveBase::Frame {
+                clip: clip.to_owned(),
+                frame,
+            },
+            (clip, None) => AdditiveBase::Clip {
+                clip: clip.to_owned(),
+            },
+        };
+        Some(Additive {
+            mode: self.mode()?,
+            base,
+        })
+    }
+}
+
+/// The local poses an additive clip is applied on, `[frame][joint]`: the rest pose, a
+/// frame of a clip of `asset` (clamped to the clip), or every frame of a clip played in
+/// sync; none for a clip not in the asset.
+fn base_pose(asset: &Asset, base: &AdditiveBase) -> Option<Vec<Vec<Transform>>> {
+    let clip_of = |name: &str| {
+        let c = asset.clips.iter().find(|c| c.name == name)?;
+        c.validate(&asset.skeleton).ok()?;
+        (c.frame_count > 0).then_some(c)
+    };
+    let pose = |c: &crate::model::Clip, f: usize| c.tracks.iter().map(|t| t.at(f)).collect();
+    match base {
+        AdditiveBase::Rest => Some(vec![asset.skeleton.rest_pose()]),
+        AdditiveBase::Frame { clip, frame } => {
+            let c = clip_of(clip)?;
+            Some(vec![pose(c, (*frame as usize).min(c.frame_count - 1))])
+        }
+        AdditiveBase::Clip { clip } => {
+            let c = clip_of(clip)?;
+            Some((0..c.frame_count).map(|f| pose(c, f)).collect())
+        }
     }
 }
 

@@ -27,6 +27,17 @@ pub fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f32>, D::Error
     }
 }
 
+/// A finite number of at least 0 (a tolerance that may ask for exactness).
+pub fn non_negative<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f32>, D::Error> {
+    let v = Option::<f32>::deserialize(d)?;
+    match v {
+        Some(x) if !(x.is_finite() && x >= 0.0) => Err(serde::de::Error::custom(format!(
+            "{x} must be a number of at least 0"
+        ))),
+        _ => Ok(v),
+    }
+}
+
 /// Reads a settings file: a regular file of at most [`MAX_SETTINGS_BYTES`].
 pub fn read(path: &Path) -> Result<String, SettingsError> {
     let err = |m: String| SettingsError {

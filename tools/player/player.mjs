@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--json]
+// player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--sockets | --morph] [--json]
 //
 // Plays both files in three.js (GLTFLoader + AnimationMixer) and measures how far the export's
 // joints land from the original's, with the project's metric (DESIGN.md §2, the same as
@@ -19,22 +19,34 @@
 //
 // Joints: the union of the original's skins' joints (no skin: every node an animation moves by
 // translation, rotation or scale), matched to the export by name, then by skin slot.
+// With --sockets the measured nodes are the original's sockets instead: every node that is not
+// a joint, carries no skin, and whose nearest joint-or-skeleton ancestor is a skin joint (`*_end`
+// tips, rigid parts, attachment empties), each with its origin as a fourth marker.
+// With --morph the measured things are the meshes with morph targets (glTF `weights`
+// channels): at each time, sum over targets of |Δ influence| x the target's largest vertex
+// offset (three.js' morphAttributes.position, relative) x the mesh's largest world scale
+// in the original: a bound on how far a vertex moves, in scene units.
 // Distances are in scene units. Exit: 0 measured, 1 usage or load error, 2 a clip or joint of
 // the original is missing from the export (reported, and the rest measured).
 
 import { AnimationMixer, LoopOnce } from 'three';
 import { loadGltf, readScalars } from './load.mjs';
 
-const USAGE = 'usage: player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--json]';
+const USAGE =
+  'usage: player.mjs ORIGINAL EXPORT [--shell 0.03] [--stops 0.25,0.5,0.75,1] [--sockets | --morph] [--json]';
 
 function parseArgs(argv) {
   const files = [];
   let shell = 0.03;
   let json = false;
+  let sockets = false;
+  let morph = false;
   let stops = [0.25, 0.5, 0.75, 1];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') json = true;
+    else if (a === '--sockets') sockets = true;
+    else if (a === '--morph') morph = true;
     else if (a === '--stops') {
       stops = String(argv[++i]).split(',').map(Number);
       if (!stops.length || !stops.every((x) => x >= 0 && x <= 1))
@@ -47,7 +59,8 @@ function parseArgs(argv) {
     else files.push(a);
   }
   if (files.length !== 2) throw new Error(USAGE);
-  return { original: files[0], exported: files[1], shell, json, stops };
+  if (sockets && morph) throw new Error('--sockets and --morph measure different things: one at a time');
+  return { original: files[0], exported: files[1], shell, json, stops, sockets, morph };
 }
 
 const TRS = new Set(['translation', 'rotation', 'scale']);
@@ -64,6 +77,59 @@ function measuredJoints(json) {
   return [...set];
 }
 
+/**
+ * The original's sockets: nodes that are not skin joints, carry no skin, and whose nearest
+ * ancestor among the skin joints and the joints' ancestors is a skin joint.
+ */
+function socketNodes(json) {
+  const nodes = json.nodes ?? [];
+  const joints = new Set();
+  for (const skin of json.skins ?? []) for (const j of skin.joints) joints.add(j);
+  const parent = new Map();
+  nodes.forEach((n, i) => (n.children ?? []).forEach((c) => parent.set(c, i)));
+  const skeleton = new Set(joints);
+  for (const j of joints) {
+    for (let p = parent.get(j); p !== undefined && !skeleton.has(p); p = parent.get(p)) skeleton.add(p);
+  }
+  const out = [];
+  nodes.forEach((n, i) => {
+    if (skeleton.has(i) || n.skin !== undefined) return;
+    let p = parent.get(i);
+    while (p !== undefined && !skeleton.has(p)) p = parent.get(p);
+    if (p !== undefined && joints.has(p)) out.push(i);
+  });
+  return out;
+}
+
+/** Nodes whose mesh has morph targets. */
+function morphNodes(json) {
+  const out = [];
+  (json.nodes ?? []).forEach((n, i) => {
+    const mesh = n.mesh !== undefined ? json.meshes?.[n.mesh] : undefined;
+    if (mesh?.primitives?.some((p) => p.targets?.length)) out.push(i);
+  });
+  return out;
+}
+
+/** The three.js meshes (one per primitive) of a node that carry morph influences. */
+function morphMeshes(object) {
+  const out = [];
+  object.traverse((o) => {
+    if (o.isMesh && o.morphTargetInfluences?.length) out.push(o);
+  });
+  return out;
+}
+
+/** Per target of a mesh: its largest vertex offset (relative morph positions). */
+function targetReach(mesh) {
+  const attrs = mesh.geometry.morphAttributes.position ?? [];
+  return attrs.map((a) => {
+    let r = 0;
+    for (let i = 0; i < a.count; i++) r = Math.max(r, Math.hypot(a.getX(i), a.getY(i), a.getZ(i)));
+    return mesh.geometry.morphTargetsRelative ? r : NaN;
+  });
+}
+
 function uniqueNames(json) {
   const count = new Map();
   for (const n of json.nodes ?? []) if (n.name) count.set(n.name, (count.get(n.name) ?? 0) + 1);
@@ -74,7 +140,10 @@ function uniqueNames(json) {
   return index;
 }
 
-/** Original joint node -> export node: unique name, then the same slot of the same skin. */
+/**
+ * Original joint node -> export node: unique name, the same index for a name several nodes
+ * share, then the same slot of the same skin.
+ */
 function matchJoints(o, c, joints) {
   const on = uniqueNames(o.json);
   const cn = uniqueNames(c.json);
@@ -82,6 +151,9 @@ function matchJoints(o, c, joints) {
   for (const j of joints) {
     const name = o.json.nodes[j].name;
     if (name && on.has(name) && cn.has(name)) map.set(j, cn.get(name));
+    // A name shared by several nodes (a joint and the mesh hanging from it): the node at the
+    // same index when it has that name (skelpack's exports keep the original's nodes).
+    else if (name && !on.has(name) && c.json.nodes?.[j]?.name === name) map.set(j, j);
   }
   (o.json.skins ?? []).forEach((skin, s) => {
     const cs = (c.json.skins ?? [])[s];
@@ -149,8 +221,45 @@ function play(file, objects, after, stop, clip, times) {
   return out;
 }
 
+/**
+ * Morph influences of `meshes` (and each mesh's largest world scale) of `file` playing `after`
+ * (or nothing) to `stop` x its duration and then `clip` at each of `times`.
+ */
+function playMorph(file, meshes, after, stop, clip, times) {
+  restore(file.rest);
+  if (after) start(file.gltf.scene, after)(after.duration * stop);
+  const pose = start(file.gltf.scene, clip);
+  const out = [];
+  for (const t of times) {
+    pose(t);
+    out.push(
+      meshes.map((m) => {
+        const e = m.matrixWorld.elements;
+        const s = Math.max(Math.hypot(e[0], e[1], e[2]), Math.hypot(e[4], e[5], e[6]), Math.hypot(e[8], e[9], e[10]));
+        return { w: [...m.morphTargetInfluences], s };
+      }),
+    );
+  }
+  return out;
+}
+
+/** Largest vertex-distance bound between two morph sequences: { max, joint, time }. */
+function compareMorph(a, b, times, names, reach) {
+  let best = { max: 0, joint: null, time: null };
+  for (let s = 0; s < times.length; s++) {
+    a[s].forEach((ma, m) => {
+      const mb = b[s][m];
+      let d = 0;
+      ma.w.forEach((w, k) => (d += Math.abs(w - (mb.w[k] ?? 0)) * reach[m][k]));
+      d *= ma.s;
+      if (d > best.max || best.joint === null) best = { max: d, joint: names[m], time: times[s] };
+    });
+  }
+  return best;
+}
+
 /** Largest marker distance between two played sequences: { max, joint, time }. */
-function compare(a, b, times, names, offsets) {
+function compare(a, b, times, names, offsets, origins = false) {
   let best = { max: -1, joint: null, time: null };
   const nj = names.length;
   for (let s = 0; s < times.length; s++) {
@@ -160,6 +269,10 @@ function compare(a, b, times, names, offsets) {
       const ty = a[k + 10] - b[k + 10];
       const tz = a[k + 11] - b[k + 11];
       const d = offsets[j];
+      if (origins) {
+        const e = Math.hypot(tx, ty, tz);
+        if (!(e <= best.max)) best = { max: e, joint: names[j], time: times[s] };
+      }
       for (let ax = 0; ax < 3; ax++) {
         const x = d * (a[k + 3 * ax] - b[k + 3 * ax]) + tx;
         const y = d * (a[k + 3 * ax + 1] - b[k + 3 * ax + 1]) + ty;
@@ -198,17 +311,18 @@ function matchClip(o, c, i) {
   return -1;
 }
 
-async function measure(originalPath, exportPath, shell, stops) {
+async function measure(originalPath, exportPath, shell, stops, sockets, morph) {
   const o = await loadGltf(originalPath);
   const c = await loadGltf(exportPath);
   for (const f of [o, c]) f.rest = snapshot(f.gltf.scene);
 
-  const jointMap = matchJoints(o, c, measuredJoints(o.json));
+  const measured = morph ? morphNodes(o.json) : sockets ? socketNodes(o.json) : measuredJoints(o.json);
+  const jointMap = matchJoints(o, c, measured);
   const unmatched = [];
   const names = [];
   const objO = [];
   const objC = [];
-  for (const j of measuredJoints(o.json)) {
+  for (const j of measured) {
     const name = o.json.nodes[j].name ?? `#${j}`;
     const a = o.nodeObjects.get(j);
     const b = jointMap.has(j) ? c.nodeObjects.get(jointMap.get(j)) : undefined;
@@ -217,10 +331,25 @@ async function measure(originalPath, exportPath, shell, stops) {
       unmatched.push(name);
       continue;
     }
+    if (morph) {
+      // one entry per primitive mesh, in the same order in both files
+      const [ma, mb] = [morphMeshes(a), morphMeshes(b)];
+      if (ma.length !== mb.length) {
+        unmatched.push(name);
+        continue;
+      }
+      ma.forEach((m, k) => {
+        names.push(ma.length > 1 ? `${name}[${k}]` : name);
+        objO.push(m);
+        objC.push(mb[k]);
+      });
+      continue;
+    }
     names.push(name);
     objO.push(a);
     objC.push(b);
   }
+  const reach = morph ? objO.map(targetReach) : null;
   // rest-pose scale of each joint relative to the scene root -> physical marker offsets
   o.gltf.scene.updateMatrixWorld(true);
   const offsets = objO.map((obj) => {
@@ -244,9 +373,14 @@ async function measure(originalPath, exportPath, shell, stops) {
   for (const B of playable) {
     const times = await sampleTimes(o, anims[B.o]);
     const run = (A, stop) => {
+      if (morph) {
+        const ro = playMorph(o, objO, A && o.gltf.animations[A.o], stop, o.gltf.animations[B.o], times);
+        const rc = playMorph(c, objC, A && c.gltf.animations[A.c], stop, c.gltf.animations[B.c], times);
+        return compareMorph(ro, rc, times, names, reach);
+      }
       const ro = play(o, objO, A && o.gltf.animations[A.o], stop, o.gltf.animations[B.o], times);
       const rc = play(c, objC, A && c.gltf.animations[A.c], stop, c.gltf.animations[B.c], times);
-      return compare(ro, rc, times, names, offsets);
+      return compare(ro, rc, times, names, offsets, sockets);
     };
     const clean = run(null, 1);
     // pairs[A]: the worst over A's stops
@@ -269,6 +403,7 @@ async function measure(originalPath, exportPath, shell, stops) {
     shell,
     stops,
     markers: 'physical',
+    measured: morph ? 'morph' : sockets ? 'sockets' : 'joints',
     joints: names.length,
     joints_unmatched: unmatched,
     clips_missing: missing,
@@ -303,7 +438,7 @@ async function main() {
   }
   let r;
   try {
-    r = await measure(args.original, args.exported, args.shell, args.stops);
+    r = await measure(args.original, args.exported, args.shell, args.stops, args.sockets, args.morph);
   } catch (e) {
     console.error(`player.mjs: ${e.message}`);
     process.exit(1);

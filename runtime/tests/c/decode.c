@@ -8,7 +8,10 @@
  * OUT.bin: joint count, clip count (u32); per joint: parent (i32), deforming (u8), rest (10
  * f32); per clip: frame count (u32), sample rate (f32); then, for every frame 0, 0.5, 1, ...
  * up to frame_count - 0.5, the pose by random access (joint count x 10 f32), then the same
- * frames by a forward cursor, then every 7th of them backwards by the cursor.
+ * frames by a forward cursor, then every 7th of them backwards by the cursor; then looping
+ * (u8) and the root-motion joint (i32), and for a clip with root motion, the delta (7 f32)
+ * from every frame 0, 0.5, ... to three quarters of the clip later (across the wrap of a
+ * looping clip), from 0 to 100 cycles, and from 3.5 back to -2.
  * On a file the library refuses: prints "skp_open: CODE: MESSAGE" and exits with 3.
  */
 #include <stdio.h>
@@ -104,6 +107,27 @@ int main(int argc, char **argv) {
             put(out, pose, sizeof(SkpTransform) * joints);
         }
         skp_cursor_destroy(cursor);
+        put(out, &info.looping, 1);
+        put(out, &info.root_motion_joint, 4);
+        SkpMotionDelta d;
+        if (info.root_motion_joint < 0) {
+            if (skp_root_motion_delta(file, c, 0.0f, 1.0f, &d) != SKP_ERROR_NO_ROOT_MOTION) {
+                fprintf(stderr, "a clip without root motion gave a delta\n");
+                return 1;
+            }
+            continue;
+        }
+        float later = 0.75f * (float)info.frame_count;
+        for (uint32_t i = 0; i < steps; i++) {
+            check(skp_root_motion_delta(file, c, 0.5f * (float)i, 0.5f * (float)i + later, &d),
+                  "skp_root_motion_delta");
+            put(out, &d, sizeof d);
+        }
+        check(skp_root_motion_delta(file, c, 0.0f, 100.0f * (float)(info.frame_count - 1), &d),
+              "skp_root_motion_delta");
+        put(out, &d, sizeof d);
+        check(skp_root_motion_delta(file, c, 3.5f, -2.0f, &d), "skp_root_motion_delta");
+        put(out, &d, sizeof d);
     }
     if (skp_clip_info(file, clips, &(SkpClipInfo){0}) != SKP_ERROR_OUT_OF_RANGE) {
         fprintf(stderr, "an out-of-range clip was not refused\n");

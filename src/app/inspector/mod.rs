@@ -404,7 +404,7 @@ impl App {
     }
 
     /// Blocks until the current document's compressed result is in (tests, `view`): the
-    /// refined one, not a first pass.
+    /// refined one, not a first pass. False at once when the document has no clip.
     pub fn wait_for_result(&mut self, timeout: Duration) -> bool {
         let end = Instant::now() + timeout;
         loop {
@@ -412,6 +412,10 @@ impl App {
             let Some(doc) = &self.session.doc else {
                 return false;
             };
+            // A file without a clip has nothing to compress: no result will come.
+            if !doc.has_clip() {
+                return false;
+            }
             if doc.result.as_ref().is_some_and(|r| !r.refining) {
                 return true;
             }

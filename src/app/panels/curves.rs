@@ -126,7 +126,12 @@ pub fn show(
         );
     });
     let (Some(r), Some(clip)) = (doc.shown(), doc.asset.clips.get(doc.clip)) else {
-        ui.label(RichText::new("Waiting for the compressed result…").weak());
+        let waiting = if doc.has_clip() {
+            "Waiting for the compressed result…"
+        } else {
+            super::NO_CLIP
+        };
+        ui.label(RichText::new(waiting).weak());
         return None;
     };
     let cc = &r.clip;

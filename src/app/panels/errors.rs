@@ -124,7 +124,12 @@ pub fn show(
     let mut g = ErrorGeoms::default();
     let Some(r) = doc.shown() else {
         ui.label(RichText::new(HEADING).strong());
-        ui.label(RichText::new("Waiting for the compressed result…").weak());
+        let waiting = if doc.has_clip() {
+            "Waiting for the compressed result…"
+        } else {
+            super::NO_CLIP
+        };
+        ui.label(RichText::new(waiting).weak());
         return g;
     };
     let e = &r.errors;

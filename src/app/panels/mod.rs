@@ -20,6 +20,10 @@ pub mod timeline;
 pub mod tuning;
 pub mod unsaved;
 
+/// What the panels that show a compressed result say when the file has no clip (a bind
+/// pose only): there is nothing to compress, so no result will come.
+pub const NO_CLIP: &str = "No clip: this file has no animation, so there is nothing to compress";
+
 /// Formats a length in scene units for a scene in `unit`, in mm (small) or cm.
 pub fn fmt_len(v: f32, unit: crate::model::LengthUnit) -> String {
     crate::model::format_mm(v / unit.per_metre() * 1000.0)

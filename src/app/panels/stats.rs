@@ -154,7 +154,9 @@ pub fn show(
                 );
             }
             result(ui, doc, r);
-        } else if progress.is_none() && doc.failure.is_none() && doc.has_clip() {
+        } else if !doc.has_clip() {
+            ui.label(RichText::new(super::NO_CLIP).weak());
+        } else if progress.is_none() && doc.failure.is_none() {
             ui.horizontal(|ui| {
                 ui.spinner();
                 ui.label("Recompressing after the edit…");

@@ -162,7 +162,11 @@ pub fn show(
 pub fn error_line(doc: &Document, frame: f32, selected: Option<usize>) -> String {
     let unit = doc.resolved.unit;
     let Some(r) = doc.shown() else {
-        return "Error at frame: (compressing...)".into();
+        return if doc.has_clip() {
+            "Error at frame: (compressing...)".into()
+        } else {
+            "Error at frame: none (no clip, nothing compressed)".into()
+        };
     };
     let f = (frame.round() as usize).min(r.errors.frames.saturating_sub(1));
     if r.errors.frames == 0 || r.errors.joints == 0 {

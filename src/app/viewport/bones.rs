@@ -4,7 +4,7 @@ use egui_wgpu::wgpu;
 use glam::Vec3;
 use wgpu::util::DeviceExt as _;
 
-use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
+use super::pipeline::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::scene::{SceneFrame, Solid};
 
 #[repr(C)]

@@ -2,7 +2,7 @@
 
 use egui_wgpu::wgpu;
 
-use super::gpu::shader;
+use super::pipeline::shader;
 
 pub struct CompositeRenderer {
     pipeline: wgpu::RenderPipeline,

@@ -2,7 +2,7 @@
 
 use egui_wgpu::wgpu;
 
-use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
+use super::pipeline::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::scene::{LineVertex, SceneFrame};
 
 pub struct GridRenderer {

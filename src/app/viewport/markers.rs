@@ -3,8 +3,8 @@
 
 use egui_wgpu::wgpu;
 
-use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::grid::LINE_ATTRS;
+use super::pipeline::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::scene::{LineVertex, Point, SceneFrame};
 
 pub struct MarkersRenderer {

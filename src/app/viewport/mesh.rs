@@ -6,7 +6,7 @@ use std::sync::Arc;
 use egui_wgpu::wgpu;
 use wgpu::util::DeviceExt as _;
 
-use super::gpu::{DynBuffer, PipelineSpec, Shared, scene_shader};
+use super::pipeline::{DynBuffer, PipelineSpec, Shared, scene_shader};
 use super::scene::{MeshData, MeshVertex, SceneFrame};
 
 #[repr(C)]

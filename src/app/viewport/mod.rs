@@ -9,6 +9,7 @@ pub mod gpu;
 pub mod grid;
 pub mod markers;
 pub mod mesh;
+pub mod pipeline;
 pub mod scene;
 
 use std::sync::Arc;
@@ -25,6 +26,10 @@ use self::scene::{
 };
 use super::state::{AbShow, Document, Layout, Selection, ViewOptions};
 use crate::model::{Transform, local_to_object};
+
+/// The label over the second copy when the file has no clip: the rest pose, nothing
+/// compressed (and nothing being computed).
+pub const NO_CLIP_LABEL: &str = "Rest pose (no clip to compress)";
 
 /// What the bounds were computed for: document, clip, in place.
 type BoundsKey = (u64, usize, bool);
@@ -478,7 +483,9 @@ impl Viewport {
         };
         let pending = doc.result.is_none();
         let stale = doc.is_stale();
-        let compressed_label = if stale {
+        let compressed_label = if !doc.has_clip() {
+            NO_CLIP_LABEL
+        } else if stale {
             "Compressed (recomputing...)"
         } else if pending {
             "Compressed (computing...)"

@@ -1,0 +1,69 @@
+//! Writes a clip's metadata block (docs/FORMAT.md; read by
+//! [`skelpack_runtime::meta::parse`]): one tagged record per playback flag that is set.
+
+use skelpack_runtime::meta::{BaseKind, TAG_ADDITIVE, TAG_LOOPING, TAG_ROOT_MOTION, put_record};
+
+use crate::model::playback::{Additive, AdditiveBase, Playback};
+
+/// The metadata block of a clip played as `p` (empty for a plain clip).
+pub fn write(p: &Playback) -> Vec<u8> {
+    let mut out = Vec::new();
+    if p.looping {
+        put_record(&mut out, TAG_LOOPING, &[]);
+    }
+    if let Some(m) = &p.root_motion {
+        let mut b = Vec::with_capacity(skelpack_runtime::meta::ROOT_MOTION_BYTES);
+        b.extend_from_slice(&(m.joint as u32).to_le_bytes());
+        for x in m
+            .start_translation
+            .iter()
+            .chain(&m.start_rotation)
+            .chain(&m.cycle_translation)
+            .chain(&m.cycle_rotation)
+        {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        put_record(&mut out, TAG_ROOT_MOTION, &b);
+    }
+    if let Some(a) = &p.additive {
+        put_record(&mut out, TAG_ADDITIVE, &additive_record(a));
+    }
+    out
+}
+
+fn additive_record(a: &Additive) -> Vec<u8> {
+    let (kind, frame, name) = match &a.base {
+        AdditiveBase::Rest => (BaseKind::Rest, 0, ""),
+        AdditiveBase::Frame { clip, frame } => (BaseKind::Frame, *frame, clip.as_str()),
+        AdditiveBase::Clip { clip } => (BaseKind::Clip, 0, clip.as_str()),
+    };
+    let name = &name.as_bytes()[..name.len().min(u16::MAX as usize)];
+    let mut b = vec![a.mode as u8, kind as u8];
+    b.extend_from_slice(&frame.to_le_bytes());
+    b.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    b.extend_from_slice(name);
+    b
+}
+
+/// The playback a parsed metadata block describes (`bytes` the file it was read from).
+pub fn read(meta: &skelpack_runtime::ClipMeta, bytes: &[u8]) -> Playback {
+    let additive = meta.additive.as_ref().map(|a| {
+        let clip = skelpack_runtime::read::name_of(bytes, &a.base_clip).to_owned();
+        Additive {
+            mode: a.mode,
+            base: match a.base {
+                BaseKind::Rest => AdditiveBase::Rest,
+                BaseKind::Frame => AdditiveBase::Frame {
+                    clip,
+                    frame: a.base_frame,
+                },
+                BaseKind::Clip => AdditiveBase::Clip { clip },
+            },
+        }
+    });
+    Playback {
+        looping: meta.looping,
+        root_motion: meta.root_motion,
+        additive,
+    }
+}
