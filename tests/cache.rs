@@ -37,7 +37,7 @@ fn counts(stderr: &[u8]) -> Counts {
             .next()
             .unwrap_or_else(|| panic!("'{label}' in {line}"));
         before
-            .rsplit(|c: char| c == ' ' || c == ':' || c == ',')
+            .rsplit([' ', ':', ','])
             .find(|w| !w.is_empty())
             .and_then(|w| w.parse().ok())
             .unwrap_or_else(|| panic!("count before '{label}' in {line}"))

@@ -43,7 +43,12 @@ fn exports_reopen_at_the_source_rate_and_recompress_stably() {
         let r2 = compress_to_gltf(&export, &settings, &second, &options, false).unwrap();
         let (b1, b2) = (anim_bytes(&r1), anim_bytes(&r2));
         let file = |p: &Path| std::fs::metadata(p).unwrap().len();
-        if b2 > b1 || file(&second) > file(&first) {
+        // The layout chooser weighs binary bytes, not the accessors' JSON: since sockets are
+        // measured (more keys in RobotExpressive), its re-export stores 1.1 KB less animation
+        // in 9 more accessors, 104 B more file in all. A file may grow by 0.05 % when its
+        // animation data shrank; never its animation data.
+        let allowance = if b2 < b1 { file(&first) / 2000 } else { 0 };
+        if b2 > b1 || file(&second) > file(&first) + allowance {
             failures.push(format!(
                 "{name}: recompressed {b2} B of animation ({} B file), export {b1} B ({} B)",
                 file(&second),

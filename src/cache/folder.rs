@@ -27,9 +27,7 @@ impl FolderStore {
     }
 
     fn path(&self, area: Area, hex: &str) -> Result<PathBuf, String> {
-        if hex.len() < 3 || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
-            return Err(format!("not a digest: {}", crate::quote::clipped(hex)));
-        }
+        let hex = super::object_name(hex)?;
         Ok(self.root.join(area.dir()).join(&hex[..2]).join(hex))
     }
 

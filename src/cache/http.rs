@@ -37,9 +37,7 @@ impl HttpStore {
     }
 
     fn url(&self, area: Area, hex: &str) -> Result<String, String> {
-        if hex.is_empty() || !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
-            return Err(format!("not a digest: {}", crate::quote::clipped(hex)));
-        }
+        let hex = super::object_name(hex)?;
         Ok(format!("{}/{}/{hex}", self.base, area.dir()))
     }
 }

@@ -289,6 +289,15 @@ impl ResultCache {
     }
 }
 
+/// `hex` when it can name an object (hex digits only), so it is safe in a path or a URL.
+pub fn object_name(hex: &str) -> Result<&str, String> {
+    if hex.len() >= 3 && hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+        Ok(hex)
+    } else {
+        Err(format!("not a digest: {}", crate::quote::clipped(hex)))
+    }
+}
+
 /// Lower-case hex SHA-256 of `bytes`, the digest form Bazel's cache uses.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     key::hex(&Sha256::digest(bytes).into())

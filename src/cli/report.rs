@@ -243,7 +243,7 @@ impl<W: Write> Printer<W> {
     pub fn start(&mut self, shard: Option<&ShardHeader>) -> anyhow::Result<()> {
         match self.style {
             Style::Json => {
-                write!(self.out, "{{\n")?;
+                writeln!(self.out, "{{")?;
                 if let Some(h) = shard {
                     let text = serde_json::to_string(h)?;
                     writeln!(self.out, "  \"shard\": {text},")?;

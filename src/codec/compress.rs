@@ -226,6 +226,19 @@ pub(super) fn compress_with(
         clip.frame_count,
     );
     let reference = reference.as_ref();
+    // A candidate measured as players show it (an additive clip on its base).
+    let measure_shown = |candidate: &CompressedClip, limits: &JointLimits| {
+        measure(
+            skeleton,
+            reference,
+            &Layered {
+                additive: candidate,
+                layer,
+            },
+            limits,
+            true,
+        )
+    };
     let rest_pose = &prepared.rest;
     let mut inputs = Inputs::new(skeleton, clip, rest_pose);
     // Pins re-derive local tracks from object targets: not for an additive layer's keys.
@@ -303,16 +316,7 @@ pub(super) fn compress_with(
             std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
         });
     }
-    let mut errors = measure(
-        skeleton,
-        reference,
-        &Layered {
-            additive: &out,
-            layer,
-        },
-        &held,
-        true,
-    );
+    let mut errors = measure_shown(&out, &held);
     while !passes(&errors, &held) && repairs < MAX_REPAIRS {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
@@ -354,31 +358,13 @@ pub(super) fn compress_with(
                 std::array::from_fn(|k| encode(inp, j, k, scale[j][k]))
             });
         }
-        errors = measure(
-            skeleton,
-            reference,
-            &Layered {
-                additive: &out,
-                layer,
-            },
-            &held,
-            true,
-        );
+        errors = measure_shown(&out, &held);
     }
     control.set_progress(0.6);
     // What repair could not reach stays where it is; every other joint keeps its tolerance.
     if !passes(&errors, &held) {
         hold_to_reached(&mut held, &errors);
-        errors = measure(
-            skeleton,
-            reference,
-            &Layered {
-                additive: &out,
-                layer,
-            },
-            &held,
-            true,
-        );
+        errors = measure_shown(&out, &held);
     }
     let limits = &held;
 
@@ -459,21 +445,7 @@ pub(super) fn compress_with(
                     });
                 }
                 let smaller = total_bits(&trial) < total_bits(out);
-                (smaller
-                    && passes(
-                        &measure(
-                            skeleton,
-                            reference,
-                            &Layered {
-                                additive: &trial,
-                                layer,
-                            },
-                            limits,
-                            true,
-                        ),
-                        limits,
-                    ))
-                .then_some(trial)
+                (smaller && passes(&measure_shown(&trial, limits), limits)).then_some(trial)
             };
         // Plain encodings first, then refined key values on top of what they reached: every
         // step is kept only if it saves bits, so refinement never grows the clip.
@@ -490,16 +462,7 @@ pub(super) fn compress_with(
             )?;
         }
         if relaxed > 0 {
-            errors = measure(
-                skeleton,
-                reference,
-                &Layered {
-                    additive: &out,
-                    layer,
-                },
-                limits,
-                true,
-            );
+            errors = measure_shown(&out, limits);
         }
     }
     out.local_tolerance = (0..n)

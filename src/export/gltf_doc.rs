@@ -284,6 +284,23 @@ impl GltfDoc {
         comp * n
     }
 
+    /// Accessor `ai`'s components, when it is a plain float accessor (32-bit floats, not
+    /// sparse, inside its view).
+    pub fn f32_components(&self, ai: usize) -> Option<Vec<f32>> {
+        let a = self.array("accessors").get(ai)?;
+        let comp = a.get("componentType").and_then(Value::as_u64)? as u32;
+        if comp != component::F32 {
+            return None;
+        }
+        let bytes = self.element_bytes(ai)?;
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        )
+    }
+
     /// Accessor `ai`'s elements tightly packed, when its element size is a multiple of 4
     /// (what meshopt can hold; every animation accessor skelpack writes) and it is not
     /// sparse and lies inside its view.

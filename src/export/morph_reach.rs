@@ -4,23 +4,6 @@
 use serde_json::Value;
 
 use super::GltfDoc;
-use super::gltf_doc::component;
-
-/// Accessor `ai`'s components when it is a plain (not normalized, not sparse) float accessor.
-pub(super) fn floats(doc: &GltfDoc, ai: usize) -> Option<Vec<f32>> {
-    let a = doc.array("accessors").get(ai)?;
-    let comp = a.get("componentType").and_then(Value::as_u64)? as u32;
-    if comp != component::F32 || a.get("sparse").is_some() {
-        return None;
-    }
-    let bytes = doc.element_bytes(ai)?;
-    Some(
-        bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect(),
-    )
-}
 
 /// Per morph target of `node`'s mesh: the largest distance one unit of its weight moves a
 /// vertex in the scene, bounded from the POSITION deltas' `min` / `max` (which glTF requires)
@@ -103,7 +86,7 @@ fn mesh_scale(doc: &GltfDoc, node: usize) -> Option<f64> {
         .map(|j| j.as_u64().map(|j| j as usize))
         .collect::<Option<_>>()?;
     let ibm = match skin.get("inverseBindMatrices").and_then(Value::as_u64) {
-        Some(ai) => floats(doc, ai as usize)?,
+        Some(ai) => doc.f32_components(ai as usize)?,
         None => Vec::new(),
     };
     let mut worst: f64 = 0.0;

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 
 use super::GltfDoc;
 use super::gltf_doc::component;
-use super::morph_reach::{floats, target_reach};
+use super::morph_reach::target_reach;
 
 /// What a channel's weights may change by.
 #[derive(Clone, Copy, Debug)]
@@ -123,8 +123,8 @@ pub fn compress_channel(
     if !linear {
         return None;
     }
-    let times = floats(doc, sampler.get("input")?.as_u64()? as usize)?;
-    let values = floats(doc, sampler.get("output")?.as_u64()? as usize)?;
+    let times = doc.f32_components(sampler.get("input")?.as_u64()? as usize)?;
+    let values = doc.f32_components(sampler.get("output")?.as_u64()? as usize)?;
     let reach = target_reach(doc, node)?;
     let targets = reach.len();
     if times.len() < 2 || targets == 0 || values.len() != times.len() * targets {

@@ -154,16 +154,7 @@ fn values(doc: &GltfDoc, ai: usize, width: usize) -> Option<Vec<Vec4>> {
 
 /// Accessor `ai`'s float components, if it is a float accessor of `width` components.
 fn floats(doc: &GltfDoc, ai: usize, width: usize) -> Option<Vec<f32>> {
-    let a = doc.array("accessors").get(ai)?;
-    let comp = a.get("componentType").and_then(Value::as_u64)? as u32;
-    if comp != component::F32 || doc.element_size(ai) != 4 * width {
-        return None;
-    }
-    let bytes = doc.element_bytes(ai)?;
-    Some(
-        bytes
-            .chunks_exact(4)
-            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-            .collect(),
-    )
+    (doc.element_size(ai) == 4 * width)
+        .then(|| doc.f32_components(ai))
+        .flatten()
 }
