@@ -32,10 +32,11 @@ pub fn clip_key(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Key {
         tracks,
         morph_weight_channels,
         between,
+        grid,
     } = clip;
     h.update(
         format!(
-            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {}\0",
+            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {grid} {}\0",
             tracks.len()
         )
         .as_bytes(),

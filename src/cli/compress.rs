@@ -85,6 +85,9 @@ pub fn compress_all(
         .par_iter()
         .map(|clip| {
             let resolved = settings.resolve(asset, &clip.name);
+            // Sampled finer where the source's curve leaves the chord of its frames.
+            let fine = codec::grid::for_codec(&asset.skeleton, clip, &resolved.limits);
+            let clip: &crate::model::Clip = &fine;
             let control = Control::new();
             match cache {
                 Some(c) => c
@@ -256,11 +259,16 @@ fn fit_in(
         bail!("--fit-kb must be a positive number of KiB, not {kib}");
     }
     let budget = (kib * 1024.0).min(u64::MAX as f64) as u64;
-    let clips: Vec<_> = asset
+    let fine: Vec<_> = asset
         .clips
         .iter()
-        .map(|c| (c, settings.resolve(asset, &c.name)))
+        .map(|c| {
+            let resolved = settings.resolve(asset, &c.name);
+            let fine = codec::grid::for_codec(&asset.skeleton, c, &resolved.limits);
+            (fine, resolved)
+        })
         .collect();
+    let clips: Vec<_> = fine.iter().map(|(c, r)| (&**c, r.clone())).collect();
     Ok(codec::size_budget::fit_clips(
         &asset.skeleton,
         &clips,

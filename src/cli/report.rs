@@ -168,8 +168,14 @@ fn process(
     let entries = chosen
         .par_iter()
         .map(|&clip_index| {
-            let clip = &asset.clips[clip_index];
-            let resolved = settings.resolve(&asset, &clip.name);
+            let resolved = settings.resolve(&asset, &asset.clips[clip_index].name);
+            // Sampled finer where the source's curve leaves the chord of its frames.
+            let fine = codec::grid::for_codec(
+                &asset.skeleton,
+                &asset.clips[clip_index],
+                &resolved.limits,
+            );
+            let clip: &crate::model::Clip = &fine;
             let control = Control::new();
             let (out, cached) = match cache {
                 Some(c) => c.compress(&asset.skeleton, clip, &resolved, &control),

@@ -10,6 +10,7 @@ mod control;
 pub mod curve;
 pub mod fit;
 pub mod floor;
+pub mod grid;
 mod memo;
 pub mod playback;
 pub mod predict;

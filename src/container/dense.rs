@@ -52,5 +52,6 @@ pub fn decode_clip(skeleton: &Skeleton, clip: &CompressedClip) -> Result<Clip, S
         tracks,
         morph_weight_channels: 0,
         between: Default::default(),
+        grid: 1,
     })
 }

@@ -81,6 +81,9 @@ pub struct Clip {
     /// (CUBICSPLINE, or keys between frames): [`Self::sample_local`] evaluates them exactly
     /// at fractional frames.
     pub between: std::sync::Arc<Vec<super::SourceCurve>>,
+    /// Samples per source frame: 1, or more where `codec::grid` sampled the clip finer so
+    /// that its frames follow [`Self::between`] curves (`raw_bytes` counts source frames).
+    pub grid: u32,
 }
 
 impl Clip {
@@ -103,6 +106,7 @@ impl Clip {
                 .collect(),
             morph_weight_channels: 0,
             between: Default::default(),
+            grid: 1,
         }
     }
 
@@ -205,6 +209,10 @@ impl Clip {
 
     /// Raw size by the convention of the leading library: 10 floats per joint per frame.
     pub fn raw_bytes(&self) -> usize {
-        self.tracks.len() * self.frame_count * 40
+        let frames = match self.grid {
+            0 | 1 => self.frame_count,
+            g => self.frame_count.saturating_sub(1) / g as usize + 1,
+        };
+        self.tracks.len() * frames * 40
     }
 }

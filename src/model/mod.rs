@@ -9,7 +9,7 @@ mod pose;
 pub mod sampling;
 mod skeleton;
 mod socket;
-mod source_curve;
+pub mod source_curve;
 mod transform;
 mod units;
 

@@ -42,6 +42,46 @@ impl SourceCurve {
     }
 }
 
+/// The largest norm of the second time derivative of a CUBICSPLINE `curve` over
+/// `[t0, t1]` (seconds; inside one segment or across several: each segment's part is
+/// bounded at its ends, the derivative being linear in time within a segment).
+pub fn max_acceleration(curve: &Keyframes, t0: f64, t1: f64) -> f64 {
+    let times = &curve.times;
+    let n = times.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let first = times
+        .partition_point(|&k| (k as f64) <= t0)
+        .saturating_sub(1);
+    let mut a = 0.0f64;
+    for i in first.min(n - 2)..n - 1 {
+        let (k0, k1) = (times[i] as f64, times[i + 1] as f64);
+        if k0 >= t1 {
+            break;
+        }
+        let dt = k1 - k0;
+        if dt <= 0.0 {
+            continue;
+        }
+        let p0 = curve.values[3 * i + 1].as_dvec4();
+        let m0 = curve.values[3 * i + 2].as_dvec4() * dt;
+        let p1 = curve.values[3 * (i + 1) + 1].as_dvec4();
+        let m1 = curve.values[3 * (i + 1)].as_dvec4() * dt;
+        let second = |u: f64| {
+            (p0 * (12.0 * u - 6.0)
+                + m0 * (6.0 * u - 4.0)
+                + p1 * (6.0 - 12.0 * u)
+                + m1 * (6.0 * u - 2.0))
+                / (dt * dt)
+        };
+        let u0 = ((t0.max(k0) - k0) / dt).clamp(0.0, 1.0);
+        let u1 = ((t1.min(k1) - k0) / dt).clamp(0.0, 1.0);
+        a = a.max(second(u0).length()).max(second(u1).length());
+    }
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

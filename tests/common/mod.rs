@@ -213,8 +213,12 @@ pub fn compress_measured(
     skelpack::metric::ErrorReport,
     skelpack::settings::Resolved,
 ) {
-    let c = compress(asset, clip, settings);
+    // On the grid the `.skp` codec needs (finer where a source curve leaves the chord of its
+    // frames: `codec::grid`), as `report` and `compress -o x.skp` use it.
     let r = settings.resolve(asset, &clip.name);
+    let fine = skelpack::codec::grid::for_codec(&asset.skeleton, clip, &r.limits);
+    let clip: &Clip = &fine;
+    let c = compress(asset, clip, settings);
     let sk = &asset.skeleton;
     let e = measure(
         sk,
