@@ -19,13 +19,13 @@
 
 use std::borrow::Cow;
 
-use glam::Vec4;
+use glam::{Quat, Vec4};
 
 use super::budget::Budgets;
 use crate::metric::JointLimits;
 use crate::model::sampling::{Interpolation, Keyframes};
 use crate::model::source_curve::max_acceleration;
-use crate::model::{Clip, JointTracks, Skeleton, TrackKind, Transform};
+use crate::model::{Clip, JointTracks, Skeleton, TrackKind, Transform, slerp_shortest};
 
 /// The finest grid: 256 samples per source frame.
 pub const MAX_GRID: u32 = 256;
@@ -120,7 +120,8 @@ fn curve_multiplier(clip: &Clip, curve: &Keyframes, allow: f64) -> u32 {
 
 /// For a LINEAR curve over `[t0, t1]`: the fewest pieces (a power of two) whose chord holds
 /// every key inside the interval within `allow` (the largest distance of a polyline from a
-/// chord is at one of its vertices).
+/// chord is at one of its vertices), and no more than put every key on a sample (skelpack's
+/// own keys between frames are at sixteenths: at most 16).
 fn linear_pieces(curve: &Keyframes, t0: f64, t1: f64, allow: f64) -> u32 {
     let inside: Vec<f32> = curve
         .times
@@ -134,6 +135,14 @@ fn linear_pieces(curve: &Keyframes, t0: f64, t1: f64, allow: f64) -> u32 {
     let h = t1 - t0;
     let mut n = 1u32;
     while n < MAX_GRID {
+        // Once every key is a sample the chord of the samples is the polyline itself.
+        let on_grid = inside.iter().all(|&t| {
+            let x = (t as f64 - t0) / h * n as f64;
+            (x - x.round()).abs() < 1e-3
+        });
+        if on_grid {
+            break;
+        }
         let ok = inside.iter().all(|&t| {
             let x = (t as f64 - t0) / h * n as f64;
             let k = x.floor().min(n as f64 - 1.0);
@@ -143,18 +152,16 @@ fn linear_pieces(curve: &Keyframes, t0: f64, t1: f64, allow: f64) -> u32 {
                 curve.sample(b as f32),
                 curve.sample(t),
             );
-            let vb = if curve.is_rotation && va.dot(vb) < 0.0 {
-                -vb
-            } else {
-                vb
-            };
-            let v = if curve.is_rotation && va.dot(v) < 0.0 {
-                -v
-            } else {
-                v
-            };
             let u = (x - k) as f32;
-            (v - Vec4::lerp(va, vb, u)).length() as f64 <= allow
+            // The codec's chord: slerp for rotations (the shortest arc), lerp otherwise.
+            let (chord, v) = if curve.is_rotation {
+                let c = slerp_shortest(Quat::from_vec4(va), Quat::from_vec4(vb), u);
+                let c = Vec4::from(c);
+                (c, if c.dot(v) < 0.0 { -v } else { v })
+            } else {
+                (va.lerp(vb, u), v)
+            };
+            (v - chord).length() as f64 <= allow
         });
         if ok {
             break;
