@@ -5,8 +5,10 @@
 //!
 //! A joint beyond it cannot be represented or measured, and before this check it took the
 //! other joints with it (budgets and verification of its ancestors were computed against
-//! it). So such a file is refused at import, by every command and the app alike, naming
-//! the clip, the joint, what is out of range and the frames (docs/ROBUSTNESS.md, item 5).
+//! it). So where a joint's own translation or scale puts it out at some frames, that
+//! component is held at storable values there ([`hold_unreachable`]) and named (the clip,
+//! the joint, the value, the frames) by every command and the app alike; a joint out only
+//! through its parents' transforms is refused at import (docs/ROBUSTNESS.md, item 5).
 
 use glam::DAffine3;
 
