@@ -169,12 +169,14 @@ fn meshopt_exports_are_smaller_decode_alike_and_hold_the_tolerance() {
         );
         if name == "CesiumMan.glb" {
             // Issue 14, rest channels dropped (as the optimizers compared drop them): below
-            // 4,000 B stored (4,070 before the accessor order in the view). By default the
-            // one-key rest channels are kept (issue 24 item 2; docs/EXPORT.md).
+            // 4,300 B stored (4,070 before the accessor order in the view, then 3,989, which
+            // was 0.1003 mm at `animeval --oversample 64` beside a key under `raw`: issue 24
+            // item 3's `RawLimit` keeps some chains SHORT, 4,289 B and 0.0940 mm). By default
+            // the one-key rest channels are kept (issue 24 item 2; docs/EXPORT.md).
             let drop = dir.path().join("CesiumMan.drop.glb");
             let r_drop = compress(&src, &drop, &["--meshopt", "--drop-rest-channels"]);
             let dropped = sum(&r_drop, "stored_bytes");
-            assert!(dropped < 4_000, "{name}: stored {dropped} B");
+            assert!(dropped < 4_300, "{name}: stored {dropped} B");
         }
         assert!(
             stored < sum(&r_plain, "exported_bytes"),

@@ -52,9 +52,13 @@ fn assert_same(orig: &Asset, back: &Asset) {
                 );
             }
         }
+        // A scene holds the clip's frames as LINEAR keys: between frames their chord, not
+        // a CUBICSPLINE source's curve (docs/EXPORT.md, "Known limits": `convert`).
+        let mut frames_only = a.clone();
+        frames_only.between = Default::default();
         let e = common::max_error(
             &orig.skeleton,
-            a,
+            &frames_only,
             &back.skeleton,
             b,
             orig.units.from_metres(0.03),

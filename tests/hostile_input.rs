@@ -591,20 +591,119 @@ fn every_command_refuses(input: &Path, needles: &[&str]) {
 // the codec's budgets for every ancestor, and the glTF export wrote 4 of 87 channels with
 // exit 1) is refused by every command at import, naming the joint and the frames.
 #[test]
-fn one_unreachable_joint_is_named_with_its_frames_by_every_command() {
+fn one_unreachable_joint_is_named_and_the_others_keep_their_motion() {
     let d = tempfile::tempdir().unwrap();
-    for (value, shown) in [("1e25", "1.0e25"), ("1e16", "1.0e16")] {
+    let clean = shared("acl/49_15.acl.sjson");
+    let clean_asset = skelpack::import::load(&clean).unwrap();
+    let clip = &clean_asset.clips[0];
+    let sk = &clean_asset.skeleton;
+    let limits = skelpack::settings::Settings::default()
+        .resolve(&clean_asset, &clip.name)
+        .limits;
+    let clean_payload = report_payload(&clean, 0);
+    // 1e25 and 1e16 cannot be stored; 1e14 can, but 32-bit floats there are metres apart.
+    for (value, shown) in [("1e25", "1.0e25"), ("1e16", "1.0e16"), ("1e14", "apart")] {
         let (p, bone) = acl_with_translation(d.path(), &format!("broken{value}.acl.sjson"), value);
-        every_command_refuses(&p, &["frame 4 ", &format!("joint '{bone}'"), shown]);
+        let needles = ["frame 4 ", &format!("joint '{bone}'"), shown];
+        let i = p.to_str().unwrap();
+        // Named, with its frames, by every command; each that compresses exits 1.
+        let skp = d.path().join("out.skp");
+        let glb = d.path().join("out.glb");
+        let conv = d.path().join("conv.glb");
+        for (args, code) in [
+            (vec!["inspect", i], 0),
+            (vec!["compress", i, "-o", skp.to_str().unwrap()], 1),
+            (vec!["compress", i, "-o", glb.to_str().unwrap()], 1),
+            (vec!["convert", i, conv.to_str().unwrap()], 0),
+        ] {
+            let out = run(&args, Duration::from_secs(120));
+            let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+            assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+            // `inspect` lists warnings with the file's description, on standard output.
+            let stderr = stderr + &String::from_utf8_lossy(&out.stdout);
+            assert!(
+                needles.iter().all(|n| stderr.contains(n)) && stderr.contains("warning"),
+                "{args:?}: expected {needles:?} in: {stderr}"
+            );
+        }
+        // The report describes what is written: the whole clip's payload (was 107 B), not
+        // within tolerance.
+        let payload = report_payload(&p, 1);
+        assert!(
+            payload as f64 > clean_payload as f64 * 0.95,
+            "{payload} B against {clean_payload} B without the broken value"
+        );
+        // The .skp keeps every joint's motion: within tolerance of the clean clip at every
+        // frame and midpoint away from frame 4.
+        let c = skelpack::container::read(&skp).unwrap();
+        let e = skelpack::metric::measure(
+            sk,
+            &skelpack::metric::Reference::new(sk, clip, clip.frame_count),
+            &c.clips[0],
+            &limits,
+            true,
+        );
+        let n = sk.len();
+        let over: Vec<(usize, usize)> = (0..clip.frame_count)
+            .filter(|&f| f != 4)
+            .flat_map(|f| (0..n).map(move |j| (f, j)))
+            .filter(|&(f, j)| limits.evaluated[j] && e.at_samples[f * n + j] > limits.tolerance[j])
+            .collect();
+        assert!(over.is_empty(), "{value}: over at (frame, joint) {over:?}");
+        let mids = e.at_midpoints.as_ref().unwrap();
+        let over_mid = (0..clip.frame_count - 1)
+            .filter(|&f| f != 3 && f != 4)
+            .flat_map(|f| (0..n).map(move |j| (f, j)))
+            .filter(|&(f, j)| limits.evaluated[j] && mids[f * n + j] > limits.tolerance[j])
+            .count();
+        assert_eq!(over_mid, 0, "{value}: midpoints over");
+        // The glTF keeps every channel the clean clip's export keeps (was 4 of 87).
+        let clean_glb = d.path().join("clean.glb");
+        let out = run(
+            &[
+                "compress",
+                clean.to_str().unwrap(),
+                "-o",
+                clean_glb.to_str().unwrap(),
+            ],
+            Duration::from_secs(120),
+        );
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(glb_channels(&glb), glb_channels(&clean_glb), "{value}");
     }
-    // Storable in a .skp, but so far out that 32-bit floats there are metres apart: every
-    // joint below it failed its tolerance at every frame and the payload shrank from
-    // 13,690 to 2,499 bytes; now refused the same way, naming the spacing.
-    let (p, bone) = acl_with_translation(d.path(), "far.acl.sjson", "1e14");
-    every_command_refuses(&p, &["frame 4 ", &format!("joint '{bone}'"), "apart"]);
-    // A character far from the origin but within reach of 32-bit floats imports.
+    // A character far from the origin but within reach of 32-bit floats imports as it is.
     let (p, _) = acl_with_translation(d.path(), "inside.acl.sjson", "1e6");
-    assert!(skelpack::import::load(&p).is_ok());
+    assert!(skelpack::import::load(&p).unwrap().held.is_empty());
+}
+
+/// `report --json` of `path`'s first clip: its payload bytes (the exit code is `code`).
+fn report_payload(path: &Path, code: i32) -> u64 {
+    // `output()`: the JSON is larger than a pipe holds while `run` waits.
+    let out = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args(["report", "--json", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["clips"][0]["report"]["payload_bytes"].as_u64().unwrap()
+}
+
+/// The number of animation channels in a GLB.
+fn glb_channels(path: &Path) -> usize {
+    let b = std::fs::read(path).unwrap();
+    let len = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
+    let v: Value = serde_json::from_slice(&b[20..20 + len]).unwrap();
+    v["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["channels"].as_array().unwrap().len())
+        .sum()
 }
 
 // Item 5, composed: every local value in range, but a parent's scale puts a joint far

@@ -14,7 +14,7 @@ pub const CODEC_FINGERPRINT: &str = env!("SKELPACK_CODEC_FINGERPRINT");
 
 /// The key of `clip`'s result on `skeleton` under `settings`: the codec's version and
 /// fingerprint, the skeleton (names, parents, rest pose, flags), the resolved settings, the
-/// clip's name, timing and dense samples. Not the file's bytes: the same motion saved again,
+/// clip's name, timing, dense samples and source curves between frames. Not the file's bytes: the same motion saved again,
 /// or written by another exporter, has the same key.
 pub fn clip_key(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Key {
     let mut h = Sha256::new();
@@ -31,10 +31,12 @@ pub fn clip_key(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Key {
         start_time,
         tracks,
         morph_weight_channels,
+        between,
+        grid,
     } = clip;
     h.update(
         format!(
-            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {}\0",
+            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {grid} {}\0",
             tracks.len()
         )
         .as_bytes(),
@@ -50,6 +52,8 @@ pub fn clip_key(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Key {
             t.source_channels[2] as u8,
         ]);
     }
+    // The source's own curves between frames (CUBICSPLINE, keys between frames).
+    h.update(format!("{between:?}\0").as_bytes());
     h.finalize().into()
 }
 

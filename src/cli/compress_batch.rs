@@ -18,7 +18,8 @@ use serde::Serialize;
 
 use super::cache_args::summary_line;
 use super::compress::{
-    Args, check_target, compress_all_counted, export_gltf, load, with_output_ext, write_skp,
+    Args, check_target, compress_all_counted, export_gltf, load, mark_held, with_output_ext,
+    write_skp,
 };
 use super::shard::Shard;
 use crate::cache::{CacheStats, ResultCache};
@@ -137,7 +138,8 @@ fn compress_file(args: &Args, job: &Job, cache: Option<&ResultCache>) -> anyhow:
     if args.batch.format == "skp" {
         let clips = compress_all_counted(&asset, &settings, cache)?;
         let from_cache = clips.iter().filter(|(_, hit)| *hit).count();
-        let clips: Vec<_> = clips.into_iter().map(|(c, _)| c).collect();
+        let mut clips: Vec<_> = clips.into_iter().map(|(c, _)| c).collect();
+        mark_held(&asset, &mut clips);
         let bytes = write_skp(&asset, &clips, &job.output)?;
         let ok = clips.iter().all(|c| c.report.contract_met);
         Ok(Some((clips.len(), from_cache, bytes, ok)))
@@ -149,7 +151,7 @@ fn compress_file(args: &Args, job: &Job, cache: Option<&ResultCache>) -> anyhow:
         let bytes = std::fs::metadata(&job.output).map_or(0, |m| m.len());
         let n = written.animations.len();
         let from_cache = if written.from_cache { n } else { 0 };
-        Ok(Some((n, from_cache, bytes, written.ok())))
+        Ok(Some((n, from_cache, bytes, written.ok() && asset.held.is_empty())))
     }
 }
 

@@ -168,8 +168,11 @@ fn process(
     let entries = chosen
         .par_iter()
         .map(|&clip_index| {
-            let clip = &asset.clips[clip_index];
-            let resolved = settings.resolve(&asset, &clip.name);
+            let resolved = settings.resolve(&asset, &asset.clips[clip_index].name);
+            // Sampled finer where the source's curve leaves the chord of its frames.
+            let fine =
+                codec::grid::for_codec(&asset.skeleton, &asset.clips[clip_index], &resolved.limits);
+            let clip: &crate::model::Clip = &fine;
             let control = Control::new();
             let (out, cached) = match cache {
                 Some(c) => c.compress(&asset.skeleton, clip, &resolved, &control),
@@ -184,6 +187,12 @@ fn process(
                     crate::quote::clipped(&clip.name)
                 )
             })?;
+            // A joint held at storable values misses its tolerance at those frames.
+            let mut out = out;
+            for (_, line) in asset.held.iter().filter(|(c, _)| *c == clip.name) {
+                out.report.contract_met = false;
+                eprintln!("warning: {}: {line}", path.display());
+            }
             let first = asset.skeleton.deforming_joints().next().unwrap_or(0);
             let sockets = resolved.limits.socket_count();
             let worst_socket = (sockets > 0)

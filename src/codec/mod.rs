@@ -11,6 +11,7 @@ pub mod curve;
 mod error;
 pub mod fit;
 pub mod floor;
+pub mod grid;
 mod memo;
 mod pipeline;
 pub mod playback;

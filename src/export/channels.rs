@@ -26,6 +26,14 @@ pub enum Rule {
     /// Slerp between keys, but a key's value used exactly as stored, never normalized, and
     /// its matrix built from the raw quaternion (`animeval.py`'s "raw").
     Raw,
+    /// What [`Rule::Raw`] shows just beside a key: the limit it approaches from between keys
+    /// (slerp of the normalized keys, so a key itself normalized, at and inside a channel's
+    /// key range; the stored value outside it and for a one-key channel). `Raw` is
+    /// discontinuous at every key (the stored key at the key, normalized keys on either side),
+    /// so its largest error over an interval may be this limit, which no point between keys
+    /// reaches exactly and no check at the key sees (KayKit's PickUp: 0.0904 mm at frame 7,
+    /// 0.1013 mm 1/256 frame later under `animeval --oversample 256`). Verified beside `Raw`.
+    RawLimit,
     /// three.js' `AnimationMixer` ([`super::slerp_flat`]): `slerpFlat` on the stored values
     /// from a key to the next (slerp *not* normalized for keys over about 3.6 degrees apart,
     /// lerp then normalize for closer ones, so a key itself comes out normalized or not by
@@ -51,7 +59,13 @@ impl Player {
     /// The rules an export for this player is verified under.
     pub fn rules(self) -> &'static [Rule] {
         match self {
-            Player::Portable => &[Rule::Slerp, Rule::Nlerp, Rule::Raw, Rule::Three],
+            Player::Portable => &[
+                Rule::Slerp,
+                Rule::Nlerp,
+                Rule::Raw,
+                Rule::RawLimit,
+                Rule::Three,
+            ],
             Player::Gltf => &[Rule::Slerp],
         }
     }
@@ -92,6 +106,11 @@ pub enum Storage {
 /// Key times in ticks: a tick is `1 / TICKS` of a frame, so keys may sit between frames
 /// where nlerp needs them (a player's nlerp between two source frames far apart).
 pub const TICKS: u32 = 16;
+
+/// Where within a segment nlerp leaves slerp's path most, as fractions of it: its lag
+/// `u - nlerp angle / angle` is about `u (1 - u) (1 - 2 u) theta^2 / 6` for a small arc
+/// `theta`, largest at `u = 1/2 -+ 1/(2 sqrt 3)` (moving towards the ends as the arc grows).
+pub const NLERP_WORST: [f32; 2] = [0.211_324_87, 0.788_675_1];
 
 /// One glTF channel's data: keys at clip ticks ([`TICKS`] per frame), values and (cubic)
 /// tangents in value units per frame, as the file will hold them after storage rounding.
@@ -246,8 +265,11 @@ impl Channel {
         if rule == Rule::Three && rot && self.interp == Interp::Linear {
             return self.sample_three(frame);
         }
+        if rule == Rule::RawLimit && rot && self.interp == Interp::Linear {
+            return self.sample_raw_limit(frame);
+        }
         let finish = |v: Vec4| {
-            if rot && rule != Rule::Raw {
+            if rot && !matches!(rule, Rule::Raw | Rule::RawLimit) {
                 v.normalize_or(Vec4::W)
             } else {
                 v
@@ -276,11 +298,13 @@ impl Channel {
                         let p1 = if p0.dot(p1) < 0.0 { -p1 } else { p1 };
                         finish(p0.lerp(p1, u))
                     }
-                    Rule::Slerp | Rule::Raw | Rule::Three => Vec4::from(slerp_shortest(
-                        Quat::from_vec4(p0).normalize(),
-                        Quat::from_vec4(p1).normalize(),
-                        u,
-                    )),
+                    Rule::Slerp | Rule::Raw | Rule::RawLimit | Rule::Three => {
+                        Vec4::from(slerp_shortest(
+                            Quat::from_vec4(p0).normalize(),
+                            Quat::from_vec4(p1).normalize(),
+                            u,
+                        ))
+                    }
                 }
             }
             Interp::Linear => p0.lerp(p1, u),
@@ -292,6 +316,20 @@ impl Channel {
                 u,
             )),
         }
+    }
+
+    /// A LINEAR rotation channel under [`Rule::RawLimit`]: slerp (normalized) at and
+    /// between its first and last keys, the stored value outside them and for one key.
+    fn sample_raw_limit(&self, frame: f32) -> Vec4 {
+        let n = self.ticks.len();
+        let (first, last) = (tick_frame(self.ticks[0]), tick_frame(self.ticks[n - 1]));
+        if n == 1 || frame < first {
+            return self.values[0];
+        }
+        if frame > last {
+            return self.values[n - 1];
+        }
+        self.sample_as(frame, Rule::Slerp)
     }
 
     /// A LINEAR rotation channel as three.js' `QuaternionLinearInterpolant` plays it
@@ -313,9 +351,16 @@ impl Channel {
 
     /// Inserts keys into a LINEAR rotation channel, on the slerp curve (which it leaves
     /// unchanged), until nlerp stays within `max_chord` (quaternion chord, about half the
-    /// rotation angle) of slerp at every eighth of a frame: at the middle frame of a segment,
-    /// or between frames when a segment is one frame long. Returns whether keys were added.
+    /// rotation angle) of slerp at every eighth of a frame and at [`NLERP_WORST`] of each
+    /// segment: at the middle frame of a segment, or between frames (down to a sixteenth)
+    /// when a segment is one frame long or less. Returns whether keys were added.
     pub fn split_for_nlerp(&mut self, max_chord: f32) -> bool {
+        self.split_for_nlerp_at(max_chord, true)
+    }
+
+    /// [`Self::split_for_nlerp`]; with `fine` false, as before issue 24 item 3: only segments
+    /// of a quarter frame or more, measured at the eighths of a frame only.
+    pub fn split_for_nlerp_at(&mut self, max_chord: f32, fine: bool) -> bool {
         if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
             return false;
         }
@@ -323,13 +368,9 @@ impl Channel {
         let mut i = 0;
         while i + 1 < self.ticks.len() {
             let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
-            if f1 - f0 >= 4 && self.nlerp_divergence(i) > max_chord {
-                // Whole frames while the segment spans several, then halves of it.
-                let mid = if f1 - f0 >= 2 * TICKS {
-                    (f0 + (f1 - f0) / 2) / TICKS * TICKS
-                } else {
-                    f0 + (f1 - f0) / 2
-                };
+            let shortest = if fine { 2 } else { TICKS / 4 };
+            if f1 - f0 >= shortest && self.nlerp_divergence(i, fine) > max_chord {
+                let mid = split_tick(f0, f1);
                 let v = self.sample_as(tick_frame(mid), Rule::Slerp);
                 let v = if v.dot(self.values[i]) < 0.0 { -v } else { v };
                 self.ticks.insert(i + 1, mid);
@@ -342,15 +383,62 @@ impl Channel {
         added
     }
 
+    /// Splits, on the slerp curve, each segment (at least two ticks long) that holds one of
+    /// the frame positions `at` strictly inside and whose nlerp leaves slerp by more than
+    /// `max_chord` (at the eighths of a frame and [`NLERP_WORST`]): where a joint below was
+    /// measured over under nlerp. Returns whether keys were added.
+    pub fn split_short_segments_at(&mut self, at: &[f32], max_chord: f32) -> bool {
+        if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
+            return false;
+        }
+        // Each segment holding a point once (many points of one segment are often over),
+        // last first so that the insertions leave the earlier indices as they are.
+        let mut segments: Vec<usize> = at
+            .iter()
+            .filter_map(|&x| {
+                let i = self.ticks.partition_point(|&k| tick_frame(k) <= x);
+                (i > 0 && i < self.ticks.len() && tick_frame(self.ticks[i - 1]) != x)
+                    .then_some(i - 1)
+            })
+            .collect();
+        segments.sort_unstable();
+        segments.dedup();
+        let mut added = false;
+        for &i in segments.iter().rev() {
+            let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+            if f1 - f0 < 2 || self.nlerp_divergence(i, true) <= max_chord {
+                continue;
+            }
+            let mid = split_tick(f0, f1);
+            let v = self.sample_as(tick_frame(mid), Rule::Slerp);
+            let v = if v.dot(self.values[i]) < 0.0 { -v } else { v };
+            self.ticks.insert(i + 1, mid);
+            self.values.insert(i + 1, v);
+            added = true;
+        }
+        added
+    }
+
     /// The largest chord between nlerp and slerp at the eighths of a frame inside
-    /// segment `i`.
-    fn nlerp_divergence(&self, i: usize) -> f32 {
+    /// segment `i` and at [`NLERP_WORST`] of the segment, where nlerp leaves slerp most (at
+    /// the segment's midpoint the two agree: a quarter-frame segment's only eighth).
+    pub fn nlerp_divergence_of(&self, i: usize) -> f32 {
+        if self.interp != Interp::Linear || !self.is_rotation() {
+            return 0.0;
+        }
+        self.nlerp_divergence(i, true)
+    }
+
+    /// [`Self::nlerp_divergence_of`], at the eighths only where `fine` is false.
+    fn nlerp_divergence(&self, i: usize, fine: bool) -> f32 {
         let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
         let step = TICKS / 8;
+        let (a, b) = (tick_frame(f0), tick_frame(f1));
         (f0 + 1..f1)
             .filter(|t| t % step == 0)
-            .map(|t| {
-                let f = tick_frame(t);
+            .map(tick_frame)
+            .chain(NLERP_WORST.iter().filter(|_| fine).map(|u| a + u * (b - a)))
+            .map(|f| {
                 let a = self.sample_as(f, Rule::Slerp);
                 let b = self.sample_as(f, Rule::Nlerp);
                 let b = if a.dot(b) < 0.0 { -b } else { b };
@@ -378,6 +466,16 @@ impl Channel {
             tangents: vec![],
             ..self.clone()
         }
+    }
+}
+
+/// Where a rotation segment from tick `f0` to `f1` is split for nlerp: on a whole frame
+/// while it spans several, then at its middle.
+fn split_tick(f0: u32, f1: u32) -> u32 {
+    if f1 - f0 >= 2 * TICKS {
+        (f0 + (f1 - f0) / 2) / TICKS * TICKS
+    } else {
+        f0 + (f1 - f0) / 2
     }
 }
 
@@ -609,6 +707,50 @@ mod tests {
     }
 
     #[test]
+    fn raw_limit_is_the_normalized_key_inside_the_range_and_stored_outside() {
+        let (a, b, c) = (
+            Vec4::new(0.0, 0.0, 0.0, 0.5),
+            Vec4::new(0.0, 0.0, 0.6, 0.8) * 1.01,
+            Vec4::new(0.0, 0.0, 0.8, 0.6) * 0.99,
+        );
+        let ch = rotation(vec![1, 2, 3], vec![a, b, c]);
+        // At an inner key Raw shows it as stored, and RawLimit what Raw shows beside it.
+        assert_eq!(ch.sample_as(2.0, Rule::Raw), b);
+        let beside = ch.sample_as(2.0 + 1e-4, Rule::Raw);
+        let limit = ch.sample_as(2.0, Rule::RawLimit);
+        assert!((limit - b.normalize()).length() < 1e-6);
+        assert!((limit - beside).length() < 1e-3);
+        // At the end keys from inside as well; outside the range and for one key as stored.
+        assert!((ch.sample_as(1.0, Rule::RawLimit).length() - 1.0).abs() < 1e-6);
+        assert!((ch.sample_as(3.0, Rule::RawLimit).length() - 1.0).abs() < 1e-6);
+        assert_eq!(ch.sample_as(0.5, Rule::RawLimit), a);
+        assert_eq!(ch.sample_as(4.0, Rule::RawLimit), c);
+        let one = rotation(vec![0], vec![a]);
+        assert_eq!(one.sample_as(0.0, Rule::RawLimit), a);
+    }
+
+    #[test]
+    fn short_segments_are_split_where_measured_over_only() {
+        // 60 degrees in a quarter frame: the eighths see only its middle, where nlerp and
+        // slerp agree.
+        let a = Vec4::from(Quat::IDENTITY);
+        let b = Vec4::from(Quat::from_rotation_z(1.0));
+        let mut c = rotation(vec![0], vec![a]);
+        c.ticks = vec![0, TICKS / 4];
+        c.values = vec![a, b];
+        assert!(!c.clone().split_for_nlerp_at(1e-4, false));
+        assert!(c.nlerp_divergence(0, true) > 1e-3);
+        assert!(!c.split_short_segments_at(&[], 1e-4));
+        assert!(
+            !c.split_short_segments_at(&[0.5], 1e-4),
+            "outside the segment"
+        );
+        assert!(c.split_short_segments_at(&[0.05], 1e-4));
+        assert_eq!(c.ticks, vec![0, TICKS / 8, TICKS / 4]);
+        assert!((c.sample(0.1) - c.sample_as(0.1, Rule::Slerp)).length() < 1e-6);
+    }
+
+    #[test]
     fn three_rule_normalizes_a_key_only_when_the_next_key_is_close() {
         // What three.js showed on KayKit's Hit_A (--meshopt): at a key time, animated
         // channels whose next key is close come out normalized, one-key channels as stored.
@@ -634,7 +776,7 @@ mod tests {
         let b = Vec4::from(Quat::from_rotation_z(2.0));
         let mut c = rotation(vec![0, 40], vec![a, b]);
         let before: Vec<Vec4> = (0..=160).map(|i| c.sample(i as f32 / 4.0)).collect();
-        assert!(c.nlerp_divergence(0) > 1e-2);
+        assert!(c.nlerp_divergence(0, true) > 1e-2);
         assert!(c.split_for_nlerp(1e-4));
         assert!(c.ticks.len() > 2 && c.ticks.len() < 40, "{:?}", c.ticks);
         for (i, v) in before.iter().enumerate() {

@@ -230,6 +230,7 @@ impl GltfClip {
                 settings,
                 options,
                 splits,
+                super::verify::SEARCH_ROUNDS,
             )
         };
         // Key layout by real size: the channels as the codec keyed them, or (where cheaper)
@@ -317,7 +318,11 @@ impl GltfClip {
 /// Verifies `channels` for the player of `options` (nlerp-safe keys, SHORT or QUATERNION
 /// storage where it holds; with meshopt, translations first rounded to a power-of-two step
 /// well inside the tolerance, in the parent's space: its scale divides the step). Returns
-/// the largest error and the worst error / tolerance ratio.
+/// the largest error and the worst error / tolerance ratio. `rounds`: at most that many fits
+/// with the points of the key intervals the fit's own splits make
+/// ([`super::verify::fit_players`]; one while layouts are compared, more in
+/// [`super::between`] at the end).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn fit_layout(
     channels: &mut [Channel],
     skeleton: &Skeleton,
@@ -326,7 +331,11 @@ pub(super) fn fit_layout(
     settings: &Resolved,
     options: &GltfOptions,
     splits: Splits,
+    rounds: usize,
 ) -> (f32, f32) {
+    // Keys between frames where a CUBICSPLINE source bulges away from its frames' chord.
+    let allowance = super::bulge::allowance(skeleton, &settings.limits);
+    super::bulge::key_cubic_bulges(channels, raw, &allowance);
     if options.meshopt.is_some() {
         let step =
             super::verify::tolerance_in_parent_space(skeleton, &settings.limits, TRANSLATION_STEP);
@@ -342,6 +351,7 @@ pub(super) fn fit_layout(
         options.player,
         splits,
         options.meshopt.is_some(),
+        rounds,
     )
 }
 
@@ -398,6 +408,7 @@ pub fn encode_for_gltf(
     }
     let mut best = best.expect("at least one factor");
     best.prune_keys(skeleton, raw, settings, options);
+    best.check_between(skeleton, raw, settings, options);
     Ok(best)
 }
 
@@ -478,7 +489,7 @@ pub fn compressed_gltf(
         // The source is already no larger (few keys, STEP or CUBICSPLINE, or an export
         // compressed again): keep it as it is where every rule of the player plays it as
         // the spec does, or where it is measured within the tolerance under every rule.
-        let kept = (report.exported_bytes >= original_bytes)
+        let kept = (report.exported_bytes >= original_bytes || gc.worst_ratio > 1.0)
             .then(|| {
                 if player.allows_cubic() || portable_as_is(original, i, &node_joint) {
                     Some((0.0, 0.0))
@@ -534,8 +545,10 @@ pub fn compressed_gltf(
 }
 
 /// Whether animation `index` of `doc` plays the same under every portable rule as under
-/// the spec: no LINEAR or CUBICSPLINE rotation on a skeleton node (STEP and translation /
-/// scale channels evaluate alike everywhere).
+/// the spec and holds only what the portable rules cover: no CUBICSPLINE channel on a
+/// skeleton node (Blender ignores the tangents; `portable` writes LINEAR and STEP only) and
+/// no LINEAR rotation there (nlerp, keys as stored); STEP channels and LINEAR translations /
+/// scales evaluate alike everywhere.
 fn portable_as_is(doc: &GltfDoc, index: usize, node_joint: &HashMap<usize, usize>) -> bool {
     let anim = &doc.array("animations")[index];
     let samplers = anim.get("samplers").and_then(Value::as_array);
@@ -544,8 +557,7 @@ fn portable_as_is(doc: &GltfDoc, index: usize, node_joint: &HashMap<usize, usize
         let target = ch.get("target");
         let node = target.and_then(|t| t.get("node")).and_then(Value::as_u64);
         let path = target.and_then(|t| t.get("path")).and_then(Value::as_str);
-        if path != Some("rotation") || node.is_none_or(|n| !node_joint.contains_key(&(n as usize)))
-        {
+        if node.is_none_or(|n| !node_joint.contains_key(&(n as usize))) {
             return true;
         }
         let interp = ch
@@ -554,7 +566,11 @@ fn portable_as_is(doc: &GltfDoc, index: usize, node_joint: &HashMap<usize, usize
             .and_then(|s| samplers.and_then(|v| v.get(s as usize)))
             .and_then(|s| s.get("interpolation"))
             .and_then(Value::as_str);
-        interp == Some("STEP")
+        match interp {
+            Some("STEP") => true,
+            Some("CUBICSPLINE") => false,
+            _ => path != Some("rotation"),
+        }
     })
 }
 

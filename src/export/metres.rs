@@ -90,6 +90,7 @@ mod tests {
             units,
             warnings: Vec::new(),
             fbx: None,
+            held: Vec::new(),
         };
         let m = in_metres(&asset, LengthUnit::Centimetre);
         assert_eq!(m.units.unit, LengthUnit::Metre);

@@ -8,7 +8,9 @@
 //! and a player under each [`Rule`]; [`verify`] fits them to the target [`Player`];
 //! [`compact`] drops the replaced data).
 
+pub mod between;
 pub mod buffers;
+pub mod bulge;
 pub mod channels;
 pub mod clip_switch;
 pub mod compact;
@@ -16,6 +18,7 @@ pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;
 pub mod images;
+mod key_points;
 pub mod layout;
 mod marker_angles;
 pub mod meshopt;

@@ -194,6 +194,7 @@ impl GltfClip {
                     settings,
                     options,
                     Splits::WhereOver,
+                    super::verify::SEARCH_ROUNDS,
                 )
             });
             let c = cost(&candidate);

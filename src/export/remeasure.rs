@@ -91,10 +91,13 @@ impl<'a> Remeasure<'a> {
         }
         let n = self.reference.joints;
         let f = self.reference.frames;
+        let inner_end = f + f.saturating_sub(1) * self.reference.inner;
         let refs = if p < f {
             &self.reference.at_samples[p * n..(p + 1) * n]
-        } else {
+        } else if p < inner_end {
             &self.reference.at_midpoints[(p - f) * n..(p - f + 1) * n]
+        } else {
+            &self.reference.at_extra[(p - inner_end) * n..(p - inner_end + 1) * n]
         };
         marker_error(self.limits, j, &refs[j], obj)
     }
@@ -154,6 +157,35 @@ impl<'a> Remeasure<'a> {
     /// Under rule `s` at point `p`: the object poses and errors of the `dirty` joints.
     fn compose(&mut self, s: usize, p: usize, dirty: &[bool]) {
         let n = self.skeleton.len();
+        // `RawLimit` is `Raw` except at keys: joints whose local transform and parent pose
+        // agree with `Raw`'s take its pose and error instead of composing them again.
+        let mirror = (self.states[s].rule == Rule::RawLimit)
+            .then(|| self.states[..s].iter().position(|x| x.rule == Rule::Raw))
+            .flatten();
+        if let Some(r) = mirror {
+            let mut states = std::mem::take(&mut self.states);
+            let (before, after) = states.split_at_mut(s);
+            let (raw, state) = (&before[r], &mut after[0]);
+            for k in (0..n).filter(|&k| dirty[k]) {
+                let at = p * n + k;
+                let parent = self.skeleton.joints[k].parent;
+                let same = state.local[at] == raw.local[at]
+                    && parent.is_none_or(|q| state.obj[p * n + q] == raw.obj[p * n + q]);
+                if same {
+                    state.obj[at] = raw.obj[at];
+                    state.errors[at] = raw.errors[at];
+                } else {
+                    let m = state.local[at].to_daffine();
+                    state.obj[at] = match parent {
+                        Some(q) => state.obj[p * n + q] * m,
+                        None => m,
+                    };
+                    state.errors[at] = self.error(p, k, &state.obj[at]);
+                }
+            }
+            self.states = states;
+            return;
+        }
         let state = &mut self.states[s];
         for k in (0..n).filter(|&k| dirty[k]) {
             let m = state.local[p * n + k].to_daffine();
@@ -289,6 +321,19 @@ impl<'a> Remeasure<'a> {
             .collect()
     }
 
+    /// Frame positions of the points where joint `j`'s error under `rule` is over `allowed`
+    /// in the accepted state (none when `rule` is not measured).
+    pub fn over_points(&self, rule: Rule, j: usize, allowed: f32) -> Vec<f32> {
+        let n = self.skeleton.len();
+        let Some(state) = self.states.iter().find(|s| s.rule == rule) else {
+            return Vec::new();
+        };
+        (0..self.points.len())
+            .filter(|&p| state.errors[p * n + j] > allowed)
+            .map(|p| self.points[p])
+            .collect()
+    }
+
     /// The accepted state's reports, one per rule, as [`crate::metric::measure`] builds
     /// them.
     pub fn reports(&self) -> Vec<ErrorReport> {
@@ -308,6 +353,14 @@ impl<'a> Remeasure<'a> {
                         for (dst, &v) in mids[f * n..(f + 1) * n].iter_mut().zip(point) {
                             *dst = dst.max(v);
                         }
+                    }
+                }
+                let inner_end = (frames + m * inner) * n;
+                for e in 0..self.reference.extra.len() {
+                    let f = self.reference.extra_interval(e);
+                    let point = &state.errors[inner_end + e * n..inner_end + (e + 1) * n];
+                    for (dst, &v) in mids[f * n..(f + 1) * n].iter_mut().zip(point) {
+                        *dst = dst.max(v);
                     }
                 }
                 ErrorReport::new(n, frames, samples, Some(mids), self.limits)
@@ -335,15 +388,31 @@ fn sample_rules(stored: &Channel, f: f32, rules: &[Rule], out: &mut [Vec4]) {
         return;
     }
     let shared = slerp_is_raw(stored, f);
+    let in_range = shared || slerp_is_raw_limit(stored, f);
     let mut slerp = None;
     for (o, &rule) in out.iter_mut().zip(rules) {
         *o = match rule {
-            Rule::Slerp | Rule::Raw if shared => {
+            Rule::Slerp | Rule::Raw | Rule::RawLimit if shared => {
+                *slerp.get_or_insert_with(|| stored.sample_as(f, Rule::Slerp))
+            }
+            Rule::Slerp | Rule::RawLimit if in_range => {
                 *slerp.get_or_insert_with(|| stored.sample_as(f, Rule::Slerp))
             }
             _ => stored.sample_as(f, rule),
         };
     }
+}
+
+/// Whether a LINEAR rotation channel's slerp and [`Rule::RawLimit`] values at `f` are the
+/// same computation: at or between its first and last keys.
+fn slerp_is_raw_limit(c: &Channel, f: f32) -> bool {
+    let (Some(&first), Some(&last)) = (c.ticks.first(), c.ticks.last()) else {
+        return false;
+    };
+    c.interp == Interp::Linear
+        && c.ticks.len() > 1
+        && f >= tick_frame(first)
+        && f <= tick_frame(last)
 }
 
 /// Whether a LINEAR rotation channel's slerp and raw-key values at `f` are the same

@@ -19,7 +19,7 @@ use std::collections::HashSet;
 
 use glam::DAffine3;
 
-use super::channels::{Played, Player};
+use super::channels::{Played, Player, Rule};
 use super::gltf_compressed::GltfClip;
 use super::verify::PLAYER_GUARD;
 use crate::metric::{JointLimits, PoseSource, marker_error};
@@ -58,7 +58,7 @@ impl Sampled {
             out
         };
         let mut local = vec![sample(raw)];
-        for &rule in player.rules() {
+        for &rule in start_rules(player) {
             local.push(sample(&Played::with_rule(
                 &rest,
                 &gc.channels,
@@ -89,6 +89,14 @@ impl Sampled {
             clean,
         }
     }
+}
+
+/// The rules a start state is played under: the player's, but [`Rule::RawLimit`] (a key's
+/// normalized value where `Raw` shows it as stored: a stop at an instant beside a key, which
+/// this enumeration of stops at samples and midpoints leaves out as it leaves out every
+/// other instant between them; docs/EXPORT.md).
+fn start_rules(player: Player) -> impl Iterator<Item = &'static Rule> {
+    player.rules().iter().filter(|&&r| r != Rule::RawLimit)
 }
 
 /// Frame positions of a clip's check points: every sample, then [`STOP_INNER`] points

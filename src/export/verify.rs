@@ -39,11 +39,89 @@ pub enum Splits {
 /// tolerance and what the codec's own curves reach under the spec. Returns the largest error
 /// over all rules and the worst error / tolerance ratio. `splits` says where rotation
 /// segments are split for nlerp.
+///
+/// The points checked are every sample, the [`QUARTERS`] points between samples (as
+/// `animeval --oversample 4` looks) and, inside every key interval shorter than a
+/// frame (keys between frames: nlerp-safe splits, cubic bulges), its midpoint and the points
+/// where nlerp leaves slerp most ([`super::key_points`]); when the fit adds keys whose
+/// points are not yet checked and one of them is over, it runs again with them (at most
+/// `rounds` fits: [`SEARCH_ROUNDS`] while layouts are compared, [`FINAL_ROUNDS`] for the
+/// chosen one).
 #[allow(clippy::too_many_arguments)]
 pub fn fit_players(
     channels: &mut [Channel],
     skeleton: &Skeleton,
     raw: &Clip,
+    rate: f32,
+    frames: usize,
+    settings: &Resolved,
+    player: Player,
+    splits: Splits,
+    quat: bool,
+    rounds: usize,
+) -> (f32, f32) {
+    let inner = QUARTERS;
+    let mut limits = settings.limits.clone();
+    for t in limits.tolerance.iter_mut() {
+        *t *= PLAYER_GUARD;
+    }
+    // The first fit's nlerp-safe keys go in before the check points are chosen, so that the
+    // key intervals they make are checked from the start.
+    if splits == Splits::First && player.rules().contains(&Rule::Nlerp) {
+        let chord = initial_chords(skeleton, &limits);
+        for c in channels.iter_mut() {
+            c.split_for_nlerp_at(chord[c.joint], false);
+        }
+    }
+    let chords = initial_chords(skeleton, &limits);
+    let mut reference = Reference::with_extra_points(
+        skeleton,
+        raw,
+        raw.frame_count,
+        inner,
+        &super::key_points::unchecked_points(channels, inner, &chords),
+    );
+    let mut round = 0;
+    loop {
+        let result = fit_at(
+            channels, skeleton, &reference, rate, frames, settings, player, splits, quat,
+        );
+        round += 1;
+        // Key intervals the fit made (splits where a joint went over): their points are
+        // measured alone, and the fit runs again with them only where one is over.
+        let missed: Vec<f32> = super::key_points::unchecked_points(channels, inner, &chords)
+            .into_iter()
+            .filter(|x| !reference.extra.contains(x))
+            .collect();
+        if missed.is_empty()
+            || round >= rounds
+            || !super::key_points::over_at(
+                channels, skeleton, raw, rate, frames, &limits, player, &missed,
+            )
+        {
+            return result;
+        }
+        reference.add_extra_points(skeleton, raw, &missed);
+    }
+}
+
+/// Points checked between frames: the quarter points (`animeval --oversample 4`).
+pub const QUARTERS: usize = 3;
+
+/// Fits [`fit_players`] runs while layouts are compared: one (the points of the key
+/// intervals its own splits make are not checked; the chosen layout's last fit checks them).
+pub const SEARCH_ROUNDS: usize = 1;
+
+/// Fits [`fit_players`] runs on the chosen layout, with the key-interval points added
+/// each time its splits made some that are over, before giving up on new ones.
+pub const FINAL_ROUNDS: usize = 4;
+
+/// [`fit_players`] at the points of `reference`.
+#[allow(clippy::too_many_arguments)]
+fn fit_at(
+    channels: &mut [Channel],
+    skeleton: &Skeleton,
+    reference: &Reference,
     rate: f32,
     frames: usize,
     settings: &Resolved,
@@ -56,11 +134,9 @@ pub fn fit_players(
     for t in limits.tolerance.iter_mut() {
         *t *= PLAYER_GUARD;
     }
-    // Quarter points between samples, as glTF checkers (animeval --oversample 4) look.
-    let reference = Reference::with_inner_points(skeleton, raw, raw.frame_count, 3);
     let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
     let spec = Played::new(&rest, channels, rate, frames);
-    let base = measure(skeleton, &reference, &spec, &limits, true);
+    let base = measure(skeleton, reference, &spec, &limits, true);
     let allowed: Vec<f32> = (0..skeleton.len())
         .map(|j| limits.tolerance[j].max(base.joint_max[j]) * (1.0 + 1e-4))
         .collect();
@@ -73,13 +149,9 @@ pub fn fit_players(
             *c *= 2.0;
         }
     }
-    // Chains split at their current chord already (the next fix halves it).
+    // Chains split at their current chord already (the next fix halves it); the first
+    // fit's split pass ran in `fit_players`.
     let mut split_yet = vec![!lazy; skeleton.len()];
-    if nlerp && !lazy {
-        for c in channels.iter_mut() {
-            c.split_for_nlerp(chord[c.joint]);
-        }
-    }
     for c in channels.iter_mut() {
         if c.short_eligible(rate) {
             c.storage = Storage::Short;
@@ -87,7 +159,7 @@ pub fn fit_players(
     }
     // Each later measurement recomputes only the joints below the channels that changed.
     let mut errors = Remeasure::new(
-        channels, skeleton, &reference, &rest, rate, frames, &limits, rules,
+        channels, skeleton, reference, &rest, rate, frames, &limits, rules,
     );
     // Per rule, each joint's largest error (the reports are built once, at the end).
     let mut joint_max = errors.joint_max();
@@ -112,8 +184,17 @@ pub fn fit_players(
                 && by_rule(Rule::Nlerp) > allowed[j]
                 && by_rule(Rule::Nlerp) > by_rule(Rule::Slerp)
             {
+                // Where it is over, first: key intervals shorter than a quarter frame there
+                // (which the chord splits below leave alone) are halved where nlerp leaves
+                // slerp; only where none is, the chain's chord is halved everywhere.
+                let over_at = errors.over_points(Rule::Nlerp, j, allowed[j]);
                 for c in channels.iter_mut() {
                     if c.is_rotation() && ancestry.contains(c.joint, j) {
+                        fixed |= c.split_short_segments_at(&over_at, chord[c.joint]);
+                    }
+                }
+                for c in channels.iter_mut() {
+                    if !fixed && c.is_rotation() && ancestry.contains(c.joint, j) {
                         if !halved[c.joint] {
                             halved[c.joint] = true;
                             if split_yet[c.joint] {
@@ -121,7 +202,7 @@ pub fn fit_players(
                             }
                             split_yet[c.joint] = true;
                         }
-                        fixed |= c.split_for_nlerp(chord[c.joint]);
+                        fixed |= c.split_for_nlerp_at(chord[c.joint], false);
                     }
                 }
             }

@@ -16,7 +16,7 @@ use super::{
     ImportError, Imported, SkinnedMesh, check_dense_total, detect_sample_rate, dominant_rate,
     gltf_check, gltf_ext, uri,
 };
-use crate::model::{Clip, Joint, JointTracks, Skeleton, Transform};
+use crate::model::{Clip, Joint, JointTracks, Skeleton, SourceCurve, TrackKind, Transform};
 
 pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError> {
     let err = |m: String| ImportError::new(path, m);
@@ -374,6 +374,7 @@ fn import_clip(
     let mut clip = Clip::rest(name, skeleton, rate, frames);
     clip.start_time = t0;
     clip.morph_weight_channels = weights;
+    let mut between = Vec::new();
     for (joint, prop, keys) in channels {
         let tracks: &mut JointTracks = &mut clip.tracks[joint];
         for f in 0..frames {
@@ -391,8 +392,23 @@ fn import_clip(
             Property::Rotation => 1,
             _ => 2,
         };
+        // Keys between frames (skelpack's own keys between frames, re-imported at the rate
+        // its extras declare): the chord of the frames is not the curve either.
+        let off_grid = keys.times.len() > 1
+            && keys.times.iter().any(|&t| {
+                let f = (t as f64 - t0 as f64) * rate as f64;
+                (f - f.round()).abs() > 1e-3
+            });
+        if SourceCurve::needed(&keys) || off_grid {
+            between.push(SourceCurve {
+                joint,
+                kind: TrackKind::ALL[k],
+                keys,
+            });
+        }
         tracks.source_channels[k] = true;
     }
+    clip.between = std::sync::Arc::new(between);
     Ok(clip)
 }
 

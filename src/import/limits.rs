@@ -5,8 +5,10 @@
 //!
 //! A joint beyond it cannot be represented or measured, and before this check it took the
 //! other joints with it (budgets and verification of its ancestors were computed against
-//! it). So such a file is refused at import, by every command and the app alike, naming
-//! the clip, the joint, what is out of range and the frames (docs/ROBUSTNESS.md, item 5).
+//! it). So where a joint's own translation or scale puts it out at some frames, that
+//! component is held at storable values there ([`hold_unreachable`]) and named (the clip,
+//! the joint, the value, the frames) by every command and the app alike; a joint out only
+//! through its parents' transforms is refused at import (docs/ROBUSTNESS.md, item 5).
 
 use glam::DAffine3;
 
@@ -35,13 +37,16 @@ struct Culprit {
     frames: usize,
 }
 
-/// Refuses a clip whose values or composed poses leave ±[`MAX_MAGNITUDE`], with one line:
-/// clip, joint, the value, the frames.
-pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String> {
+/// The first joint (parents first) out of range in `clip`, with every frame where it is.
+fn find_culprit(
+    skeleton: &Skeleton,
+    clip: &Clip,
+    place_limit: f64,
+) -> Option<(Culprit, Vec<usize>)> {
     let n = skeleton.len();
-    let (size, place_limit) = place_limit(skeleton);
     let mut obj = vec![DAffine3::IDENTITY; n];
     let mut culprit: Option<Culprit> = None;
+    let mut at = Vec::new();
     for f in 0..clip.frame_count {
         for (j, joint) in skeleton.joints.iter().enumerate() {
             if culprit.as_ref().is_some_and(|c| c.joint < j) {
@@ -60,6 +65,7 @@ pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String>
                     c.last = f;
                     c.frames += 1;
                     c.worst = c.worst.max(worst);
+                    at.push(f);
                 }
                 _ => {
                     culprit = Some(Culprit {
@@ -69,15 +75,18 @@ pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String>
                         first: f,
                         last: f,
                         frames: 1,
-                    })
+                    });
+                    at = vec![f];
                 }
             }
             break;
         }
     }
-    let Some(c) = culprit else {
-        return Ok(());
-    };
+    culprit.map(|c| (c, at))
+}
+
+/// One line on culprit `c`: clip, joint, the value, the frames.
+fn describe(skeleton: &Skeleton, clip: &Clip, c: &Culprit, size: f64) -> String {
     let what = match c.kind {
         Kind::Translation => format!("a translation of {:.1e}", c.worst),
         Kind::Scale => format!("a scale of {:.1e}", c.worst),
@@ -93,15 +102,93 @@ pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String>
     } else {
         format!("frames {}–{}", c.first, c.last)
     };
-    Err(format!(
-        "clip '{}' joint '{}': {what} at {frames} ({} of {} frames); skelpack stores and \
-         verifies values within ±{MAX_MAGNITUDE:.0e}, so this joint cannot be compressed \
-         (fix or remove its motion)",
+    format!(
+        "clip '{}' joint '{}': {what} at {frames} ({} of {} frames)",
         crate::quote::clipped(&clip.name),
         crate::quote::clipped(&skeleton.joints[c.joint].name),
         c.frames,
         clip.frame_count
-    ))
+    )
+}
+
+/// Refuses a clip whose values or composed poses leave ±[`MAX_MAGNITUDE`], with one line:
+/// clip, joint, the value, the frames.
+pub(super) fn check_clip(skeleton: &Skeleton, clip: &Clip) -> Result<(), String> {
+    let (size, place_limit) = place_limit(skeleton);
+    match find_culprit(skeleton, clip, place_limit) {
+        None => Ok(()),
+        Some((c, _)) => Err(format!(
+            "{}; skelpack stores and verifies values within ±{MAX_MAGNITUDE:.0e}, so this \
+             joint cannot be compressed (fix or remove its motion)",
+            describe(skeleton, clip, &c, size)
+        )),
+    }
+}
+
+/// At most this many joints of one clip are held at storable values.
+const MAX_HELD_JOINTS: usize = 64;
+
+/// Where a joint's own translation or scale puts it out of range at some frames (item 5:
+/// one unreachable joint must not take the others with it), holds that component at those
+/// frames at its nearest storable frame's value (the rest value if none is), so every other
+/// joint, and this one at every other frame, can be compressed within its tolerance.
+/// Returns one line per joint held (clip, joint, value, frames; what was done). A joint out
+/// of range through its parents' transforms alone is left for [`check_clip`] to refuse.
+pub(super) fn hold_unreachable(skeleton: &Skeleton, clip: &mut Clip) -> Vec<String> {
+    let (size, place_limit) = place_limit(skeleton);
+    let mut lines = Vec::new();
+    let mut seen: Vec<(usize, Vec<usize>)> = Vec::new();
+    while lines.len() < MAX_HELD_JOINTS {
+        let Some((c, at)) = find_culprit(skeleton, clip, place_limit) else {
+            break;
+        };
+        if let Some(i) = seen.iter().position(|(j, f)| *j == c.joint && *f == at) {
+            // Holding did not bring it back (out through its parents): `check_clip`
+            // refuses the clip.
+            lines.remove(i);
+            break;
+        }
+        let j = c.joint;
+        let t = &mut clip.tracks[j];
+        let rest = skeleton.joints[j].rest;
+        let bad = |v: glam::Vec3| !v.is_finite() || v.abs().max_element() as f64 > MAX_MAGNITUDE;
+        let mut is_bad = vec![false; clip.frame_count];
+        for &f in &at {
+            is_bad[f] = true;
+        }
+        // The component to hold: the one out of range, else (a place out through the
+        // joint's own translation) the translation.
+        let scale = c.kind == Kind::Scale;
+        let values: &mut Vec<glam::Vec3> = if scale {
+            &mut t.scales
+        } else {
+            &mut t.translations
+        };
+        let good = |f: usize, v: &[glam::Vec3]| !is_bad[f] && !bad(v[f]);
+        for &f in &at {
+            let near = (1..clip.frame_count).find_map(|d| {
+                [f.checked_sub(d), Some(f + d)]
+                    .into_iter()
+                    .flatten()
+                    .find(|&g| g < clip.frame_count && good(g, values))
+            });
+            values[f] = match near {
+                Some(g) => values[g],
+                None if scale => rest.scale,
+                None => rest.translation,
+            };
+        }
+        lines.push(format!(
+            "{}: cannot be stored or played (values within ±{MAX_MAGNITUDE:.0e}, places \
+             within 2^23 times the character's size); its {} is held at its nearest \
+             storable frame's value there, so it misses its tolerance at those frames and \
+             every other joint is compressed within its own",
+            describe(skeleton, clip, &c, size),
+            if scale { "scale" } else { "translation" }
+        ));
+        seen.push((j, at));
+    }
+    lines
 }
 
 /// Refuses a clip whose frame times `start + i / rate` do not stay finite and distinct in

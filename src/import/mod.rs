@@ -96,6 +96,10 @@ pub struct Asset {
     pub warnings: Vec<String>,
     /// What an FBX source declares and how it was read (None for other formats).
     pub fbx: Option<fbx::FbxInfo>,
+    /// Joints held at storable values where the source put them out of range (clip name,
+    /// one line naming the joint and frames): those clips miss their tolerance there, and
+    /// every command that compresses them says so (docs/ROBUSTNESS.md, item 5).
+    pub held: Vec<(String, String)>,
 }
 
 /// A failure to read a file: the file and the problem.
@@ -225,7 +229,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
     };
     let mut fbx_info = None;
     let mut source_additive = Vec::new();
-    let (skeleton, clips, meshes, source_tolerance, mut warnings) = match format {
+    let (skeleton, mut clips, meshes, source_tolerance, mut warnings) = match format {
         SourceFormat::Gltf => gltf::import(path, bytes)?,
         SourceFormat::Bvh => bvh::import(path, bytes)?,
         SourceFormat::Acl => {
@@ -259,11 +263,16 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
     }
     limits::check_joint_count(&skeleton).map_err(|m| ImportError::new(path, m))?;
     limits::check_rest(&skeleton).map_err(|m| ImportError::new(path, m))?;
-    for clip in &clips {
+    let mut held = Vec::new();
+    for clip in &mut clips {
         limits::check_timing(clip).map_err(|m| ImportError::new(path, m))?;
+        for line in limits::hold_unreachable(&skeleton, clip) {
+            held.push((clip.name.clone(), line));
+        }
         limits::check_clip(&skeleton, clip).map_err(|m| ImportError::new(path, m))?;
     }
     warnings = warnings::collapse(warnings);
+    warnings.extend(held.iter().map(|(_, line)| line.clone()));
     // glTF declares metres, FBX is read in metres; BVH and ACL clips declare nothing.
     let declared = matches!(format, SourceFormat::Gltf | SourceFormat::Fbx)
         .then_some(crate::model::LengthUnit::Metre);
@@ -278,6 +287,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         source_additive,
         units,
         warnings,
+        held,
         fbx: fbx_info,
     })
 }

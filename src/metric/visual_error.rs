@@ -51,6 +51,11 @@ pub struct Reference {
     pub at_samples: Vec<DAffine3>,
     /// `(frames - 1) * inner * joints`: interval-major, then inner point, then joint.
     pub at_midpoints: Vec<DAffine3>,
+    /// Further points between samples (frame positions, each strictly inside an interval):
+    /// the midpoints of an export's key intervals that the inner points miss.
+    pub extra: Vec<f32>,
+    /// `extra.len() * joints`: per extra point, then joint.
+    pub at_extra: Vec<DAffine3>,
 }
 
 impl Reference {
@@ -90,7 +95,51 @@ impl Reference {
             inner,
             at_samples,
             at_midpoints,
+            extra: Vec::new(),
+            at_extra: Vec::new(),
         }
+    }
+
+    /// As [`Self::with_inner_points`], with `extra` points between samples as well (frame
+    /// positions; those outside `(0, frames - 1)` are dropped). [`measure`] counts each in
+    /// the midpoints of the interval holding it.
+    pub fn with_extra_points(
+        skeleton: &Skeleton,
+        source: &dyn PoseSource,
+        frames: usize,
+        inner: usize,
+        extra: &[f32],
+    ) -> Self {
+        let mut me = Self::with_inner_points(skeleton, source, frames, inner);
+        me.add_extra_points(skeleton, source, extra);
+        me
+    }
+
+    /// Adds `extra` points (see [`Self::with_extra_points`]) not already held.
+    pub fn add_extra_points(
+        &mut self,
+        skeleton: &Skeleton,
+        source: &dyn PoseSource,
+        extra: &[f32],
+    ) {
+        let n = self.joints;
+        let last = self.frames.saturating_sub(1) as f32;
+        let mut local = vec![Transform::IDENTITY; n];
+        for &x in extra {
+            if !(x > 0.0 && x < last) || self.extra.contains(&x) {
+                continue;
+            }
+            source.sample_local(x, &mut local);
+            let at = self.at_extra.len();
+            self.at_extra.resize(at + n, DAffine3::IDENTITY);
+            local_to_object_f64(skeleton, &local, &mut self.at_extra[at..at + n]);
+            self.extra.push(x);
+        }
+    }
+
+    /// The interval (between samples `i` and `i + 1`) holding extra point `e`.
+    pub fn extra_interval(&self, e: usize) -> usize {
+        (self.extra[e].floor() as usize).min(self.frames.saturating_sub(2))
     }
 
     /// The frame positions [`measure`] evaluates, in the order of its points: every sample,
@@ -102,6 +151,7 @@ impl Reference {
                 points.push(f as f32 + Self::fraction(k, self.inner));
             }
         }
+        points.extend(&self.extra);
         points
     }
 
@@ -158,6 +208,13 @@ pub fn measure(
                 for (dst, &v) in e[f * n..(f + 1) * n].iter_mut().zip(&point) {
                     *dst = dst.max(v);
                 }
+            }
+        }
+        for (i, &x) in reference.extra.iter().enumerate() {
+            let f = reference.extra_interval(i);
+            fill(x, &reference.at_extra[i * n..(i + 1) * n], &mut point);
+            for (dst, &v) in e[f * n..(f + 1) * n].iter_mut().zip(&point) {
+                *dst = dst.max(v);
             }
         }
         Some(e)

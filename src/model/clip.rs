@@ -77,6 +77,13 @@ pub struct Clip {
     pub tracks: Vec<JointTracks>,
     /// Morph-target weight channels in the source (reported and carried over, not compressed).
     pub morph_weight_channels: usize,
+    /// Source channels whose curve between frames is not the chord of the frames
+    /// (CUBICSPLINE, or keys between frames): [`Self::sample_local`] evaluates them exactly
+    /// at fractional frames.
+    pub between: std::sync::Arc<Vec<super::SourceCurve>>,
+    /// Samples per source frame: 1, or more where `codec::grid` sampled the clip finer so
+    /// that its frames follow [`Self::between`] curves (`raw_bytes` counts source frames).
+    pub grid: u32,
 }
 
 impl Clip {
@@ -98,6 +105,8 @@ impl Clip {
                 .map(|j| JointTracks::constant(j.rest, frame_count))
                 .collect(),
             morph_weight_channels: 0,
+            between: Default::default(),
+            grid: 1,
         }
     }
 
@@ -120,7 +129,8 @@ impl Clip {
     }
 
     /// Samples all local transforms at a (possibly fractional) frame position, clamped to the
-    /// clip, interpolating neighbouring samples (lerp, shortest-arc slerp).
+    /// clip, interpolating neighbouring samples (lerp, shortest-arc slerp), except for the
+    /// source curves in [`Self::between`], evaluated by their own sampler between frames.
     pub fn sample_local(&self, frame: f32, out: &mut [Transform]) {
         let (i0, i1, u) = self.neighbours(frame);
         for (o, t) in out.iter_mut().zip(&self.tracks) {
@@ -130,6 +140,20 @@ impl Clip {
                 t.at(i0).interpolate(&t.at(i1), u)
             };
         }
+        if u > 0.0 && i0 != i1 {
+            let t = self.source_time(i0 as f64 + u as f64);
+            for c in self.between.iter() {
+                if let Some(o) = out.get_mut(c.joint) {
+                    c.apply(t, o);
+                }
+            }
+        }
+    }
+
+    /// Source time (seconds) of a (fractional) frame position, as the importer computes the
+    /// frames' own times.
+    pub fn source_time(&self, frame: f64) -> f32 {
+        (self.start_time as f64 + frame / self.sample_rate as f64) as f32
     }
 
     /// Checks that every track has `frame_count` finite samples and matches the skeleton.
@@ -185,6 +209,10 @@ impl Clip {
 
     /// Raw size by the convention of the leading library: 10 floats per joint per frame.
     pub fn raw_bytes(&self) -> usize {
-        self.tracks.len() * self.frame_count * 40
+        let frames = match self.grid {
+            0 | 1 => self.frame_count,
+            g => self.frame_count.saturating_sub(1) / g as usize + 1,
+        };
+        self.tracks.len() * frames * 40
     }
 }

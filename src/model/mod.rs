@@ -6,8 +6,10 @@ mod ancestry;
 mod clip;
 pub mod playback;
 mod pose;
+pub mod sampling;
 mod skeleton;
 mod socket;
+pub mod source_curve;
 mod transform;
 mod units;
 
@@ -16,6 +18,7 @@ pub use clip::{Clip, JointTracks, TrackKind};
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
 pub use socket::Socket;
+pub use source_curve::SourceCurve;
 pub use transform::{
     SlerpArc, Transform, angle_of_chord_squared, nlerp_shortest, quat_angle, quat_chord_squared,
     slerp_shortest,

@@ -71,6 +71,17 @@ pub fn remap(from: &Skeleton, clip: &Clip, to: &Skeleton) -> Clip {
             out.tracks[j] = clip.tracks[i].clone();
         }
     }
+    // The source's own curves between frames follow their joints.
+    out.between = std::sync::Arc::new(
+        clip.between
+            .iter()
+            .filter_map(|c| {
+                let joint = to.find(&from.joints[c.joint].name)?;
+                Some(skelpack::model::SourceCurve { joint, ..c.clone() })
+            })
+            .collect(),
+    );
+    out.grid = clip.grid;
     out
 }
 
@@ -118,6 +129,29 @@ pub fn animeval_portable(
             "portable",
             "--oversample",
             "4",
+        ],
+    )
+}
+
+/// [`animeval_portable`] at `oversample` points per key interval of the original.
+pub fn animeval_portable_at(
+    original: &Path,
+    exported: &Path,
+    shell: f32,
+    oversample: u32,
+) -> Option<serde_json::Value> {
+    let n = oversample.to_string();
+    animeval_with(
+        original,
+        exported,
+        shell,
+        &[
+            "--markers",
+            "physical",
+            "--player",
+            "portable",
+            "--oversample",
+            &n,
         ],
     )
 }
@@ -190,8 +224,12 @@ pub fn compress_measured(
     skelpack::metric::ErrorReport,
     skelpack::settings::Resolved,
 ) {
-    let c = compress(asset, clip, settings);
+    // On the grid the `.skp` codec needs (finer where a source curve leaves the chord of its
+    // frames: `codec::grid`), as `report` and `compress -o x.skp` use it.
     let r = settings.resolve(asset, &clip.name);
+    let fine = skelpack::codec::grid::for_codec(&asset.skeleton, clip, &r.limits);
+    let clip: &Clip = &fine;
+    let c = compress(asset, clip, settings);
     let sk = &asset.skeleton;
     let e = measure(
         sk,
