@@ -31,10 +31,11 @@ pub fn clip_key(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Key {
         start_time,
         tracks,
         morph_weight_channels,
+        events,
     } = clip;
     h.update(
         format!(
-            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {}\0",
+            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {} {events:?}\0",
             tracks.len()
         )
         .as_bytes(),

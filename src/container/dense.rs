@@ -51,5 +51,6 @@ pub fn decode_clip(skeleton: &Skeleton, clip: &CompressedClip) -> Result<Clip, S
         start_time: clip.start_time,
         tracks,
         morph_weight_channels: 0,
+        events: clip.playback.events.clone(),
     })
 }

@@ -77,6 +77,8 @@ pub struct Clip {
     pub tracks: Vec<JointTracks>,
     /// Morph-target weight channels in the source (reported and carried over, not compressed).
     pub morph_weight_channels: usize,
+    /// Events the source declares, sorted by time (seconds from frame 0).
+    pub events: Vec<super::Event>,
 }
 
 impl Clip {
@@ -98,6 +100,7 @@ impl Clip {
                 .map(|j| JointTracks::constant(j.rest, frame_count))
                 .collect(),
             morph_weight_channels: 0,
+            events: Vec::new(),
         }
     }
 
