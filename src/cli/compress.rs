@@ -128,11 +128,16 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let asset = import::load(&args.input)?;
+    let mut asset = import::load(&args.input)?;
     for w in &asset.warnings {
         eprintln!("warning: {w}");
     }
-    let (settings, settings_file) = args.tuning.settings_for(&args.input)?;
+    let (mut settings, settings_file) = args.tuning.settings_for(&args.input)?;
+    crate::settings::takes::split(&mut asset, &mut settings)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", args.input.display()))?;
+    for w in settings.event_warnings(&asset) {
+        eprintln!("warning: {w}");
+    }
     if let Some(w) = settings.unit_warning(&asset) {
         eprintln!("warning: {w}");
     }
@@ -169,6 +174,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .to_ascii_lowercase();
     if (ext == "glb" || ext == "gltf") && args.fit_kb.is_some() {
         bail!("--fit-kb writes a .skp (use -o OUT.skp)");
+    }
+    if (ext == "glb" || ext == "gltf") && !settings.takes.is_empty() {
+        bail!(
+            "{}: a compressed glTF keeps the source's animations; write the takes' pieces \
+             to a .skp, or as a glTF scene with `skelpack convert`",
+            args.input.display()
+        );
     }
     if ext == "glb" || ext == "gltf" {
         // glTF has no loop, root-motion or additive flag: its clips are the source's frames.

@@ -26,6 +26,10 @@ pub struct Args {
     /// metre. Default: the unit inferred from the character's proportions.
     #[arg(long)]
     pub unit: Option<String>,
+    /// Split a take into a clip: `NAME=SOURCE:START-END` (source frames, both included;
+    /// repeatable; as the sidecar's `[takes.NAME]`).
+    #[arg(long = "take", value_name = "NAME=SOURCE:START-END")]
+    pub takes: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -44,9 +48,28 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         })?),
         None => None,
     };
-    let asset = import::load(&args.input)?;
+    let mut asset = import::load(&args.input)?;
     for w in &asset.warnings {
         eprintln!("warning: {w}");
+    }
+    // The sidecar's takes and events (and `--take`) are written as the scene's clips.
+    let sidecar = crate::settings::Settings::sidecar_path(&args.input);
+    let mut settings = if sidecar.is_file() {
+        crate::settings::Settings::load(&sidecar)?
+    } else {
+        crate::settings::Settings::default()
+    };
+    super::tuning::add_takes(&mut settings, &args.takes)?;
+    crate::settings::takes::split(&mut asset, &mut settings)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", args.input.display()))?;
+    for w in settings.event_warnings(&asset) {
+        eprintln!("warning: {w}");
+    }
+    let events: Vec<_> = (asset.clips.iter())
+        .map(|c| settings.events_for(&asset, &c.name).0)
+        .collect();
+    for (c, e) in asset.clips.iter_mut().zip(events) {
+        c.events = e;
     }
     let from = unit.unwrap_or(asset.units.unit);
     let asset = if metres::converts(asset.format) {

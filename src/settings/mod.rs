@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 mod edit;
 mod parse;
 mod scale;
+pub mod takes;
 pub use edit::{EditScope, JointEdit};
 pub use parse::MAX_SETTINGS_BYTES;
 
@@ -254,6 +255,10 @@ pub struct Settings {
     /// Per socket by node name: its own tolerance (`[sockets."Head_end"] tolerance_mm = 0.05`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sockets: BTreeMap<String, SocketSettings>,
+    /// Takes split into clips by frame range (`[takes.Attack] source = "Take 001",
+    /// start = 12, end = 88`; `takes.rs`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub takes: BTreeMap<String, takes::TakeSettings>,
 }
 
 /// Settings resolved for one clip of one asset, in scene units.
