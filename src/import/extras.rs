@@ -243,7 +243,7 @@ mod tests {
             Some(r#"{"events": {"a": 1.0, "b": [0.5, "x"], "": 2}}"#),
             0.0,
         );
-        assert_eq!(m.len(), 3, "{m:?}");
+        assert_eq!(m.len(), 2, "{m:?}");
         assert_eq!(w.len(), 2, "{w:?}");
         assert!(with_events(x, &[], 0.0).get("events").is_none());
     }
