@@ -318,6 +318,31 @@ fn events(bytes: &[u8], range: Range<usize>, clip: &str) -> Result<Vec<EventReco
     Ok(out)
 }
 
+/// Checks that no event lies after the end of its clip (`frame_count` frames at `rate`):
+/// what a metadata block cannot check alone, every reader checks once the payload is read.
+pub fn check_event_times(
+    meta: &ClipMeta,
+    frame_count: u32,
+    rate: f32,
+    clip: &str,
+) -> Result<(), Error> {
+    let duration = frame_count.saturating_sub(1) as f32 / rate;
+    match meta
+        .events
+        .iter()
+        .find(|e| e.time > duration * (1.0 + 1e-6))
+    {
+        Some(e) => Err(corrupt(
+            clip,
+            &format!(
+                "an event at {} s lies after the clip's end ({duration} s)",
+                e.time
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Writes one event of an events record (after its `u32` count).
 pub fn put_event(out: &mut Vec<u8>, time: f32, name: &str, payload: Option<&str>) {
     out.extend_from_slice(&time.to_le_bytes());

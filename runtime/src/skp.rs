@@ -39,17 +39,7 @@ impl<B: AsRef<[u8]>> Skp<B> {
             let name = name_of(b, &c.name);
             let meta = meta::parse(b, c.meta.clone(), name, rest.len())?;
             let p = payload::parse(&b[c.payload.clone()], name, rest.len())?;
-            let duration = p.frame_count.saturating_sub(1) as f32 / p.sample_rate;
-            if let Some(e) = meta
-                .events
-                .iter()
-                .find(|e| e.time > duration * (1.0 + 1e-6))
-            {
-                return Err(Error::Corrupt(format!(
-                    "clip '{name}' metadata: an event at {} s lies after the clip's end ({duration} s)",
-                    e.time
-                )));
-            }
+            meta::check_event_times(&meta, p.frame_count, p.sample_rate, name)?;
             // An additive clip's rest tracks decode to the identity of its mode.
             let clip_rest = additive::rest_for(&rest, meta.additive.as_ref().map(|a| a.mode));
             let clip = Clip::with_layout(&p, &clip_rest, clip_layout);
