@@ -91,7 +91,7 @@ fn round_trip_is_exact_and_sizes_match_the_report() {
 }
 
 /// Playback metadata on every record kind: looping, root motion on joint 0 (its source
-/// start, a cycle delta), additive on a frame of the clip itself.
+/// start, a cycle delta), additive on a frame of the clip itself, two events.
 fn with_playback(mut clips: Vec<codec::CompressedClip>) -> Vec<codec::CompressedClip> {
     for c in &mut clips {
         let name = c.name.clone();
@@ -111,6 +111,18 @@ fn with_playback(mut clips: Vec<codec::CompressedClip>) -> Vec<codec::Compressed
                     frame: 3,
                 },
             }),
+            events: vec![
+                skelpack::model::Event {
+                    name: "start".into(),
+                    time: 0.0,
+                    payload: None,
+                },
+                skelpack::model::Event {
+                    name: "hit".into(),
+                    time: c.frame_count.saturating_sub(1) as f32 / c.sample_rate,
+                    payload: Some("sfx".into()),
+                },
+            ],
         };
     }
     clips

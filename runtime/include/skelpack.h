@@ -120,6 +120,8 @@ typedef struct SkpClipInfo {
   uint32_t additive_base_frame;
   // Additive clips on a clip: its name (NUL-terminated, owned by the file); NULL otherwise.
   const char *additive_base_clip;
+  // Events of the clip (`skp_event_info`, `skp_events_between`), sorted by time.
+  uint32_t event_count;
 } SkpClipInfo;
 
 // A root-motion delta: the motion joint's travel between two times, as a translation and
@@ -129,6 +131,16 @@ typedef struct SkpMotionDelta {
   float translation[3];
   float rotation[4];
 } SkpMotionDelta;
+
+// One event of a clip (`skp_event_info`).
+typedef struct SkpEvent {
+  // NUL-terminated UTF-8, owned by the file.
+  const char *name;
+  // NUL-terminated UTF-8 owned by the file, or NULL for an event without a payload.
+  const char *payload;
+  // Seconds from the clip's frame 0 (multiply by `sample_rate` for its frame).
+  float time;
+} SkpEvent;
 
 #ifdef __cplusplus
 extern "C" {
@@ -214,6 +226,34 @@ enum SkpStatus skp_root_motion_delta(const struct SkpFile *file,
                                      float frame0,
                                      float frame1,
                                      struct SkpMotionDelta *out);
+
+// Describes event `event` of clip `clip` (name, payload, time), in `*out`.
+//
+// # Safety
+// `file` must be NULL or an open file; `out` NULL or valid.
+enum SkpStatus skp_event_info(const struct SkpFile *file,
+                              uint32_t clip,
+                              uint32_t event,
+                              struct SkpEvent *out);
+
+// The events playback crosses from frame `frame0` to frame `frame1` of clip `clip`, in
+// play order: forward `[frame0, frame1)`, backward `(frame1, frame0]`, across loop wraps
+// for a looping clip (an event at its last frame fires once per cycle); a clip that does
+// not loop clamps, and reaching its end crosses the events there (docs/RUNTIME.md).
+// Writes the first `out_len` event indices (for `skp_event_info`) to `out` (NULL when
+// `out_len` is 0) and the number crossed in all to `*count` (more than `out_len` when the
+// buffer was short). Allocates nothing; safe to call from many threads at once.
+//
+// # Safety
+// `file` must be NULL or an open file; `out` NULL or `out_len` writable indices; `count`
+// NULL or valid.
+enum SkpStatus skp_events_between(const struct SkpFile *file,
+                                  uint32_t clip,
+                                  float frame0,
+                                  float frame1,
+                                  uint32_t *out,
+                                  size_t out_len,
+                                  uint64_t *count);
 
 // Applies the additive pose `additive` onto `base` in place, joint by joint
 // (`count` transforms each), with `weight` (1: the full layer, as the encoder measured it;

@@ -47,6 +47,18 @@ pub enum SkpStatus {
     SkpErrorNoRootMotion = 7,
 }
 
+/// One event of a clip (`skp_event_info`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SkpEvent {
+    /// NUL-terminated UTF-8, owned by the file.
+    pub name: *const c_char,
+    /// NUL-terminated UTF-8 owned by the file, or NULL for an event without a payload.
+    pub payload: *const c_char,
+    /// Seconds from the clip's frame 0 (multiply by `sample_rate` for its frame).
+    pub time: f32,
+}
+
 /// `SkpClipInfo.additive_mode` / `skp_apply_additive`: the transform product
 /// `base · additive` (ACL `relative`).
 pub const SKP_ADDITIVE_RELATIVE: i32 = 0;
@@ -110,6 +122,8 @@ pub struct SkpClipInfo {
     pub additive_base_frame: u32,
     /// Additive clips on a clip: its name (NUL-terminated, owned by the file); NULL otherwise.
     pub additive_base_clip: *const c_char,
+    /// Events of the clip (`skp_event_info`, `skp_events_between`), sorted by time.
+    pub event_count: u32,
 }
 
 /// A root-motion delta: the motion joint's travel between two times, as a translation and
@@ -129,6 +143,8 @@ pub struct SkpFile {
     clip_names: Vec<CString>,
     /// Per clip, the name of the clip it is additive on (if any).
     base_names: Vec<Option<CString>>,
+    /// Per clip, each event's name and payload.
+    event_texts: Vec<Vec<(CString, Option<CString>)>>,
 }
 
 /// Forward-playback state for one clip of an open file (opaque).
@@ -234,11 +250,22 @@ unsafe fn open_with(
             let base_names = (0..skp.clip_count())
                 .map(|c| skp.additive_base_clip(c).map(c_name))
                 .collect();
+            let event_texts = (0..skp.clip_count())
+                .map(|c| {
+                    (0..skp.event_count(c))
+                        .map(|e| {
+                            let (_, name, payload) = skp.event(c, e);
+                            (c_name(name), payload.map(c_name))
+                        })
+                        .collect()
+                })
+                .collect();
             let file = Box::new(SkpFile {
                 skp,
                 joint_names,
                 clip_names,
                 base_names,
+                event_texts,
             });
             // SAFETY: checked non-null above.
             unsafe { *out = Box::into_raw(file) };
@@ -367,6 +394,7 @@ pub unsafe extern "C" fn skp_clip_info(
         additive_base_clip: f.base_names[c]
             .as_ref()
             .map_or(std::ptr::null(), |n| n.as_ptr()),
+        event_count: f.skp.event_count(c) as u32,
     };
     // SAFETY: checked non-null; the caller passes a valid pointer.
     unsafe { *out = info };
@@ -462,6 +490,83 @@ pub unsafe extern "C" fn skp_root_motion_delta(
         }
         None => SkpStatus::SkpErrorNoRootMotion,
     }
+}
+
+/// Describes event `event` of clip `clip` (name, payload, time), in `*out`.
+///
+/// # Safety
+/// `file` must be NULL or an open file; `out` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skp_event_info(
+    file: *const SkpFile,
+    clip: u32,
+    event: u32,
+    out: *mut SkpEvent,
+) -> SkpStatus {
+    // SAFETY: forwarded contract.
+    let Some(f) = (unsafe { file_ref(file) }) else {
+        return SkpStatus::SkpErrorNullArgument;
+    };
+    if out.is_null() {
+        return SkpStatus::SkpErrorNullArgument;
+    }
+    let (c, e) = (clip as usize, event as usize);
+    if c >= f.skp.clip_count() || e >= f.skp.event_count(c) {
+        return SkpStatus::SkpErrorOutOfRange;
+    }
+    let (name, payload) = &f.event_texts[c][e];
+    let info = SkpEvent {
+        name: name.as_ptr(),
+        payload: payload.as_ref().map_or(std::ptr::null(), |p| p.as_ptr()),
+        time: f.skp.event(c, e).0,
+    };
+    // SAFETY: checked non-null; the caller passes a valid pointer.
+    unsafe { *out = info };
+    SkpStatus::SkpOk
+}
+
+/// The events playback crosses from frame `frame0` to frame `frame1` of clip `clip`, in
+/// play order: forward `[frame0, frame1)`, backward `(frame1, frame0]`, across loop wraps
+/// for a looping clip (an event at its last frame fires once per cycle); a clip that does
+/// not loop clamps, and reaching its end crosses the events there (docs/RUNTIME.md).
+/// Writes the first `out_len` event indices (for `skp_event_info`) to `out` (NULL when
+/// `out_len` is 0) and the number crossed in all to `*count` (more than `out_len` when the
+/// buffer was short). Allocates nothing; safe to call from many threads at once.
+///
+/// # Safety
+/// `file` must be NULL or an open file; `out` NULL or `out_len` writable indices; `count`
+/// NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skp_events_between(
+    file: *const SkpFile,
+    clip: u32,
+    frame0: f32,
+    frame1: f32,
+    out: *mut u32,
+    out_len: usize,
+    count: *mut u64,
+) -> SkpStatus {
+    // SAFETY: forwarded contract.
+    let Some(f) = (unsafe { file_ref(file) }) else {
+        return SkpStatus::SkpErrorNullArgument;
+    };
+    if count.is_null() || (out.is_null() && out_len > 0) {
+        return SkpStatus::SkpErrorNullArgument;
+    }
+    if clip as usize >= f.skp.clip_count() {
+        return SkpStatus::SkpErrorOutOfRange;
+    }
+    let k = f.skp.clip(clip as usize);
+    if out_len > 0 {
+        // SAFETY: the caller guarantees `out_len` writable indices.
+        let buf = unsafe { std::slice::from_raw_parts_mut(out, out_len) };
+        for (o, e) in buf.iter_mut().zip(k.events_between(frame0, frame1)) {
+            *o = e as u32;
+        }
+    }
+    // SAFETY: checked non-null; the caller passes a valid pointer.
+    unsafe { *count = k.events_count_between(frame0, frame1) };
+    SkpStatus::SkpOk
 }
 
 /// Applies the additive pose `additive` onto `base` in place, joint by joint
@@ -602,6 +707,12 @@ pub unsafe extern "C" fn skp_memory_bytes(file: *const SkpFile) -> usize {
                 .iter()
                 .chain(&f.clip_names)
                 .chain(f.base_names.iter().flatten())
+                .chain(
+                    f.event_texts
+                        .iter()
+                        .flatten()
+                        .flat_map(|(n, p)| std::iter::once(n).chain(p)),
+                )
                 .map(|n| n.as_bytes().len() + 1 + std::mem::size_of::<CString>())
                 .sum::<usize>()
     })

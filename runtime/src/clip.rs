@@ -18,6 +18,7 @@
 use glam::{Quat, Vec3, Vec4};
 
 use crate::bits::BitWriter;
+use crate::events::{Crossed, EventTimes};
 use crate::keys::KeyTrack;
 use crate::meta::{ClipMeta, RootMotion};
 use crate::motion::{Motion, MotionDelta};
@@ -71,6 +72,8 @@ pub struct Clip {
     looping: bool,
     /// Root motion, when the clip has a motion joint.
     motion: Option<Motion>,
+    /// The clip's events as playback crosses them.
+    events: EventTimes,
 }
 
 /// Writes one track's value into a pose the way the reference decoder does (rotations
@@ -135,6 +138,7 @@ impl Clip {
             tracks,
             looping: false,
             motion: None,
+            events: EventTimes::default(),
         }
     }
 
@@ -142,6 +146,8 @@ impl Clip {
     /// payload and rest pose it was laid out from.
     pub fn with_playback(mut self, p: &PayloadRecord, rest: &[JointPose], meta: &ClipMeta) -> Self {
         self.looping = meta.looping && self.frame_count > 1;
+        let times: Vec<f32> = meta.events.iter().map(|e| e.time).collect();
+        self.events = EventTimes::new(&times, self.frame_count, self.sample_rate, self.looping);
         self.motion = meta.root_motion.and_then(|record| {
             let tracks = p.tracks.get(record.joint)?.clone();
             let one = PayloadRecord {
@@ -181,6 +187,19 @@ impl Clip {
         self.motion
             .as_ref()
             .map(|m| m.delta(f0, f1, last, self.looping).to_delta())
+    }
+
+    /// The events crossed playing from frame `f0` to frame `f1`, in play order, as indices
+    /// of the clip's events ([`crate::Skp::event`]): forward `[f0, f1)`, backward
+    /// `(f1, f0]`, across loop wraps for a looping clip (an event at its last frame fires
+    /// once per cycle); [`crate::events`] gives the rules. Allocates nothing.
+    pub fn events_between(&self, f0: f32, f1: f32) -> Crossed<'_> {
+        self.events.crossed(f0, f1)
+    }
+
+    /// How many events [`Clip::events_between`] yields, counted without visiting them.
+    pub fn events_count_between(&self, f0: f32, f1: f32) -> u64 {
+        self.events.count(f0, f1)
     }
 
     /// Frames stored (samples at a uniform rate); frame `frame_count - 1` ends the clip.

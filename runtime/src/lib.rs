@@ -23,6 +23,7 @@ pub mod clip;
 pub mod cursor;
 pub mod curve;
 mod error;
+pub mod events;
 pub mod keys;
 pub mod meta;
 pub mod motion;

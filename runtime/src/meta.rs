@@ -17,6 +17,13 @@ pub const TAG_ROOT_MOTION: u16 = 2;
 /// The clip is additive: `u8` mode, `u8` base kind, `u32` base frame, `u16` base clip name
 /// length, UTF-8 base clip name.
 pub const TAG_ADDITIVE: u16 = 3;
+/// The clip's events, sorted by time: `u32` count, then per event `f32` time (seconds
+/// from frame 0, finite, at least 0, not before the previous event's), `u16` name length
+/// (≥ 1), `u8` 1 when a payload follows (else 0), `u32` payload length (0 without one),
+/// the UTF-8 name, the UTF-8 payload.
+pub const TAG_EVENTS: u16 = 4;
+/// Bytes of an event's fixed part (time, lengths, payload flag).
+pub const EVENT_FIXED_BYTES: usize = 4 + 2 + 1 + 4;
 /// Bytes of a record's tag and length.
 pub const RECORD_HEADER_BYTES: usize = 6;
 /// Bytes of a root-motion record's payload.
@@ -94,12 +101,23 @@ pub struct Additive {
     pub base_clip: Range<usize>,
 }
 
+/// One event record. `name` and `payload` are byte ranges of the file (valid UTF-8).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRecord {
+    /// Seconds from the clip's frame 0.
+    pub time: f32,
+    pub name: Range<usize>,
+    pub payload: Option<Range<usize>>,
+}
+
 /// A clip's metadata (all default for a version-1 file).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClipMeta {
     pub looping: bool,
     pub root_motion: Option<RootMotion>,
     pub additive: Option<Additive>,
+    /// Events sorted by time (empty for files written before events existed).
+    pub events: Vec<EventRecord>,
 }
 
 fn corrupt(clip: &str, what: &str) -> Error {
@@ -146,7 +164,7 @@ pub fn parse(
     joints: usize,
 ) -> Result<ClipMeta, Error> {
     let mut meta = ClipMeta::default();
-    let mut seen = [false; 4];
+    let mut seen = [false; 5];
     let mut at = range.start;
     let end = range.end.min(bytes.len());
     while at < end {
@@ -231,11 +249,109 @@ pub fn parse(
                     base_clip: name,
                 });
             }
+            TAG_EVENTS => meta.events = events(bytes, body..body + len, clip)?,
             _ => {}
         }
         at = body + len;
     }
     Ok(meta)
+}
+
+/// The events record at `range` of `bytes` (see [`TAG_EVENTS`]), validated.
+fn events(bytes: &[u8], range: Range<usize>, clip: &str) -> Result<Vec<EventRecord>, Error> {
+    let b = &bytes[range.clone()];
+    if b.len() < 4 {
+        return Err(corrupt(clip, "the events record is too short"));
+    }
+    let count = u32_at(b, 0) as usize;
+    // Every event takes at least its fixed part and one name byte.
+    if count > (b.len() - 4) / (EVENT_FIXED_BYTES + 1) {
+        return Err(corrupt(clip, "the event count exceeds the record"));
+    }
+    let mut out = Vec::with_capacity(count);
+    let mut at = 4;
+    let mut last = 0.0f32;
+    for i in 0..count {
+        if b.len() - at < EVENT_FIXED_BYTES {
+            return Err(corrupt(clip, &format!("event {i} runs past the record")));
+        }
+        let time = f32_at(b, at);
+        let name_len = u16::from_le_bytes([b[at + 4], b[at + 5]]) as usize;
+        let has_payload = b[at + 6];
+        let payload_len = u32_at(b, at + 7) as usize;
+        at += EVENT_FIXED_BYTES;
+        if !time.is_finite() || time < last {
+            return Err(corrupt(
+                clip,
+                &format!("event {i}'s time {time} is not finite or before the previous one"),
+            ));
+        }
+        last = time;
+        if name_len == 0 || has_payload > 1 || (has_payload == 0 && payload_len != 0) {
+            return Err(corrupt(
+                clip,
+                &format!("event {i} has a bad name or payload"),
+            ));
+        }
+        if payload_len > b.len() - at || name_len > b.len() - at - payload_len {
+            return Err(corrupt(clip, &format!("event {i} runs past the record")));
+        }
+        let name = range.start + at..range.start + at + name_len;
+        let payload = name.end..name.end + payload_len;
+        at += name_len + payload_len;
+        let utf8 = |r: &Range<usize>| std::str::from_utf8(&bytes[r.clone()]).is_ok();
+        if !utf8(&name) || !utf8(&payload) {
+            return Err(corrupt(clip, &format!("event {i}'s text is not UTF-8")));
+        }
+        out.push(EventRecord {
+            time,
+            name,
+            payload: (has_payload == 1).then_some(payload),
+        });
+    }
+    if at != b.len() {
+        return Err(corrupt(
+            clip,
+            "the events record has bytes after its last event",
+        ));
+    }
+    Ok(out)
+}
+
+/// Checks that no event lies after the end of its clip (`frame_count` frames at `rate`):
+/// what a metadata block cannot check alone, every reader checks once the payload is read.
+pub fn check_event_times(
+    meta: &ClipMeta,
+    frame_count: u32,
+    rate: f32,
+    clip: &str,
+) -> Result<(), Error> {
+    let duration = frame_count.saturating_sub(1) as f32 / rate;
+    match meta
+        .events
+        .iter()
+        .find(|e| e.time > duration * (1.0 + 1e-6))
+    {
+        Some(e) => Err(corrupt(
+            clip,
+            &format!(
+                "an event at {} s lies after the clip's end ({duration} s)",
+                e.time
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Writes one event of an events record (after its `u32` count).
+pub fn put_event(out: &mut Vec<u8>, time: f32, name: &str, payload: Option<&str>) {
+    out.extend_from_slice(&time.to_le_bytes());
+    out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    out.push(payload.is_some() as u8);
+    let p = payload.unwrap_or("");
+    out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(p.as_bytes());
 }
 
 /// Writes one record.
@@ -273,6 +389,43 @@ mod tests {
         assert_eq!(r.start_translation, [0.0, 1.0, 2.0]);
         assert_eq!(r.cycle_translation, [0.5, 0.0, 0.0]);
         assert!(m.additive.is_none());
+    }
+
+    fn two_events() -> Vec<u8> {
+        let mut body = 2u32.to_le_bytes().to_vec();
+        put_event(&mut body, 0.25, "step_l", None);
+        put_event(&mut body, 0.5, "hit", Some("sfx/hit.wav"));
+        let mut b = Vec::new();
+        put_record(&mut b, TAG_EVENTS, &body);
+        b
+    }
+
+    #[test]
+    fn events_are_read_and_checked() {
+        let b = two_events();
+        let m = parse(&b, 0..b.len(), "c", 1).unwrap();
+        assert_eq!(m.events.len(), 2);
+        assert_eq!(m.events[0].time, 0.25);
+        assert_eq!(&b[m.events[0].name.clone()], b"step_l");
+        assert_eq!(m.events[0].payload, None);
+        assert_eq!(&b[m.events[1].payload.clone().unwrap()], b"sfx/hit.wav");
+        // Every cut is refused (the record runs past the block or ends mid-event).
+        for cut in 1..b.len() {
+            assert!(parse(&b, 0..cut, "c", 1).is_err(), "cut {cut}");
+        }
+        // Out of order, a NaN time, an empty name.
+        let time_at = RECORD_HEADER_BYTES + 4;
+        for (at, v) in [
+            (time_at, 0.75f32.to_le_bytes()),
+            (time_at, f32::NAN.to_le_bytes()),
+        ] {
+            let mut bad = b.clone();
+            bad[at..at + 4].copy_from_slice(&v);
+            assert!(parse(&bad, 0..bad.len(), "c", 1).is_err());
+        }
+        let mut bad = b.clone();
+        bad[time_at + 4] = 0;
+        assert!(parse(&bad, 0..bad.len(), "c", 1).is_err());
     }
 
     #[test]

@@ -39,6 +39,7 @@ impl<B: AsRef<[u8]>> Skp<B> {
             let name = name_of(b, &c.name);
             let meta = meta::parse(b, c.meta.clone(), name, rest.len())?;
             let p = payload::parse(&b[c.payload.clone()], name, rest.len())?;
+            meta::check_event_times(&meta, p.frame_count, p.sample_rate, name)?;
             // An additive clip's rest tracks decode to the identity of its mode.
             let clip_rest = additive::rest_for(&rest, meta.additive.as_ref().map(|a| a.mode));
             let clip = Clip::with_layout(&p, &clip_rest, clip_layout);
@@ -102,6 +103,22 @@ impl<B: AsRef<[u8]>> Skp<B> {
     /// Clip `c`, ready to sample.
     pub fn clip(&self, c: usize) -> &Clip {
         &self.clips[c]
+    }
+
+    /// Clip `c`'s events, sorted by time.
+    pub fn event_count(&self, c: usize) -> usize {
+        self.metas[c].events.len()
+    }
+
+    /// Event `i` of clip `c`: its time in seconds from frame 0, its name and its payload.
+    pub fn event(&self, c: usize, i: usize) -> (f32, &str, Option<&str>) {
+        let e = &self.metas[c].events[i];
+        let b = self.bytes.as_ref();
+        (
+            e.time,
+            name_of(b, &e.name),
+            e.payload.as_ref().map(|p| name_of(b, p)),
+        )
     }
 
     /// Clip `c`'s metadata: looping, root motion, additive mode and base.

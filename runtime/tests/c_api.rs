@@ -85,6 +85,7 @@ fn expected(bytes: &[u8]) -> Vec<u8> {
             cursor.sample(0.5 * i as f32, &mut pose);
             put_pose(&mut out, &pose);
         }
+        put_events(&mut out, &skp, c);
         out.push(clip.is_looping() as u8);
         let joint = clip.root_motion_joint().map_or(-1, |j| j as i32);
         out.extend_from_slice(&joint.to_le_bytes());
@@ -104,6 +105,41 @@ fn expected(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// What decode.c's `put_events` writes for clip `c`.
+fn put_events(out: &mut Vec<u8>, skp: &Skp<&[u8]>, c: usize) {
+    let n = skp.event_count(c);
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    for e in 0..n {
+        let (time, name, payload) = skp.event(c, e);
+        out.extend_from_slice(&time.to_le_bytes());
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        out.push(payload.is_some() as u8);
+        if let Some(p) = payload {
+            out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+            out.extend_from_slice(p.as_bytes());
+        }
+    }
+    if n == 0 {
+        return;
+    }
+    let clip = skp.clip(c);
+    let crossed = |out: &mut Vec<u8>, a: f32, b: f32| {
+        out.extend_from_slice(&clip.events_count_between(a, b).to_le_bytes());
+        for e in clip.events_between(a, b).take(8) {
+            out.extend_from_slice(&(e as u32).to_le_bytes());
+        }
+    };
+    let span = 3.0 * (clip.frame_count() - 1) as f32;
+    let mut i = 0u32;
+    while 0.3 * (i as f32) < span {
+        crossed(out, 0.3 * i as f32, 0.3 * (i + 1) as f32);
+        i += 1;
+    }
+    crossed(out, 0.0, span);
+    crossed(out, span, 0.0);
 }
 
 fn run(program: &Path, skp: &Path, out: &Path) -> std::process::Output {
@@ -144,16 +180,28 @@ fn c_api_wraps_loops_and_returns_the_root_motion_deltas_rust_does() {
         (&cmu, cmu.clips[0].name.as_str(), false, true),
         (&fox, "Run", true, false),
     ] {
+        let clip = asset.clips.iter().find(|c| c.name == name).unwrap();
+        // Events at the first frame, inside (with a payload) and at the last frame.
+        let event = |name: &str, time: f32, payload: Option<&str>| skelpack::model::Event {
+            name: name.into(),
+            time,
+            payload: payload.map(Into::into),
+        };
+        let events = vec![
+            event("start", 0.0, None),
+            event("footstep_l", clip.duration() * 0.4, Some("sfx/step_l.wav")),
+            event("end", clip.duration(), None),
+        ];
         let mut settings = Settings::from_preset(Preset::Acl);
         settings.clips.insert(
             name.to_owned(),
             ClipSettings {
                 looping: Some(looping),
                 root_motion: motion.then_some(RootMotionSetting::Enabled(true)),
+                events: Some(events.clone()),
                 ..Default::default()
             },
         );
-        let clip = asset.clips.iter().find(|c| c.name == name).unwrap();
         let r = settings.resolve(asset, name);
         let c =
             skelpack::codec::compress(&asset.skeleton, clip, &r, &skelpack::codec::Control::new())
@@ -162,6 +210,30 @@ fn c_api_wraps_loops_and_returns_the_root_motion_deltas_rust_does() {
         let skp = Skp::open(&bytes[..]).unwrap();
         assert_eq!(skp.clip(0).is_looping(), looping);
         assert_eq!(skp.clip(0).root_motion_joint().is_some(), motion);
+        // The events come back with their names, times and payloads; the one at the last
+        // frame fires once per cycle of a loop (once in all otherwise).
+        let back: Vec<_> = (0..skp.event_count(0)).map(|e| skp.event(0, e)).collect();
+        let want: Vec<_> = events
+            .iter()
+            .map(|e| (e.time, e.name.as_str(), e.payload.as_deref()))
+            .collect();
+        assert_eq!(back, want, "{name}");
+        let k = skp.clip(0);
+        let last = (k.frame_count() - 1) as f32;
+        let mut fired = Vec::new();
+        let mut t = 0.0f32;
+        while t < 5.0 * last {
+            let b = (t + 0.7).min(5.0 * last);
+            fired.extend(k.events_between(t, b));
+            t = b;
+        }
+        let ends = fired.iter().filter(|&&e| e == 2).count();
+        let steps = fired.iter().filter(|&&e| e == 1).count();
+        assert_eq!(
+            (ends, steps),
+            if looping { (5, 5) } else { (1, 1) },
+            "{name}: {fired:?}"
+        );
         let file = dir.join(format!("{name}.skp"));
         let out = dir.join(format!("{name}.bin"));
         std::fs::write(&file, &bytes).unwrap();

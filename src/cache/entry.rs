@@ -95,6 +95,8 @@ pub fn decode(key: &Key, bytes: &[u8], skeleton: &Skeleton) -> Result<Compressed
         None => rest.clone(),
     };
     let mut clip = payload::read(payload_bytes, name, &clip_rest).map_err(|e| e.to_string())?;
+    skelpack_runtime::meta::check_event_times(&m, clip.frame_count as u32, clip.sample_rate, name)
+        .map_err(|e| e.to_string())?;
     clip.playback = meta::read(&m, meta_bytes);
     if tolerances.len() != rest.len() * 12 {
         return Err("tolerances do not match the skeleton".into());

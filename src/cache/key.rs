@@ -33,10 +33,11 @@ pub fn clip_key(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Key {
         morph_weight_channels,
         between,
         grid,
+        events,
     } = clip;
     h.update(
         format!(
-            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {grid} {}\0",
+            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {grid} {} {events:?}\0",
             tracks.len()
         )
         .as_bytes(),

@@ -261,11 +261,16 @@ pub(super) fn load(
     input: &Path,
     prefix: &str,
 ) -> anyhow::Result<(Asset, crate::settings::Settings, Option<PathBuf>)> {
-    let asset = import::load(input)?;
+    let mut asset = import::load(input)?;
     for w in &asset.warnings {
         eprintln!("warning: {prefix}{w}");
     }
-    let (settings, settings_file) = args.tuning.settings_for(input)?;
+    let (mut settings, settings_file) = args.tuning.settings_for(input)?;
+    crate::settings::takes::split(&mut asset, &mut settings)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", input.display()))?;
+    for w in settings.event_warnings(&asset) {
+        eprintln!("warning: {prefix}{w}");
+    }
     if let Some(w) = settings.unit_warning(&asset) {
         eprintln!("warning: {prefix}{w}");
     }
@@ -420,6 +425,13 @@ pub(super) fn export_gltf(
     output: &Path,
     cache: Option<&ResultCache>,
 ) -> anyhow::Result<GltfWritten> {
+    if !settings.takes.is_empty() {
+        bail!(
+            "{}: a compressed glTF keeps the source's animations; write the takes' pieces \
+             to a .skp, or as a glTF scene with `skelpack convert`",
+            asset.path.display()
+        );
+    }
     // glTF has no loop, root-motion or additive flag: its clips are the source's frames.
     let settings = settings.without_playback();
     let options = gltf_options(args);

@@ -151,7 +151,12 @@ fn compress_file(args: &Args, job: &Job, cache: Option<&ResultCache>) -> anyhow:
         let bytes = std::fs::metadata(&job.output).map_or(0, |m| m.len());
         let n = written.animations.len();
         let from_cache = if written.from_cache { n } else { 0 };
-        Ok(Some((n, from_cache, bytes, written.ok() && asset.held.is_empty())))
+        Ok(Some((
+            n,
+            from_cache,
+            bytes,
+            written.ok() && asset.held.is_empty(),
+        )))
     }
 }
 

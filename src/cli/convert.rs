@@ -33,6 +33,10 @@ pub struct Args {
     pub unit: Option<String>,
     #[command(flatten)]
     pub cache: super::cache_args::CacheArgs,
+    /// Split a take into a clip: `NAME=SOURCE:START-END` (source frames, both included;
+    /// repeatable; as the sidecar's `[takes.NAME]`).
+    #[arg(long = "take", value_name = "NAME=SOURCE:START-END")]
+    pub takes: Vec<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -51,6 +55,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         })?),
         None => None,
     };
+    // The sidecar's takes and events (and `--take`) are written as the scene's clips.
+    let sidecar = crate::settings::Settings::sidecar_path(&args.input);
+    let mut settings = if sidecar.is_file() {
+        crate::settings::Settings::load(&sidecar)?
+    } else {
+        crate::settings::Settings::default()
+    };
+    super::tuning::add_takes(&mut settings, &args.takes)?;
     let cache = args.cache.open()?;
     let ext = args
         .output
@@ -58,11 +70,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
+    // The key holds what decides the scene: the source's bytes, the unit, the takes and
+    // events of the sidecar and `--take`.
     let key = cache
         .as_ref()
         .and_then(|_| std::fs::read(&args.input).ok())
         .and_then(|bytes| {
-            gltf_export::export_key(&args.input, &bytes, "convert", &format!("{unit:?}"), &ext)
+            gltf_export::export_key(
+                &args.input,
+                &bytes,
+                &format!("convert {settings:?}"),
+                &format!("{unit:?}"),
+                &ext,
+            )
         });
     let finish = |cache: &Option<ResultCache>| {
         if let Some(c) = cache {
@@ -89,9 +109,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         finish(&cache);
         return Ok(0);
     }
-    let asset = import::load(&args.input)?;
-    for w in &asset.warnings {
+    let mut asset = import::load(&args.input)?;
+    let mut warnings = asset.warnings.clone();
+    crate::settings::takes::split(&mut asset, &mut settings)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", args.input.display()))?;
+    warnings.extend(settings.event_warnings(&asset));
+    for w in &warnings {
         eprintln!("warning: {w}");
+    }
+    let events: Vec<_> = (asset.clips.iter())
+        .map(|c| settings.events_for(&asset, &c.name).0)
+        .collect();
+    for (c, e) in asset.clips.iter_mut().zip(events) {
+        c.events = e;
     }
     let mut lines = Vec::new();
     let from = unit.unwrap_or(asset.units.unit);
@@ -136,7 +166,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 &gltf_export::CachedExport {
                     // One entry: a cached conversion counts as one result.
                     report_json: serde_json::to_string(&[&lines])?,
-                    warnings: asset.warnings.clone(),
+                    warnings,
                     output,
                 },
             );

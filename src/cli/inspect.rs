@@ -35,6 +35,10 @@ pub struct Args {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Split a take into a clip: `NAME=SOURCE:START-END` (source frames, both included;
+    /// repeatable; as the sidecar's `[takes.NAME]`).
+    #[arg(long = "take", value_name = "NAME=SOURCE:START-END")]
+    pub takes: Vec<String>,
 }
 
 /// One file's facts: an importable asset or a `.skp` container.
@@ -116,6 +120,17 @@ struct ClipInfo {
     playback: PlaybackInfo,
     /// The last frame returns to the first within tolerance: a loop to mark as such.
     looping_suggested: bool,
+    /// A piece of a take: its source clip and frame range (both included).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    take: Option<TakeInfo>,
+}
+
+/// Where a piece of a take comes from.
+#[derive(Serialize)]
+struct TakeInfo {
+    source: String,
+    start: u32,
+    end: u32,
 }
 
 fn describe(asset: &Asset, sidecar: &Settings) -> FileInfo {
@@ -163,6 +178,11 @@ fn describe(asset: &Asset, sidecar: &Settings) -> FileInfo {
                 morph_weights: fbx_clip.map(|f| f.morphs.clone()),
                 playback: PlaybackInfo::new(&prepared.playback, s),
                 looping_suggested: prepared.closes,
+                take: sidecar.takes.get(&clip.name).map(|t| TakeInfo {
+                    source: t.source.clone(),
+                    start: t.start,
+                    end: t.end,
+                }),
             }
         })
         .collect();
@@ -217,14 +237,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let info = if skp::is_container(f) {
             skp::describe(f).map(Info::Skp)
         } else {
-            import::load(f).map_err(Into::into).and_then(|a| {
-                // Playback flags come from the sidecar, when there is one.
+            import::load(f).map_err(Into::into).and_then(|mut a| {
+                // Playback flags, events and takes come from the sidecar, when there is one.
                 let path = Settings::sidecar_path(f);
-                let sidecar = if path.is_file() {
+                let mut sidecar = if path.is_file() {
                     Settings::load(&path)?
                 } else {
                     Settings::default()
                 };
+                super::tuning::add_takes(&mut sidecar, &args.takes)?;
+                crate::settings::takes::split(&mut a, &mut sidecar)
+                    .map_err(|m| anyhow::anyhow!("{}: {m}", f.display()))?;
+                a.warnings.extend(sidecar.event_warnings(&a));
                 Ok(Info::Asset(Box::new(describe(&a, &sidecar))))
             })
         };

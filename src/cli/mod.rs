@@ -15,6 +15,7 @@ mod table;
 mod tuning;
 #[cfg(feature = "gui")]
 mod view;
+mod watch;
 
 use std::path::PathBuf;
 
@@ -54,6 +55,8 @@ pub enum Command {
     MakeCharacter(make_character::Args),
     /// Compress every clip of files or folders and print sizes and errors.
     Report(report::Args),
+    /// Re-export files every time they (or their sidecars) are saved, until Ctrl-C.
+    Watch(watch::Args),
     /// Open FILE in the app, wait for the compressed result, save a screenshot, exit.
     #[cfg(feature = "gui")]
     View(view::Args),
@@ -78,6 +81,7 @@ pub fn run(command: Command) -> i32 {
         Command::Convert(a) => convert::run(a),
         Command::MakeCharacter(a) => make_character::run(a),
         Command::Report(a) => report::run(a),
+        Command::Watch(a) => watch::run(a),
         #[cfg(feature = "gui")]
         Command::View(a) => view::run(a),
     };

@@ -135,7 +135,7 @@ fn process(
     cache: Option<&ResultCache>,
     shard: Option<Shard>,
 ) -> anyhow::Result<Vec<ClipEntry>> {
-    let (settings, _) = tuning.settings_for(path)?;
+    let (mut settings, _) = tuning.settings_for(path)?;
     let file = path.display().to_string();
     let in_share = |e: &ClipEntry| shard.is_none_or(|s| s.takes(&file, &e.report.name));
     let file_key = cache
@@ -161,7 +161,9 @@ fn process(
             Err(e) => cache.refuse(format!("a file report does not parse: {e}")),
         }
     }
-    let asset = import::load(path)?;
+    let mut asset = import::load(path)?;
+    crate::settings::takes::split(&mut asset, &mut settings)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", path.display()))?;
     let chosen: Vec<usize> = (0..asset.clips.len())
         .filter(|&i| shard.is_none_or(|s| s.takes(&file, &asset.clips[i].name)))
         .collect();

@@ -38,6 +38,19 @@ pub struct TuningArgs {
     /// beyond the marker offset may move more than the tolerance.
     #[arg(long)]
     pub ignore_sockets: bool,
+    /// Split a take into a clip: `NAME=SOURCE:START-END` (source frames, both included;
+    /// repeatable; as the sidecar's `[takes.NAME]`, which it overrides).
+    #[arg(long = "take", value_name = "NAME=SOURCE:START-END")]
+    pub takes: Vec<String>,
+}
+
+/// Adds `--take` flags to `settings` (they win over the sidecar's takes of the same name).
+pub fn add_takes(settings: &mut Settings, flags: &[String]) -> anyhow::Result<()> {
+    for f in flags {
+        let (name, t) = crate::settings::takes::parse_flag(f).map_err(anyhow::Error::msg)?;
+        settings.takes.insert(name, t);
+    }
+    Ok(())
 }
 
 impl TuningArgs {
@@ -54,6 +67,7 @@ impl TuningArgs {
             Some(p) => Settings::load(p)?,
             None => Settings::default(),
         };
+        add_takes(&mut s, &self.takes)?;
         if let Some(p) = &self.preset {
             let preset = Preset::parse(p)
                 .with_context(|| format!("unknown preset '{p}' (acl, ozz, aggressive)"))?;

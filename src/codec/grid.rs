@@ -208,6 +208,7 @@ pub fn refine(clip: &Clip, n: u32) -> Clip {
         morph_weight_channels: clip.morph_weight_channels,
         between: clip.between.clone(),
         grid: clip.grid.max(1) * n,
+        events: clip.events.clone(),
     }
 }
 

@@ -265,6 +265,7 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
             looping,
             root_motion,
             additive: settings.additive.clone(),
+            events: settings.events.clone(),
         },
         appended,
         closes: closed,
@@ -278,6 +279,8 @@ pub struct PlaybackInfo {
     pub looping: bool,
     pub root_motion: Option<String>,
     pub additive: Option<AdditiveReport>,
+    /// The clip's events: name, time (seconds from frame 0), payload.
+    pub events: Vec<crate::model::Event>,
 }
 
 impl PlaybackInfo {
@@ -290,6 +293,7 @@ impl PlaybackInfo {
                 .and_then(|m| skeleton.joints.get(m.joint))
                 .map(|j| j.name.clone()),
             additive: p.additive.as_ref().map(AdditiveReport::new),
+            events: p.events.clone(),
         }
     }
 }

@@ -53,5 +53,6 @@ pub fn decode_clip(skeleton: &Skeleton, clip: &CompressedClip) -> Result<Clip, S
         morph_weight_channels: 0,
         between: Default::default(),
         grid: 1,
+        events: clip.playback.events.clone(),
     })
 }

@@ -1,8 +1,13 @@
 //! Writes a clip's metadata block (docs/FORMAT.md; read by
-//! [`skelpack_runtime::meta::parse`]): one tagged record per playback flag that is set.
+//! [`skelpack_runtime::meta::parse`]): one tagged record per playback flag that is set,
+//! and one for the clip's events when it has any.
 
-use skelpack_runtime::meta::{BaseKind, TAG_ADDITIVE, TAG_LOOPING, TAG_ROOT_MOTION, put_record};
+use skelpack_runtime::meta::{
+    BaseKind, TAG_ADDITIVE, TAG_EVENTS, TAG_LOOPING, TAG_ROOT_MOTION, put_event, put_record,
+};
 
+use crate::model::Event;
+use crate::model::event::MAX_EVENT_TEXT;
 use crate::model::playback::{Additive, AdditiveBase, Playback};
 
 /// The metadata block of a clip played as `p` (empty for a plain clip).
@@ -28,7 +33,30 @@ pub fn write(p: &Playback) -> Vec<u8> {
     if let Some(a) = &p.additive {
         put_record(&mut out, TAG_ADDITIVE, &additive_record(a));
     }
+    if !p.events.is_empty() {
+        put_record(&mut out, TAG_EVENTS, &events_record(&p.events));
+    }
     out
+}
+
+/// The events record: events sorted by time, times at least 0, empty names and text
+/// beyond the record's limits left out (settings and importers refuse them first).
+fn events_record(events: &[Event]) -> Vec<u8> {
+    let mut kept: Vec<&Event> = events
+        .iter()
+        .filter(|e| {
+            !e.name.is_empty()
+                && e.name.len() <= MAX_EVENT_TEXT
+                && e.payload.as_ref().is_none_or(|p| p.len() <= MAX_EVENT_TEXT)
+                && e.time.is_finite()
+        })
+        .collect();
+    kept.sort_by(|a, b| a.time.total_cmp(&b.time));
+    let mut b = (kept.len() as u32).to_le_bytes().to_vec();
+    for e in kept {
+        put_event(&mut b, e.time.max(0.0), &e.name, e.payload.as_deref());
+    }
+    b
 }
 
 fn additive_record(a: &Additive) -> Vec<u8> {
@@ -61,9 +89,19 @@ pub fn read(meta: &skelpack_runtime::ClipMeta, bytes: &[u8]) -> Playback {
             },
         }
     });
+    let text = |r: &std::ops::Range<usize>| skelpack_runtime::read::name_of(bytes, r).to_owned();
     Playback {
         looping: meta.looping,
         root_motion: meta.root_motion,
         additive,
+        events: meta
+            .events
+            .iter()
+            .map(|e| Event {
+                name: text(&e.name),
+                time: e.time,
+                payload: e.payload.as_ref().map(text),
+            })
+            .collect(),
     }
 }

@@ -146,6 +146,12 @@ pub fn from_bytes(bytes: &[u8]) -> Result<Container, ContainerError> {
                 None => rest.clone(),
             };
             let mut clip = payload::read(&body[c.payload.clone()], name, &clip_rest)?;
+            skelpack_runtime::meta::check_event_times(
+                &m,
+                clip.frame_count as u32,
+                clip.sample_rate,
+                name,
+            )?;
             clip.playback = meta::read(&m, body);
             Ok(clip)
         })

@@ -519,10 +519,13 @@ pub fn compressed_gltf(
         if !report.scalar_tracks.compressed.is_empty() {
             report.exported_bytes = sampler_bytes(&doc, i);
         }
-        // The source rate, so that skelpack reopens the export at it (`import::extras`).
+        // The source rate, so that skelpack reopens the export at it, and the clip's events
+        // (`import::extras`).
         let anim = &mut doc.array_mut("animations")[i];
         if anim.is_object() {
-            anim["extras"] = crate::import::extras::with_rate(anim.get("extras"), raw.sample_rate);
+            let extras = crate::import::extras::with_rate(anim.get("extras"), raw.sample_rate);
+            anim["extras"] =
+                crate::import::extras::with_events(extras, &cc.playback.events, raw.start_time);
         }
         report.stored_bytes = report.exported_bytes;
         reports.push(report);

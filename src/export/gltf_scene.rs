@@ -330,7 +330,11 @@ fn write_clip(doc: &mut GltfDoc, skeleton: &Skeleton, clip: &Clip) {
             "name": clip.name,
             "channels": channels,
             "samplers": samplers,
-            "extras": crate::import::extras::with_rate(None, clip.sample_rate),
+            "extras": crate::import::extras::with_events(
+                crate::import::extras::with_rate(None, clip.sample_rate),
+                &clip.events,
+                clip.start_time,
+            ),
         }),
     );
 }

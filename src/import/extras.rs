@@ -1,5 +1,7 @@
 //! What skelpack writes into a glTF animation's `extras` so that it reopens its own exports
-//! as the source was: `"extras": { "skelpack": { "fps": 24 } }`, the source's frame rate.
+//! as the source was: `"extras": { "skelpack": { "fps": 24 } }`, the source's frame rate,
+//! and the clip's events, `"extras": { "events": [{ "name": "footstep_l", "time": 0.42,
+//! "payload": "..." }] }` (docs/EXPORT.md, "Events").
 //!
 //! An export's key times alone do not say it: keys between frames (sixteenths of a frame,
 //! where nlerp needs them) make rate detection report a multiple of the source rate, a
@@ -10,6 +12,12 @@
 //! detection from the key times, with a warning (a file edited elsewhere at another rate).
 
 use serde_json::{Value, json};
+
+use crate::model::Event;
+use crate::model::event::MAX_EVENT_TEXT;
+
+/// The key under `extras` holding an animation's events.
+pub const EVENTS_KEY: &str = "events";
 
 /// The key under `extras` holding skelpack's object.
 pub const EXTRAS_KEY: &str = "skelpack";
@@ -29,6 +37,100 @@ pub fn with_rate(existing: Option<&Value>, fps: f32) -> Value {
     };
     extras[EXTRAS_KEY] = json!({ "fps": fps });
     extras
+}
+
+/// `existing` extras with the events of a clip whose frame 0 is at `start_time` seconds of
+/// the animation's timeline (event times are written on that timeline, as key times are);
+/// without events, any `events` key is removed.
+pub fn with_events(existing: Value, events: &[Event], start_time: f32) -> Value {
+    let mut extras = match existing {
+        Value::Object(m) => Value::Object(m),
+        _ => json!({}),
+    };
+    let map = extras.as_object_mut().expect("an object");
+    if events.is_empty() {
+        map.remove(EVENTS_KEY);
+        return extras;
+    }
+    let list: Vec<Value> = events
+        .iter()
+        .map(|e| {
+            let mut v = json!({ "name": e.name, "time": (start_time as f64 + e.time as f64) });
+            if let Some(p) = &e.payload {
+                v["payload"] = json!(p);
+            }
+            v
+        })
+        .collect();
+    map.insert(EVENTS_KEY.into(), Value::Array(list));
+    extras
+}
+
+/// The events an animation's raw `extras` JSON declares, as times from the clip's frame 0
+/// (`t0` is frame 0's time on the animation's timeline), and a warning for each entry it
+/// cannot use. Two forms are read: skelpack's list, `"events": [{"name", "time",
+/// "payload"?}]`, and a map of names to a time or a list of times, `"events": {"step": 0.4,
+/// "hit": [0.2, 0.9]}` (what a DCC's custom property group exports, e.g. Blender's action
+/// properties).
+pub fn declared_events(extras: Option<&str>, t0: f32) -> (Vec<Event>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let value = extras.and_then(|t| serde_json::from_str::<Value>(t).ok());
+    let Some(list) = value.as_ref().and_then(|v| v.get(EVENTS_KEY)) else {
+        return (Vec::new(), warnings);
+    };
+    let mut out = Vec::new();
+    let mut push = |name: &str, time: Option<f64>, payload: Option<&Value>, at: String| {
+        let Some(time) = time.filter(|t| t.is_finite()) else {
+            warnings.push(format!(
+                "extras.{EVENTS_KEY}{at}: no finite `time`; left out"
+            ));
+            return;
+        };
+        if name.is_empty() || name.len() > MAX_EVENT_TEXT {
+            warnings.push(format!("extras.{EVENTS_KEY}{at}: bad `name`; left out"));
+            return;
+        }
+        let payload = match payload {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(v) => Some(v.to_string()),
+        };
+        if payload.as_ref().is_some_and(|p| p.len() > MAX_EVENT_TEXT) {
+            warnings.push(format!(
+                "extras.{EVENTS_KEY}{at}: payload too long; left out"
+            ));
+            return;
+        }
+        out.push(Event {
+            name: name.to_owned(),
+            time: (time - t0 as f64) as f32,
+            payload,
+        });
+    };
+    match list {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+                let time = item.get("time").and_then(Value::as_f64);
+                push(name, time, item.get("payload"), format!("[{i}]"));
+            }
+        }
+        Value::Object(map) => {
+            for (name, v) in map {
+                let times: Vec<Option<f64>> = match v {
+                    Value::Array(a) => a.iter().map(Value::as_f64).collect(),
+                    v => vec![v.as_f64()],
+                };
+                for t in times {
+                    push(name, t, None, format!(".{name}"));
+                }
+            }
+        }
+        _ => warnings.push(format!(
+            "extras.{EVENTS_KEY} is neither a list nor a map of events; ignored"
+        )),
+    }
+    (out, warnings)
 }
 
 /// The source rate an animation's raw `extras` JSON declares, if it is usable for these
@@ -114,6 +216,36 @@ mod tests {
         let thirty: Vec<f32> = (0..10).map(|f| f as f32 / 30.0).collect();
         let e = with_rate(None, 24.0).to_string();
         assert!(declared_rate(Some(&e), &thirty).is_err());
+    }
+
+    #[test]
+    fn events_are_written_and_read_back_on_the_animation_timeline() {
+        let events = vec![
+            Event {
+                name: "step".into(),
+                time: 0.25,
+                payload: None,
+            },
+            Event {
+                name: "hit".into(),
+                time: 0.5,
+                payload: Some("sfx".into()),
+            },
+        ];
+        let x = with_events(json!({ "author": "x" }), &events, 2.0);
+        assert_eq!(x["events"][0]["time"], 2.25);
+        assert_eq!(x["author"], "x");
+        let (back, w) = declared_events(Some(&x.to_string()), 2.0);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(back, events);
+        // The map form, and entries that cannot be used.
+        let (m, w) = declared_events(
+            Some(r#"{"events": {"a": 1.0, "b": [0.5, "x"], "": 2}}"#),
+            0.0,
+        );
+        assert_eq!(m.len(), 2, "{m:?}");
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(with_events(x, &[], 0.0).get("events").is_none());
     }
 
     #[test]

@@ -374,6 +374,15 @@ fn import_clip(
     let mut clip = Clip::rest(name, skeleton, rate, frames);
     clip.start_time = t0;
     clip.morph_weight_channels = weights;
+    let (events, bad) = super::extras::declared_events(extras, t0);
+    warnings.extend(bad.into_iter().map(|m| format!("animation '{shown}': {m}")));
+    let (events, outside) = crate::model::event::split(&events, clip.duration());
+    warnings.extend(
+        outside
+            .into_iter()
+            .map(|m| format!("animation '{shown}': {m}; left out")),
+    );
+    clip.events = events;
     let mut between = Vec::new();
     for (joint, prop, keys) in channels {
         let tracks: &mut JointTracks = &mut clip.tracks[joint];

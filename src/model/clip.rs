@@ -84,6 +84,8 @@ pub struct Clip {
     /// Samples per source frame: 1, or more where `codec::grid` sampled the clip finer so
     /// that its frames follow [`Self::between`] curves (`raw_bytes` counts source frames).
     pub grid: u32,
+    /// Events the source declares, sorted by time (seconds from frame 0).
+    pub events: Vec<super::Event>,
 }
 
 impl Clip {
@@ -107,6 +109,7 @@ impl Clip {
             morph_weight_channels: 0,
             between: Default::default(),
             grid: 1,
+            events: Vec::new(),
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod ancestry;
 mod clip;
+pub mod event;
 pub mod playback;
 mod pose;
 pub mod sampling;
@@ -15,6 +16,7 @@ mod units;
 
 pub use ancestry::{Ancestry, at_or_above};
 pub use clip::{Clip, JointTracks, TrackKind};
+pub use event::Event;
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
 pub use socket::Socket;

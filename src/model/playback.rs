@@ -1,5 +1,5 @@
 //! How a clip is played beyond its poses: whether it loops, which joint carries root
-//! motion, and whether it is an additive layer on a base. Stored in a `.skp` clip's
+//! motion, whether it is an additive layer on a base, and its events. Stored in a `.skp` clip's
 //! metadata block (docs/FORMAT.md) and reported by `inspect` / `report`.
 
 use serde::Serialize;
@@ -25,10 +25,12 @@ pub struct Additive {
     pub base: AdditiveBase,
 }
 
-/// A clip's playback flags (all off: a full-body clip played once).
+/// A clip's playback flags (all off: a full-body clip played once) and its events.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Playback {
     pub looping: bool,
     pub root_motion: Option<RootMotion>,
     pub additive: Option<Additive>,
+    /// Named times the game reacts to, sorted by time (seconds from frame 0).
+    pub events: Vec<super::Event>,
 }

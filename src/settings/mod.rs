@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 mod edit;
 mod parse;
 mod scale;
+pub mod takes;
 pub use edit::{EditScope, JointEdit};
 pub use parse::MAX_SETTINGS_BYTES;
 
@@ -18,7 +19,7 @@ use crate::codec::Interpolation;
 use crate::import::Asset;
 use crate::metric::JointLimits;
 use crate::model::playback::{Additive, AdditiveBase, AdditiveMode};
-use crate::model::{LengthUnit, Skeleton, Transform};
+use crate::model::{Event, LengthUnit, Skeleton, Transform};
 
 /// Key-reduction method.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -203,6 +204,11 @@ pub struct ClipSettings {
     /// (a frame of a clip), or `{ base = "Idle" }` (that clip played in sync).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub additive: Option<AdditiveSettings>,
+    /// The clip's events (`[[clips.NAME.events]] name = "footstep_l" time = 0.42`, time in
+    /// seconds from the clip's first frame, optional `payload`). When present they replace
+    /// the events the source file declares; an empty list removes them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<Event>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub joints: BTreeMap<String, JointSettings>,
 }
@@ -287,6 +293,10 @@ pub struct Settings {
     /// Per socket by node name: its own tolerance (`[sockets."Head_end"] tolerance_mm = 0.05`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sockets: BTreeMap<String, SocketSettings>,
+    /// Takes split into clips by frame range (`[takes.Attack] source = "Take 001",
+    /// start = 12, end = 88`; `takes.rs`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub takes: BTreeMap<String, takes::TakeSettings>,
 }
 
 /// Settings resolved for one clip of one asset, in scene units.
@@ -308,6 +318,9 @@ pub struct Resolved {
     /// clip of the asset) or every frame of a clip played in sync; none when the base clip
     /// is not in the asset.
     pub additive_base: Option<Vec<Vec<Transform>>>,
+    /// The clip's events, sorted, inside the clip (the sidecar's, else the source's; those
+    /// outside the clip are left out and reported by [`Settings::event_warnings`]).
+    pub events: Vec<Event>,
 }
 
 /// A settings problem: where and what.
@@ -434,7 +447,35 @@ impl Settings {
                 .and_then(|r| r.joint(skeleton)),
             additive_base: additive.as_ref().and_then(|a| base_pose(asset, &a.base)),
             additive,
+            events: self.events_for(asset, clip_name).0,
         }
+    }
+
+    /// The events of `clip_name` in `asset`: the sidecar's when it lists them, else the
+    /// source's; split into those inside the clip (clamped, sorted) and a warning line for
+    /// each outside it.
+    pub fn events_for(&self, asset: &Asset, clip_name: &str) -> (Vec<Event>, Vec<String>) {
+        let Some(clip) = asset.clips.iter().find(|c| c.name == clip_name) else {
+            return (Vec::new(), Vec::new());
+        };
+        let listed = self.clips.get(clip_name).and_then(|c| c.events.as_ref());
+        let events = listed.unwrap_or(&clip.events);
+        let (inside, outside) = crate::model::event::split(events, clip.duration());
+        let warnings = outside
+            .into_iter()
+            .map(|m| format!("clip '{clip_name}': {m}; left out"))
+            .collect();
+        (inside, warnings)
+    }
+
+    /// Warning lines for every clip's events that lie outside it (a trimmed take, a
+    /// shortened source).
+    pub fn event_warnings(&self, asset: &Asset) -> Vec<String> {
+        asset
+            .clips
+            .iter()
+            .flat_map(|c| self.events_for(asset, &c.name).1)
+            .collect()
     }
 
     /// These settings without any clip's looping, root-motion or additive flag (for outputs
@@ -558,6 +599,10 @@ impl Settings {
             joints(&p, &c.joints)?;
             if let Some(a) = &c.additive {
                 a.validate().map_err(|e| format!("{p}additive: {e}"))?;
+            }
+            for (i, e) in c.events.iter().flatten().enumerate() {
+                e.check(f32::INFINITY)
+                    .map_err(|m| format!("{p}events[{i}]: {m}"))?;
             }
         }
         Ok(())

@@ -11,7 +11,11 @@
  * frames by a forward cursor, then every 7th of them backwards by the cursor; then looping
  * (u8) and the root-motion joint (i32), and for a clip with root motion, the delta (7 f32)
  * from every frame 0, 0.5, ... to three quarters of the clip later (across the wrap of a
- * looping clip), from 0 to 100 cycles, and from 3.5 back to -2.
+ * looping clip), from 0 to 100 cycles, and from 3.5 back to -2. Before looping, the clip's
+ * events: count (u32), per event time (f32), name (u32 length, bytes), payload (u8 present,
+ * then u32 length, bytes); for a clip with events, the events crossed (u64 count, then up
+ * to 8 indices as u32) in steps of 0.3 frames (i * 0.3f to (i + 1) * 0.3f) over three
+ * cycles, then from 0 to three cycles, then from three cycles back to 0.
  * On a file the library refuses: prints "skp_open: CODE: MESSAGE" and exits with 3.
  */
 #include <stdio.h>
@@ -32,6 +36,44 @@ static void check(SkpStatus s, const char *what) {
         fprintf(stderr, "%s: status %d\n", what, (int)s);
         exit(1);
     }
+}
+
+static void put_crossed(FILE *out, const SkpFile *file, uint32_t c, float a, float b) {
+    uint32_t idx[8];
+    uint64_t count = 0;
+    check(skp_events_between(file, c, a, b, idx, 8, &count), "skp_events_between");
+    put(out, &count, 8);
+    put(out, idx, 4 * (size_t)(count < 8 ? count : 8));
+}
+
+static void put_events(FILE *out, const SkpFile *file, uint32_t c, const SkpClipInfo *info) {
+    put(out, &info->event_count, 4);
+    for (uint32_t e = 0; e < info->event_count; e++) {
+        SkpEvent ev;
+        check(skp_event_info(file, c, e, &ev), "skp_event_info");
+        put(out, &ev.time, 4);
+        uint32_t n = (uint32_t)strlen(ev.name);
+        put(out, &n, 4);
+        put(out, ev.name, n);
+        uint8_t has = ev.payload != NULL;
+        put(out, &has, 1);
+        if (has) {
+            n = (uint32_t)strlen(ev.payload);
+            put(out, &n, 4);
+            put(out, ev.payload, n);
+        }
+    }
+    if (skp_event_info(file, c, info->event_count, &(SkpEvent){0}) != SKP_ERROR_OUT_OF_RANGE) {
+        fprintf(stderr, "an out-of-range event was not refused\n");
+        exit(1);
+    }
+    if (info->event_count == 0) return;
+    float span = 3.0f * (float)(info->frame_count - 1);
+    for (uint32_t i = 0; 0.3f * (float)i < span; i++) {
+        put_crossed(out, file, c, 0.3f * (float)i, 0.3f * (float)(i + 1));
+    }
+    put_crossed(out, file, c, 0.0f, span);
+    put_crossed(out, file, c, span, 0.0f);
 }
 
 int main(int argc, char **argv) {
@@ -107,6 +149,7 @@ int main(int argc, char **argv) {
             put(out, pose, sizeof(SkpTransform) * joints);
         }
         skp_cursor_destroy(cursor);
+        put_events(out, file, c, &info);
         put(out, &info.looping, 1);
         put(out, &info.root_motion_joint, 4);
         SkpMotionDelta d;

@@ -1,0 +1,357 @@
+//! `skelpack watch FILE... [--export OUT]... [settings flags] [--cache SPEC]`: the
+//! headless save-to-game loop for a pipeline machine. Every FILE is exported once at
+//! start, then again each time it or its sidecar is saved, with one line per export
+//! saying what changed (clips added / removed / modified, size and worst error before and
+//! after, and the time from the save to the rewritten export).
+//!
+//! A save is read once it is complete: DCCs write a temporary file and rename it over the
+//! source, or write it in several pieces. After the last change, the file must keep the
+//! same size and modification time for [`Args::settle_ms`] and then import; a file that
+//! does not import yet is retried at the next change or settle period (a line says why).
+//! Exports go through the atomic temporary-file-and-rename writer (`fsutil`), whose
+//! Ctrl-C / SIGTERM handler removes a temporary file being written, so stopping the watch
+//! leaves none. With `--cache`, clips whose samples and settings did not change are taken
+//! from the result cache instead of being compressed again.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, bail};
+use notify::{RecursiveMode, Watcher};
+
+use super::cache_args::CacheArgs;
+use super::tuning::TuningArgs;
+use crate::cache::ResultCache;
+use crate::import::{self, Asset};
+use crate::settings::Settings;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The files to watch (glTF, FBX, BVH, ACL).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Where each file is exported (`.skp`, `.glb`, `.gltf`), in the order of the files;
+    /// default: `FILE.skp` beside it.
+    #[arg(long = "export", value_name = "OUT")]
+    pub exports: Vec<PathBuf>,
+    /// How long a changed file must keep its size and modification time before it is read
+    /// (milliseconds).
+    #[arg(long, default_value_t = 150)]
+    pub settle_ms: u64,
+    #[command(flatten)]
+    pub tuning: TuningArgs,
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// What one export held: per clip, its cache key (samples + settings), and the file's size
+/// and worst error (scene units, with the unit's name for printing).
+#[derive(Default)]
+struct Exported {
+    clips: BTreeMap<String, crate::cache::Key>,
+    bytes: u64,
+    max_error_mm: f64,
+}
+
+/// One watched file.
+struct Target {
+    file: PathBuf,
+    sidecar: PathBuf,
+    out: PathBuf,
+    last: Option<Exported>,
+}
+
+/// A file changed and not yet exported: when it first and last changed, and its size and
+/// modification time when last looked at.
+struct Pending {
+    first: Instant,
+    last_event: Instant,
+    stat: Option<(u64, SystemTime)>,
+    said: Option<String>,
+}
+
+fn stat(p: &Path) -> Option<(u64, SystemTime)> {
+    let m = std::fs::metadata(p).ok()?;
+    Some((m.len(), m.modified().ok()?))
+}
+
+/// The parent folder of `p`, resolved (what the watcher reports paths under).
+fn folder(p: &Path) -> anyhow::Result<PathBuf> {
+    let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+    let parent = parent.unwrap_or(Path::new("."));
+    parent
+        .canonicalize()
+        .with_context(|| format!("{}: its folder cannot be read", p.display()))
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    if args.exports.len() > args.files.len() {
+        bail!(
+            "more --export than files ({} > {})",
+            args.exports.len(),
+            args.files.len()
+        );
+    }
+    let mut targets = Vec::new();
+    for (i, f) in args.files.iter().enumerate() {
+        let dir = folder(f)?;
+        let name = f
+            .file_name()
+            .with_context(|| format!("{}: not a file", f.display()))?;
+        let file = dir.join(name);
+        let out = args.exports.get(i).cloned().unwrap_or_else(|| {
+            let mut s = file.as_os_str().to_owned();
+            s.push(".skp");
+            PathBuf::from(s)
+        });
+        if out.canonicalize().ok().as_ref() == Some(&file) {
+            bail!(
+                "{}: refusing to export over the watched file",
+                out.display()
+            );
+        }
+        crate::fsutil::check_output(&out).map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
+        targets.push(Target {
+            sidecar: Settings::sidecar_path(&file),
+            file,
+            out,
+            last: None,
+        });
+    }
+    let cache = args.cache.open()?;
+    let (tx, rx) = mpsc::channel();
+    let mut watcher = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
+        // Writes, renames, creations and removals; not reads (our own import opens the
+        // file) nor metadata alone.
+        use notify::EventKind::{Create, Modify, Remove};
+        use notify::event::ModifyKind;
+        if let Ok(e) = e
+            && matches!(
+                e.kind,
+                Create(_)
+                    | Remove(_)
+                    | Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
+            )
+        {
+            let _ = tx.send(e.paths);
+        }
+    })
+    .context("cannot start watching files")?;
+    let mut folders: Vec<PathBuf> = targets
+        .iter()
+        .filter_map(|t| t.file.parent())
+        .map(Path::to_path_buf)
+        .collect();
+    folders.sort();
+    folders.dedup();
+    for d in &folders {
+        watcher
+            .watch(d, RecursiveMode::NonRecursive)
+            .with_context(|| format!("{}: cannot watch", d.display()))?;
+    }
+    for t in &mut targets {
+        if let Err(e) = export(t, &args.tuning, cache.as_ref(), None) {
+            println!("{}: {e:#}", t.file.display());
+        }
+    }
+    println!("watching {} file(s); Ctrl-C to stop", targets.len());
+    let settle = Duration::from_millis(args.settle_ms);
+    let mut pending: HashMap<usize, Pending> = HashMap::new();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(25)) {
+            Ok(paths) => {
+                let now = Instant::now();
+                for (i, t) in targets.iter().enumerate() {
+                    if paths.iter().any(|p| *p == t.file || *p == t.sidecar) {
+                        let p = pending.entry(i).or_insert(Pending {
+                            first: now,
+                            last_event: now,
+                            stat: None,
+                            said: None,
+                        });
+                        p.last_event = now;
+                    }
+                }
+                continue;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the file watcher stopped"),
+        }
+        let now = Instant::now();
+        let ready: Vec<usize> = pending
+            .iter_mut()
+            .filter(|(_, p)| now - p.last_event >= settle)
+            .filter_map(|(&i, p)| {
+                let s = stat(&targets[i].file);
+                let steady = s.is_some() && s == p.stat;
+                p.stat = s;
+                if !steady {
+                    // Look again one settle period later.
+                    p.last_event = now;
+                }
+                steady.then_some(i)
+            })
+            .collect();
+        for i in ready {
+            let t = &mut targets[i];
+            let p = pending.get_mut(&i).expect("pending");
+            match export(t, &args.tuning, cache.as_ref(), Some(p.first)) {
+                Ok(()) => {
+                    pending.remove(&i);
+                }
+                Err(e) => {
+                    // Not complete yet (or broken): say so once, try again later.
+                    let msg = format!("{e:#}");
+                    if p.said.as_ref() != Some(&msg) {
+                        println!("{}: not exported yet: {msg}", t.file.display());
+                        p.said = Some(msg);
+                    }
+                    p.last_event = now;
+                    p.stat = None;
+                }
+            }
+        }
+    }
+}
+
+/// Imports `t.file` with its settings, exports it, and prints what changed since the
+/// last export (`saved`: when the save was first seen).
+fn export(
+    t: &mut Target,
+    tuning: &TuningArgs,
+    cache: Option<&ResultCache>,
+    saved: Option<Instant>,
+) -> anyhow::Result<()> {
+    let mut asset = import::load(&t.file)?;
+    let (mut settings, _) = tuning.settings_for(&t.file)?;
+    crate::settings::takes::split(&mut asset, &mut settings)
+        .map_err(|m| anyhow::anyhow!("{}: {m}", t.file.display()))?;
+    let now = write(&asset, &settings, &t.out, cache)?;
+    let line = change_line(t.last.as_ref(), &now);
+    let took = saved.map_or(String::new(), |s| {
+        format!(", {} ms after the save", s.elapsed().as_millis())
+    });
+    println!("{} -> {}: {line}{took}", t.file.display(), t.out.display());
+    t.last = Some(now);
+    Ok(())
+}
+
+/// Compresses and writes `asset` to `out` (`.skp`, or a compressed `.glb` / `.gltf`).
+fn write(
+    asset: &Asset,
+    settings: &Settings,
+    out: &Path,
+    cache: Option<&ResultCache>,
+) -> anyhow::Result<Exported> {
+    let ext = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let unit = settings.unit_for(asset);
+    let to_mm = |e: f32| e as f64 / unit.per_metre() as f64 * 1000.0;
+    let mut done = Exported {
+        clips: asset
+            .clips
+            .iter()
+            .map(|c| {
+                let r = settings.resolve(asset, &c.name);
+                (
+                    c.name.clone(),
+                    crate::cache::key::clip_key(&asset.skeleton, c, &r),
+                )
+            })
+            .collect(),
+        ..Default::default()
+    };
+    match ext.as_str() {
+        "skp" => {
+            let clips = super::compress::compress_all(asset, settings, cache)?;
+            done.bytes = crate::container::write(out, &asset.skeleton, &clips)
+                .with_context(|| format!("{}: cannot write", out.display()))?;
+            done.max_error_mm = clips
+                .iter()
+                .map(|c| to_mm(c.report.error_samples.max.max(c.report.error_midpoints.max)))
+                .fold(0.0, f64::max);
+        }
+        "glb" | "gltf" => {
+            if !settings.takes.is_empty() {
+                bail!("a compressed glTF keeps the source's animations: export takes to a .skp");
+            }
+            let options = crate::export::GltfOptions::default();
+            let r = crate::export::compress_to_gltf(
+                asset,
+                &settings.without_playback(),
+                out,
+                &options,
+                false,
+            )?;
+            done.bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
+            done.max_error_mm = r
+                .animations
+                .iter()
+                .map(|a| to_mm(a.max_error))
+                .fold(0.0, f64::max);
+        }
+        _ => bail!(
+            "{}: unknown output type '.{ext}' (use .skp, .glb or .gltf)",
+            out.display()
+        ),
+    }
+    Ok(done)
+}
+
+/// `3 clips (modified: Walk), 12345 -> 12400 bytes, max error 0.081 -> 0.079 mm`.
+fn change_line(before: Option<&Exported>, now: &Exported) -> String {
+    let Some(b) = before else {
+        return format!(
+            "{} clip(s), {} bytes, max error {:.4} mm",
+            now.clips.len(),
+            now.bytes,
+            now.max_error_mm
+        );
+    };
+    let added: Vec<&str> = now
+        .clips
+        .keys()
+        .filter(|n| !b.clips.contains_key(*n))
+        .map(String::as_str)
+        .collect();
+    let removed: Vec<&str> = b
+        .clips
+        .keys()
+        .filter(|n| !now.clips.contains_key(*n))
+        .map(String::as_str)
+        .collect();
+    let modified: Vec<&str> = now
+        .clips
+        .iter()
+        .filter(|(n, k)| b.clips.get(*n).is_some_and(|old| old != *k))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    let mut parts = Vec::new();
+    for (what, list) in [
+        ("added", added),
+        ("removed", removed),
+        ("modified", modified),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{what}: {}", list.join(", ")));
+        }
+    }
+    let changes = if parts.is_empty() {
+        "no clip changed".to_owned()
+    } else {
+        parts.join("; ")
+    };
+    format!(
+        "{} clip(s) ({changes}), {} -> {} bytes, max error {:.4} -> {:.4} mm",
+        now.clips.len(),
+        b.bytes,
+        now.bytes,
+        b.max_error_mm,
+        now.max_error_mm
+    )
+}

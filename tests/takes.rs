@@ -1,0 +1,167 @@
+//! Takes split into clips: pieces of the 8 s CMU capture cut by `--take` and by the
+//! sidecar, compressed to clips of their own within tolerance, covering the take's frames;
+//! a trimmed piece keeps its settings and the events inside its new range and reports
+//! the others.
+
+mod common;
+
+use std::process::Command;
+
+use serde_json::Value;
+use skelpack_runtime::Skp;
+
+fn cmu() -> std::path::PathBuf {
+    common::asset("CMU_131_01.bvh")
+}
+
+fn run(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> std::process::Output {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "skelpack {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn a_take_split_in_three_compresses_to_three_clips_covering_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("take.bvh");
+    std::fs::copy(cmu(), &src).unwrap();
+    let s = src.to_str().unwrap();
+    let frames = skelpack::import::load(&src).unwrap().clips[0].frame_count as u32;
+    let source = "take";
+    let (a, b) = (frames / 3, 2 * frames / 3);
+    let flags = [
+        format!("Enter={source}:0-{a}"),
+        format!("Swing={source}:{a}-{b}"),
+        format!("Recover={source}:{b}-{}", frames - 1),
+    ];
+    let skp = dir.path().join("take.skp");
+    let mut args = vec!["compress", s, "-o", skp.to_str().unwrap(), "--json"];
+    for f in &flags {
+        args.extend(["--take", f.as_str()]);
+    }
+    let out = ok(&args);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let clips = report["clips"].as_array().unwrap();
+    assert_eq!(clips.len(), 4, "the source and three pieces");
+    for c in clips {
+        assert_eq!(c["contract_met"], true, "{}", c["name"]);
+    }
+    // Three clips besides the untouched source, whose frames cover the take's.
+    let bytes = std::fs::read(&skp).unwrap();
+    let k = Skp::open(&bytes[..]).unwrap();
+    assert_eq!(k.clip(k.find_clip(source).unwrap()).frame_count(), frames);
+    let mut covered = vec![false; frames as usize];
+    let mut inspect = vec!["inspect", "--json", s];
+    for f in &flags {
+        inspect.extend(["--take", f.as_str()]);
+    }
+    let info: Value = serde_json::from_slice(&ok(&inspect).stdout).unwrap();
+    for name in ["Enter", "Swing", "Recover"] {
+        let c = info[0]["clips"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap();
+        let t = &c["take"];
+        assert_eq!(t["source"], source);
+        let (start, end) = (t["start"].as_u64().unwrap(), t["end"].as_u64().unwrap());
+        let stored = k.clip(k.find_clip(name).unwrap());
+        assert_eq!(stored.frame_count() as u64, end - start + 1, "{name}");
+        assert!((stored.start_time() - start as f32 / stored.sample_rate()).abs() < 1e-5);
+        for f in start..=end {
+            covered[f as usize] = true;
+        }
+    }
+    assert!(
+        covered.iter().all(|&c| c),
+        "the pieces cover every frame of the take"
+    );
+    // The source's clip entry has no take.
+    let whole = &info[0]["clips"][0];
+    assert!(whole.get("take").is_none(), "{whole}");
+}
+
+#[test]
+fn a_trimmed_piece_keeps_its_settings_and_inner_events_and_reports_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("take.bvh");
+    std::fs::copy(cmu(), &src).unwrap();
+    let sidecar = skelpack::settings::Settings::sidecar_path(&src);
+    let write = |end: u32| {
+        std::fs::write(
+            &sidecar,
+            format!(
+                "[takes.Swing]\nsource = \"take\"\nstart = 120\nend = {end}\nlooping = false\n\n\
+                 [clips.Swing]\ntolerance_mm = 0.5\n\n\
+                 [[clips.Swing.events]]\nname = \"early\"\ntime = 0.5\n\n\
+                 [[clips.Swing.events]]\nname = \"late\"\ntime = 1.9\npayload = \"whoosh\"\n"
+            ),
+        )
+        .unwrap()
+    };
+    let skp = dir.path().join("take.skp");
+    let (s, o) = (src.to_str().unwrap(), skp.to_str().unwrap());
+    let names = |bytes: &[u8]| -> Vec<String> {
+        let k = Skp::open(bytes).unwrap();
+        let c = k.find_clip("Swing").unwrap();
+        (0..k.event_count(c))
+            .map(|e| k.event(c, e).1.to_owned())
+            .collect()
+    };
+    // 240 frames at 120 fps: 2 s, both events inside.
+    write(360);
+    let out = ok(&["compress", s, "-o", o, "--json"]);
+    assert_eq!(names(&std::fs::read(&skp).unwrap()), ["early", "late"]);
+    // The tolerance a clip was held to: its worst error over its worst error ÷ tolerance.
+    let tol = |out: &std::process::Output, name: &str| -> f64 {
+        let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = r["clips"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap()
+            .clone();
+        let e = &c["error_samples"];
+        e["max"].as_f64().unwrap() / e["worst_ratio"].as_f64().unwrap()
+    };
+    // The piece's own 0.5 mm against the file's default 0.1 mm.
+    let ratio = |out: &std::process::Output| tol(out, "Swing") / tol(out, "take");
+    assert!((ratio(&out) - 5.0).abs() < 0.05, "{}", ratio(&out));
+    // Trimmed to 1.5 s: "late" (1.9 s) falls outside, is reported, and left out.
+    write(300);
+    let out = ok(&["compress", s, "-o", o, "--json"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning:") && l.contains("Swing") && l.contains("late")),
+        "{err}"
+    );
+    assert!(!err.contains("early"), "{err}");
+    assert_eq!(names(&std::fs::read(&skp).unwrap()), ["early"]);
+    let k = Skp::open(std::fs::read(&skp).unwrap()).unwrap();
+    assert_eq!(k.clip(k.find_clip("Swing").unwrap()).frame_count(), 181);
+    // Its own settings stay.
+    assert!((ratio(&out) - 5.0).abs() < 0.05, "{}", ratio(&out));
+    // A range past the take is refused with a one-line error naming the take.
+    write(5000);
+    let out = run(&["compress", s, "-o", o]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("takes.\"Swing\"") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+}

@@ -1,0 +1,101 @@
+//! `skelpack watch`: a save written the way Blender writes it (a modified copy under a
+//! temporary name, renamed over the source) rewrites the export, with a line naming the
+//! changed clip; SIGTERM stops it leaving no temporary file.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use skelpack::export::{GltfDoc, GltfFormat};
+
+/// The default character with one event on `Walk`: a change to that clip only.
+fn modified_character() -> Vec<u8> {
+    let name = Path::new(skelpack::character::DEFAULT_CHARACTER_NAME);
+    let mut doc = GltfDoc::from_bytes(name, skelpack::character::DEFAULT_CHARACTER_GLB).unwrap();
+    let walk = doc
+        .array_mut("animations")
+        .iter_mut()
+        .find(|a| a["name"] == "Walk")
+        .unwrap();
+    walk["extras"] = json!({ "events": [{ "name": "step", "time": 0.3 }] });
+    doc.to_bytes(GltfFormat::Binary).unwrap()
+}
+
+/// Waits for a line of the watch's output satisfying `want`.
+fn wait_line(rx: &mpsc::Receiver<String>, want: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(l) if want(&l) => return l,
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    panic!("the expected line did not come");
+}
+
+#[test]
+fn watch_rewrites_the_export_after_a_save_and_leaves_no_temp_files_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("char.glb");
+    let out = dir.path().join("char.skp");
+    std::fs::write(&src, skelpack::character::DEFAULT_CHARACTER_GLB).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args([
+            "watch",
+            src.to_str().unwrap(),
+            "--export",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    wait_line(&rx, |l| l.starts_with("watching"));
+    let first = std::fs::read(&out).unwrap();
+    let events = |bytes: &[u8]| {
+        let k = skelpack_runtime::Skp::open(bytes).unwrap();
+        let c = k.find_clip("Walk").unwrap();
+        k.event_count(c)
+    };
+    assert_eq!(events(&first), 0);
+    // Blender's save: the whole new file under another name, then a rename over the source.
+    let tmp = dir.path().join("char.glb@");
+    std::fs::write(&tmp, modified_character()).unwrap();
+    std::fs::rename(&tmp, &src).unwrap();
+    let line = wait_line(&rx, |l| l.contains("char.skp"));
+    assert!(line.contains("modified: Walk"), "{line}");
+    assert!(!line.contains("Idle") && !line.contains("added"), "{line}");
+    let second = std::fs::read(&out).unwrap();
+    assert_eq!(events(&second), 1, "the export holds the new event");
+    // SIGTERM: the process ends; the folder holds the source and the export only.
+    let st = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "watch did not stop on SIGTERM");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["char.glb", "char.skp"]);
+}
