@@ -172,6 +172,10 @@ fn fit_at(
         }
         let mut changed = false;
         let mut halved = vec![false; skeleton.len()];
+        // Per channel, the key count and chord of its last chord split this round: a split
+        // leaves every segment within its chord, so the same keys and chord split nothing
+        // (a deep chain's ancestors are asked once per joint below them that is over).
+        let mut split_with: Vec<Option<(usize, u32)>> = vec![None; channels.len()];
         for &j in &over {
             let by_rule = |r: Rule| {
                 rules
@@ -193,7 +197,7 @@ fn fit_at(
                         fixed |= c.split_short_segments_at(&over_at, chord[c.joint]);
                     }
                 }
-                for c in channels.iter_mut() {
+                for (c, done) in channels.iter_mut().zip(split_with.iter_mut()) {
                     if !fixed && c.is_rotation() && ancestry.contains(c.joint, j) {
                         if !halved[c.joint] {
                             halved[c.joint] = true;
@@ -202,7 +206,11 @@ fn fit_at(
                             }
                             split_yet[c.joint] = true;
                         }
-                        fixed |= c.split_for_nlerp_at(chord[c.joint], false);
+                        let asked = Some((c.ticks.len(), chord[c.joint].to_bits()));
+                        if *done != asked {
+                            fixed |= c.split_for_nlerp_at(chord[c.joint], false);
+                            *done = Some((c.ticks.len(), chord[c.joint].to_bits()));
+                        }
                     }
                 }
             }
