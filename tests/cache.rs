@@ -570,3 +570,45 @@ fn a_conversion_comes_from_the_cache_byte_for_byte() {
         assert_eq!(warm_text, cold_text);
     }
 }
+
+/// A studio-wide settings file can name the cache (`cache = "..."`, given with `--settings`);
+/// where results are kept is not part of their key, so a run with `--cache` and one with the
+/// settings file share results.
+#[test]
+fn a_settings_file_names_the_cache_and_stays_out_of_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let source = common::assets().join("pirouette.bvh");
+    let out = skelpack(&["report", "--cache", cache.to_str().unwrap()], &[&source]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(counts(&out.stderr).computed, 1);
+    let studio = dir.path().join("studio.skelpack.toml");
+    std::fs::write(&studio, format!("cache = {:?}\n", cache.to_str().unwrap())).unwrap();
+    for command in ["report", "compress"] {
+        let mut args = vec![command, "--settings", studio.to_str().unwrap()];
+        let target = dir.path().join("p.skp");
+        if command == "compress" {
+            args.extend(["-o", target.to_str().unwrap()]);
+        }
+        let out = skelpack(&args, &[&source]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let c = counts(&out.stderr);
+        assert_eq!((c.hits, c.computed), (1, 0), "{command}: {c:?}");
+    }
+    // --no-cache wins over the settings file.
+    let out = skelpack(
+        &[
+            "report",
+            "--no-cache",
+            "--settings",
+            studio.to_str().unwrap(),
+        ],
+        &[&source],
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("cache "));
+}

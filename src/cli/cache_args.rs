@@ -19,6 +19,26 @@ pub struct CacheArgs {
 }
 
 impl CacheArgs {
+    /// The cache these flags name, or else the one the run's `--settings` file names
+    /// (`cache = "..."`): opened, when there is one.
+    pub fn open_with(
+        &self,
+        settings_file: Option<&std::path::Path>,
+    ) -> anyhow::Result<Option<ResultCache>> {
+        if self.cache.is_some() || self.no_cache {
+            return self.open();
+        }
+        let Some(path) = settings_file else {
+            return Ok(None);
+        };
+        let named = crate::settings::Settings::load(path)?.cache;
+        Self {
+            cache: named,
+            ..self.clone()
+        }
+        .open()
+    }
+
     /// The cache these flags name and a folder's bound in bytes, unopened.
     pub fn spec(&self) -> Option<(String, u64)> {
         match self.cache.as_deref().map(str::trim) {

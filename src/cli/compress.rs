@@ -173,7 +173,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if (ext == "glb" || ext == "gltf") && args.fit_kb.is_some() {
         bail!("--fit-kb writes a .skp (use -o OUT.skp)");
     }
-    let cache = args.cache.open()?;
+    let cache = args.cache.open_with(args.tuning.settings.as_deref())?;
     let finish = |cache: &Option<ResultCache>| {
         if let Some(c) = cache {
             c.finish();
@@ -446,7 +446,7 @@ pub(super) fn export_gltf(
             gltf_export::export_key(
                 &asset.path,
                 &bytes,
-                &format!("{settings:?}"),
+                &settings.key_text(),
                 &format!("{options:?}"),
                 &ext,
             )

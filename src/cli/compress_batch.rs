@@ -225,7 +225,7 @@ pub fn run(args: &Args) -> anyhow::Result<i32> {
         .filter(|j| shard.is_none_or(|s| s.takes(&j.input.display().to_string(), "")))
         .cloned()
         .collect();
-    let cache = args.cache.open()?;
+    let cache = args.cache.open_with(args.tuning.settings.as_deref())?;
     let mut out = std::io::stdout().lock();
     let mut summary = Summary {
         batch_files: all.len(),

@@ -79,7 +79,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             gltf_export::export_key(
                 &args.input,
                 &bytes,
-                &format!("convert {settings:?}"),
+                &format!("convert {}", settings.key_text()),
                 &format!("{unit:?}"),
                 &ext,
             )

@@ -140,7 +140,7 @@ fn process(
     let in_share = |e: &ClipEntry| shard.is_none_or(|s| s.takes(&file, &e.report.name));
     let file_key = cache
         .and_then(|_| std::fs::read(path).ok())
-        .and_then(|bytes| file_report::file_key(path, &bytes, &format!("{settings:?}")));
+        .and_then(|bytes| file_report::file_key(path, &bytes, &settings.key_text()));
     if let (Some(cache), Some(key)) = (cache, &file_key)
         && let Some(json) = cache.fetch_file_report(key)
     {
@@ -383,7 +383,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         files
             .extend(import::collect_files(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?);
     }
-    let cache = args.cache.open()?;
+    let cache = args.cache.open_with(args.tuning.settings.as_deref())?;
     let style = if args.json {
         Style::Json
     } else if args.jsonl {

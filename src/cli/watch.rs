@@ -120,7 +120,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             last: None,
         });
     }
-    let cache = args.cache.open()?;
+    let cache = args.cache.open_with(args.tuning.settings.as_deref())?;
     let (tx, rx) = mpsc::channel();
     let mut watcher = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
         // Writes, renames, creations and removals; not reads (our own import opens the

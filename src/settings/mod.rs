@@ -240,6 +240,12 @@ pub struct AdditiveSettings {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Settings {
+    /// The result cache (a folder, or `http://HOST:PORT/PREFIX`) for the runs this file is
+    /// given to with `--settings` (a studio-wide settings file); `--cache`, `--no-cache` and
+    /// `SKELPACK_CACHE` come first, and an asset's sidecar's is not used (the cache belongs to
+    /// the machine or the farm, not to one asset). Never part of a result's key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
     /// Starting values; explicit fields override it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
@@ -332,6 +338,18 @@ pub struct SettingsError {
 }
 
 impl Settings {
+    /// Everything that decides a result, as text for a cache key: every field in its
+    /// `Debug` form but [`Self::cache`] (where results are kept does not change them).
+    pub fn key_text(&self) -> String {
+        format!(
+            "{:?}",
+            Settings {
+                cache: None,
+                ..self.clone()
+            }
+        )
+    }
+
     /// Settings starting from a preset.
     pub fn from_preset(preset: Preset) -> Self {
         Self {
