@@ -174,3 +174,12 @@ pub fn remove_temps_on_signal() {
         std::process::exit(130);
     });
 }
+
+/// Whether `a` and `b` name the same file (both resolved when they exist; else compared as
+/// written).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}

@@ -17,10 +17,8 @@
 
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
 use super::Key;
-use super::file_report::{SOURCE_FINGERPRINT, glb_is_complete_with, glb_json};
+use super::whole_file::{self, glb_json};
 
 const MAGIC: &[u8; 4] = b"SKPG";
 
@@ -45,33 +43,14 @@ pub fn export_key(
     options: &str,
     output_ext: &str,
 ) -> Option<Key> {
-    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-    let complete = if name.ends_with(".glb") {
-        glb_is_complete_with(bytes, true)
-    } else {
-        [".bvh", ".acl.sjson", ".fbx"]
-            .iter()
-            .any(|e| name.ends_with(e))
-    };
-    if !complete {
-        return None;
-    }
-    let ext = name.rsplit('.').next().unwrap_or("");
-    let mut h = Sha256::new();
-    h.update(b"skelpack gltf export 1\0");
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
-    h.update(b"\0");
-    h.update(SOURCE_FINGERPRINT.as_bytes());
-    h.update(
-        format!(
-            "\0{ext}\0{settings}\0{options}\0{}\0{}\0",
-            output_ext.to_ascii_lowercase(),
-            bytes.len()
-        )
-        .as_bytes(),
-    );
-    h.update(bytes);
-    Some(h.finalize().into())
+    let output_ext = output_ext.to_ascii_lowercase();
+    whole_file::key(
+        "gltf export 1",
+        path,
+        bytes,
+        true,
+        &[settings, options, &output_ext],
+    )
 }
 
 fn put_chunk(out: &mut Vec<u8>, bytes: &[u8]) {

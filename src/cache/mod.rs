@@ -25,6 +25,7 @@ pub mod folder;
 pub mod gltf_export;
 pub mod http;
 pub mod key;
+pub mod whole_file;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 

@@ -146,13 +146,6 @@ pub(super) fn with_output_ext(input: &Path, ext: &str) -> PathBuf {
     input.with_file_name(format!("{stem}.{ext}"))
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let single = args.inputs.len() == 1 && !args.inputs[0].is_dir();
     if !single || args.batch.out_dir.is_some() {
@@ -293,7 +286,7 @@ pub(super) fn load(
 
 /// Refuses an output that is the input (without `--force`) or cannot be written.
 pub(super) fn check_target(args: &Args, input: &Path, output: &Path) -> anyhow::Result<()> {
-    if same_file(output, input) && !args.force {
+    if crate::fsutil::same_file(output, input) && !args.force {
         bail!(
             "{}: refusing to overwrite the input (use --force)",
             output.display()

@@ -91,7 +91,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     };
     if let (Some(c), Some(key)) = (&cache, &key)
-        && !same_file(&args.output, &args.input)
+        && !crate::fsutil::same_file(&args.output, &args.input)
         && let Some(hit) = c.fetch_export(key, &ext)
         && let Ok(lines) = serde_json::from_str::<Vec<Vec<String>>>(&hit.report_json)
     {
@@ -174,11 +174,4 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     finish(&cache);
     Ok(0)
-}
-
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
 }
