@@ -1,7 +1,8 @@
 //! Efforts (`--effort fast|default|max`): every clip of every shared asset within tolerance
 //! at samples and midpoints at each effort, measured independently of the compressor's own
 //! report; `fast` no larger than ACL 2.1 on its clips and near the default everywhere; `max`
-//! never larger than the default; the default's first pass is the fast relaxation.
+//! never larger than the default; the default's first pass is the repaired clip, then the
+//! fast relaxation.
 
 mod common;
 
@@ -139,7 +140,7 @@ fn fast_smaller_than_acl_on_the_36_gltf_clips() {
 }
 
 #[test]
-fn the_default_first_pass_is_the_fast_relaxation() {
+fn the_default_first_pass_is_the_repaired_clip_then_the_fast_relaxation() {
     let asset = import::load(&common::asset("acl/13_07.acl.sjson")).unwrap();
     let clip = &asset.clips[0];
     let resolve = |effort| at(Preset::Acl, effort).resolve(&asset, &clip.name);
@@ -150,20 +151,32 @@ fn the_default_first_pass_is_the_fast_relaxation() {
         &Control::new(),
     )
     .unwrap();
-    let mut first = None;
-    let mut keep = |c: codec::CompressedClip, _: &_, _: &_| first = Some(c);
-    let default = Recompressor::new()
-        .compress_progressive(
-            &asset.skeleton,
-            clip,
-            &resolve(Effort::Default),
-            &Control::new(),
-            Some(&mut keep),
-        )
-        .unwrap();
-    let first = first.expect("a first pass");
-    // The fast effort refines what the first pass holds; the default searches on.
-    assert!(fast.report.payload_bytes <= first.report.payload_bytes);
-    assert!(default.report.payload_bytes <= first.report.payload_bytes);
-    assert!(first.report.contract_met && fast.report.contract_met);
+    let previews = |effort| {
+        let mut shown = Vec::new();
+        let mut keep = |c: codec::CompressedClip, _: &_, _: &_| shown.push(c);
+        let last = Recompressor::new()
+            .compress_progressive(
+                &asset.skeleton,
+                clip,
+                &resolve(effort),
+                &Control::new(),
+                Some(&mut keep),
+            )
+            .unwrap();
+        (shown, last)
+    };
+    let (shown, default) = previews(Effort::Default);
+    // The repaired clip at once, then the fast relaxation before the default searches on.
+    assert_eq!(shown.len(), 2, "previews at the default effort");
+    let (repaired, relaxed) = (&shown[0], &shown[1]);
+    assert!(shown.iter().all(|c| c.report.contract_met));
+    assert!(relaxed.report.payload_bytes < repaired.report.payload_bytes);
+    // The fast effort refines what the second preview holds; the default searches on.
+    assert!(fast.report.payload_bytes <= relaxed.report.payload_bytes);
+    assert!(default.report.payload_bytes <= relaxed.report.payload_bytes);
+    assert!(fast.report.contract_met);
+    // The fast effort shows its repaired clip only.
+    let (shown, _) = previews(Effort::Fast);
+    assert_eq!(shown.len(), 1, "previews at the fast effort");
+    assert_eq!(shown[0].report.payload_bytes, repaired.report.payload_bytes);
 }

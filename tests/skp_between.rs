@@ -54,9 +54,51 @@ fn report_and_skp_hold_cubic_sources_between_frames() {
         out.status.code(),
         String::from_utf8_lossy(&out.stdout)
     );
+    holds_between_frames(&path, &skp);
+}
+
+/// The app's File → Export .skp writes what `compress` writes: the app's own result of the
+/// clip on screen (computed on the source's frames) is not reused for a clip that needs a
+/// finer grid, and the other clips are compressed on their grids too.
+#[test]
+fn the_apps_skp_export_holds_cubic_sources_between_frames() {
+    use std::sync::Arc;
+
+    use skelpack::app::{compressor, exporter};
+    let path = common::assets().join("InterpolationTest.glb");
+    let asset = Arc::new(skelpack::import::load(&path).unwrap());
+    let settings = Settings::default();
+    let dir = tempfile::tempdir().unwrap();
+    // Whichever clip is on screen, as the app holds it.
+    for on_screen in 0..asset.clips.len() {
+        let clip = &asset.clips[on_screen];
+        let resolved = settings.resolve(&asset, &clip.name);
+        let shown = compressor::compress(
+            &asset.skeleton,
+            clip,
+            &resolved,
+            &compressor::Control::new(),
+        )
+        .unwrap();
+        let input = exporter::ExportInput {
+            asset: asset.clone(),
+            settings: settings.clone(),
+            current: Some((on_screen, shown.clip.clone())),
+            gltf_meshopt: false,
+        };
+        let skp = dir.path().join(format!("app_{on_screen}.skp"));
+        (exporter::SKP.write)(&input, &skp).unwrap();
+        holds_between_frames(&path, &skp);
+    }
+}
+
+/// Every clip of the `.skp` at `skp` holds its tolerance against the source's own curve at
+/// 8 points per source frame interval, on a grid whose frames include the source's; the
+/// three cubic clips of InterpolationTest are on finer grids.
+fn holds_between_frames(path: &std::path::Path, skp: &std::path::Path) {
     // Measured here, against the source's own curve at 8 points per source frame interval.
-    let container = skelpack::container::read(&skp).unwrap();
-    let asset = skelpack::import::load(&path).unwrap();
+    let container = skelpack::container::read(skp).unwrap();
+    let asset = skelpack::import::load(path).unwrap();
     let settings = Settings::default();
     let sk = &asset.skeleton;
     let mut finer = 0;

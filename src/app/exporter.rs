@@ -2,6 +2,7 @@
 //! glTF through `export::compress_to_gltf` (verified as a glTF player evaluates it). Exports
 //! run on a worker thread from an [`ExportInput`] snapshot, so the UI never waits for them.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -130,17 +131,21 @@ fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String
     })
 }
 
-/// Writes every clip, compressed with the document's settings, into a `.skp` container. The
-/// current clip's result is reused; the others are compressed here (on the export worker).
+/// Writes every clip, compressed with the document's settings, into a `.skp` container, each
+/// on the sample grid `compress` gives it (finer where its source curve leaves the chord of
+/// its frames: `codec::grid`). The current clip's result is reused where that grid is the
+/// source's own (the app compresses on the source's frames); the others are compressed here
+/// (on the export worker).
 fn export_skp(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
     let a = &input.asset;
     let mut clips = Vec::with_capacity(a.clips.len());
     for (i, clip) in a.clips.iter().enumerate() {
-        match &input.current {
-            Some((c, r)) if *c == i => clips.push((**r).clone()),
+        let resolved = input.settings.resolve(a, &clip.name);
+        let grid = crate::codec::grid::for_codec(&a.skeleton, clip, &resolved.limits);
+        match (&input.current, &grid) {
+            (Some((c, r)), Cow::Borrowed(_)) if *c == i => clips.push((**r).clone()),
             _ => {
-                let resolved = input.settings.resolve(a, &clip.name);
-                let c = compressor::compress(&a.skeleton, clip, &resolved, &Control::new())
+                let c = compressor::compress(&a.skeleton, &grid, &resolved, &Control::new())
                     .map_err(|e| format!("clip '{}': {e:?}", clip.name))?;
                 clips.push((*c.clip).clone());
             }

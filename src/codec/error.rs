@@ -15,7 +15,9 @@ pub enum CodecError {
 }
 
 /// Called with the first pass of a compression (every track encoded and repaired until each
-/// joint holds its tolerance, before relaxation makes the clip smaller), the reference
+/// joint holds its tolerance, before relaxation makes the clip smaller) and, at the default
+/// effort and above, again with a smaller preview after the first relaxation sweeps; each
+/// time with the reference
 /// poses it was measured against, and its error matrix (`metric::measure` of it, so the
 /// caller need not measure it again; the statistics are against the tolerances held).
 pub type FirstPass<'a> = &'a mut (dyn FnMut(CompressedClip, &Reference, &ErrorReport) + Send);

@@ -64,7 +64,8 @@ impl Recompressor {
 
     /// [`Recompressor::compress`], handing `first_pass` the first pass (every joint within
     /// its tolerance, before relaxation shrinks the clip) as soon as it exists: something
-    /// to show while the rest runs. The final result is the same either way.
+    /// to show while the rest runs, and any later preview (see [`FirstPass`]). The final
+    /// result is the same either way.
     pub fn compress_progressive(
         &mut self,
         skeleton: &Skeleton,

@@ -4,10 +4,11 @@
 //! 2. [`floors`]: each joint's floor and the tolerances held;
 //! 3. [`budgets`]: each track's local tolerance from the hierarchical budgets;
 //! 4. [`encode`](encode::encode_all): every track encoded, the clip measured;
-//! 5. [`repair`]: tracks above violating joints tightened until every joint holds;
+//! 5. [`repair`]: tracks above violating joints tightened until every joint holds (the
+//!    first pass, handed out to a caller that shows progress);
 //! 6. [`relax`]: tracks loosened one at a time where that saves bits and still holds
-//!    (its first three sweeps are all `Effort::Fast` makes; at the other efforts the
-//!    first pass is handed out after them);
+//!    (its first three sweeps are all `Effort::Fast` makes; at the other efforts a second
+//!    preview is handed out after them);
 //! 7. [`refine`]: the same with refined key values (one sweep at `Effort::Fast`);
 //! 8. [`report`](report::finish): sizes, errors, failures, playback.
 //!
@@ -70,8 +71,10 @@ pub(super) fn run(
     if passes(&work, &st) {
         let plan = Plan::of(settings.effort);
         let mut first_pass = first_pass;
-        if plan.first_pass_after.is_none()
-            && let Some(show) = first_pass.take()
+        // The repaired clip holds every tolerance already: it is on screen while the
+        // search runs (after an edit, in milliseconds), replaced by each later preview.
+        if !plan.stages.is_empty()
+            && let Some(show) = first_pass.as_deref_mut()
         {
             report::first_pass(&st, &work, show);
         }
@@ -92,8 +95,8 @@ pub(super) fn run(
                     Stage::Refine(f) => refine(&search, &mut verifier, &mut work, f)?,
                 }
                 t.lap(stage.name());
-                if plan.first_pass_after == Some(i)
-                    && let Some(show) = first_pass.take()
+                if plan.preview_after == Some(i)
+                    && let Some(show) = first_pass.as_deref_mut()
                 {
                     work.errors = st.measure(&work.out, &st.held);
                     report::first_pass(&st, &work, show);
@@ -135,14 +138,15 @@ impl Stage {
 }
 
 /// The relax and refine stages at an effort, in order, each on what the earlier ones
-/// reached. Every effort begins with the same three plain sweeps; the default hands its
-/// first pass out after them (the fast effort's result before its one refinement sweep);
-/// a larger effort's stages begin with the default's (`default_stages` of them).
+/// reached. Every effort begins with the same three plain sweeps; every effort hands out
+/// the repaired clip as its first pass, and the default a second preview after those sweeps
+/// (the fast effort's result before its one refinement sweep); a larger effort's stages
+/// begin with the default's (`default_stages` of them).
 struct Plan {
     stages: &'static [Stage],
     default_stages: usize,
-    /// The stage after which the first pass is handed out (None: before the first).
-    first_pass_after: Option<usize>,
+    /// The stage after which a second preview is handed out (None: only the repaired clip).
+    preview_after: Option<usize>,
 }
 
 impl Plan {
@@ -160,12 +164,12 @@ impl Plan {
             Effort::Fast => Self {
                 stages: &[FAST, Stage::Refine(FAST_REFINE_FACTORS)],
                 default_stages: 1,
-                first_pass_after: None,
+                preview_after: None,
             },
             Effort::Default => Self {
                 stages: DEFAULT,
                 default_stages: DEFAULT.len(),
-                first_pass_after: Some(0),
+                preview_after: Some(0),
             },
             // The default's stages, then finer steps of both on what they reached.
             Effort::Max => Self {
@@ -177,7 +181,7 @@ impl Plan {
                     Stage::Refine(MAX_REFINE_FACTORS),
                 ],
                 default_stages: DEFAULT.len(),
-                first_pass_after: Some(0),
+                preview_after: Some(0),
             },
         }
     }
