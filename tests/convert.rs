@@ -165,3 +165,51 @@ fn converted_bvh_files_are_in_metres() {
     let h = gltf_height(&out);
     assert!((h * 100.0 / orig.units.height - 1.0).abs() < 1e-2, "{h}");
 }
+
+/// A glTF source whose curves leave the chord of their frames (InterpolationTest's three
+/// CUBICSPLINE clips) converts to a scene that follows those curves between frames: written
+/// on the codec's finer grid, and re-imported at the source's rate and frame count.
+#[test]
+fn cubic_sources_convert_with_their_curves_between_frames() {
+    use skelpack::metric::{Reference, measure};
+    use skelpack::settings::Settings;
+    let src = common::asset("InterpolationTest.glb");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.glb");
+    let run = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .arg("convert")
+        .arg(&src)
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let orig = import::load(&src).unwrap();
+    let back = import::load(&out).unwrap();
+    let mut finer = 0;
+    for a in &orig.clips {
+        let b = (back.clips.iter().find(|b| b.name == a.name))
+            .unwrap_or_else(|| panic!("{} lost", a.name));
+        assert_eq!(a.sample_rate, b.sample_rate, "{}: rate", a.name);
+        assert_eq!(a.frame_count, b.frame_count, "{}: frames", a.name);
+        finer += usize::from(!b.between.is_empty());
+        // Against the source's own curve at 8 points per frame interval.
+        let b = common::remap(&back.skeleton, b, &orig.skeleton);
+        let reference = Reference::with_inner_points(&orig.skeleton, a, a.frame_count, 8);
+        let limits = Settings::default().resolve(&orig, &a.name).limits;
+        let e = measure(&orig.skeleton, &reference, &b, &limits, true);
+        let mid = e.midpoints.unwrap();
+        assert!(
+            e.within_tolerance() && mid.violations == 0,
+            "{}: {} mm at frames, {} mm between",
+            a.name,
+            e.samples.max * 1e3,
+            mid.max * 1e3
+        );
+    }
+    // The cubic clips come back with their keys between frames.
+    assert!(finer >= 3, "{finer} clips with keys between frames");
+}

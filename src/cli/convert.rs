@@ -123,6 +123,20 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     for (c, e) in asset.clips.iter_mut().zip(events) {
         c.events = e;
     }
+    // A source curve that leaves the chord of its frames (CUBICSPLINE, or LINEAR keys
+    // between frames) is written on the grid the codec would use for it (`codec::grid`),
+    // fine enough to follow the curve between frames; the scene records the source's rate.
+    let grids: Vec<u32> = (asset.clips.iter())
+        .map(|c| {
+            let limits = settings.resolve(&asset, &c.name).limits;
+            crate::codec::grid::multiplier(&asset.skeleton, c, &limits)
+        })
+        .collect();
+    for (c, n) in asset.clips.iter_mut().zip(grids) {
+        if n > 1 {
+            *c = crate::codec::grid::refine(c, n);
+        }
+    }
     let mut lines = Vec::new();
     let from = unit.unwrap_or(asset.units.unit);
     let asset = if metres::converts(asset.format) {

@@ -386,11 +386,19 @@ impl Channel {
     /// Splits, on the slerp curve, each segment (at least two ticks long) that holds one of
     /// the frame positions `at` strictly inside and whose nlerp leaves slerp by more than
     /// `max_chord` (at the eighths of a frame and [`NLERP_WORST`]): where a joint below was
-    /// measured over under nlerp. Returns whether keys were added.
-    pub fn split_short_segments_at(&mut self, at: &[f32], max_chord: f32) -> bool {
+    /// measured over under nlerp. `checked` remembers the segments found within `max_chord`,
+    /// so that asking again with the same keys and chord (for another joint below) does not
+    /// measure them again. Returns whether keys were added.
+    pub fn split_short_segments_at(
+        &mut self,
+        at: &[f32],
+        max_chord: f32,
+        checked: &mut CheckedSegments,
+    ) -> bool {
         if self.interp != Interp::Linear || !self.is_rotation() || self.ticks.len() < 2 {
             return false;
         }
+        checked.for_keys(self.ticks.len(), max_chord);
         // Each segment holding a point once (many points of one segment are often over),
         // last first so that the insertions leave the earlier indices as they are.
         let mut segments: Vec<usize> = at
@@ -400,6 +408,7 @@ impl Channel {
                 (i > 0 && i < self.ticks.len() && tick_frame(self.ticks[i - 1]) != x)
                     .then_some(i - 1)
             })
+            .filter(|&i| !checked.within[i])
             .collect();
         segments.sort_unstable();
         segments.dedup();
@@ -407,6 +416,7 @@ impl Channel {
         for &i in segments.iter().rev() {
             let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
             if f1 - f0 < 2 || self.nlerp_divergence(i, true) <= max_chord {
+                checked.within[i] = true;
                 continue;
             }
             let mid = split_tick(f0, f1);
@@ -415,6 +425,10 @@ impl Channel {
             self.ticks.insert(i + 1, mid);
             self.values.insert(i + 1, v);
             added = true;
+        }
+        if added {
+            // The segments moved: the next call checks them afresh.
+            checked.for_keys(0, max_chord);
         }
         added
     }
@@ -564,6 +578,28 @@ pub fn channels_of(clip: &CompressedClip) -> Vec<Channel> {
         }
     }
     out
+}
+
+/// The segments of a channel that [`Channel::split_short_segments_at`] found within a chord,
+/// valid while the channel keeps the same number of keys and the chord stays the same.
+#[derive(Clone, Debug, Default)]
+pub struct CheckedSegments {
+    keys: usize,
+    chord: u32,
+    /// Per segment: found within the chord.
+    within: Vec<bool>,
+}
+
+impl CheckedSegments {
+    /// Forgets what was checked unless it was for `keys` keys and `chord`.
+    fn for_keys(&mut self, keys: usize, chord: f32) {
+        if self.keys != keys || self.chord != chord.to_bits() {
+            self.keys = keys;
+            self.chord = chord.to_bits();
+            self.within.clear();
+            self.within.resize(keys.saturating_sub(1), false);
+        }
+    }
 }
 
 /// A clip as glTF players will evaluate the exported channels (rest where there is none).
@@ -740,12 +776,15 @@ mod tests {
         c.values = vec![a, b];
         assert!(!c.clone().split_for_nlerp_at(1e-4, false));
         assert!(c.nlerp_divergence(0, true) > 1e-3);
-        assert!(!c.split_short_segments_at(&[], 1e-4));
+        let mut checked = CheckedSegments::default();
+        assert!(!c.split_short_segments_at(&[], 1e-4, &mut checked));
         assert!(
-            !c.split_short_segments_at(&[0.5], 1e-4),
+            !c.split_short_segments_at(&[0.5], 1e-4, &mut checked),
             "outside the segment"
         );
-        assert!(c.split_short_segments_at(&[0.05], 1e-4));
+        // Found within a looser chord, then over a tighter one: the chord is in the key.
+        assert!(!c.split_short_segments_at(&[0.05], 1.0, &mut checked));
+        assert!(c.split_short_segments_at(&[0.05], 1e-4, &mut checked));
         assert_eq!(c.ticks, vec![0, TICKS / 8, TICKS / 4]);
         assert!((c.sample(0.1) - c.sample_as(0.1, Rule::Slerp)).length() < 1e-6);
     }

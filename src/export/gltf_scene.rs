@@ -331,7 +331,11 @@ fn write_clip(doc: &mut GltfDoc, skeleton: &Skeleton, clip: &Clip) {
             "channels": channels,
             "samplers": samplers,
             "extras": crate::import::extras::with_events(
-                crate::import::extras::with_rate(None, clip.sample_rate),
+                // The source's rate: a clip on a finer grid re-imports at it.
+                crate::import::extras::with_rate(
+                    None,
+                    clip.sample_rate / clip.grid.max(1) as f32
+                ),
                 &clip.events,
                 clip.start_time,
             ),

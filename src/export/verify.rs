@@ -5,7 +5,7 @@
 
 use glam::{DAffine3, Quat, Vec4};
 
-use super::channels::{Channel, Played, Player, Rule, Storage};
+use super::channels::{Channel, CheckedSegments, Played, Player, Rule, Storage};
 use super::remeasure::Remeasure;
 use crate::metric::{JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
@@ -176,6 +176,8 @@ fn fit_at(
         // leaves every segment within its chord, so the same keys and chord split nothing
         // (a deep chain's ancestors are asked once per joint below them that is over).
         let mut split_with: Vec<Option<(usize, u32)>> = vec![None; channels.len()];
+        // Likewise the short segments each channel was found to keep within its chord.
+        let mut checked = vec![CheckedSegments::default(); channels.len()];
         for &j in &over {
             let by_rule = |r: Rule| {
                 rules
@@ -192,9 +194,9 @@ fn fit_at(
                 // (which the chord splits below leave alone) are halved where nlerp leaves
                 // slerp; only where none is, the chain's chord is halved everywhere.
                 let over_at = errors.over_points(Rule::Nlerp, j, allowed[j]);
-                for c in channels.iter_mut() {
+                for (c, checked) in channels.iter_mut().zip(checked.iter_mut()) {
                     if c.is_rotation() && ancestry.contains(c.joint, j) {
-                        fixed |= c.split_short_segments_at(&over_at, chord[c.joint]);
+                        fixed |= c.split_short_segments_at(&over_at, chord[c.joint], checked);
                     }
                 }
                 for (c, done) in channels.iter_mut().zip(split_with.iter_mut()) {

@@ -8,8 +8,10 @@
 //! single-frame clip has no spacing at all, and a clip whose smallest layout keys no two
 //! consecutive frames implies a lower rate. The importer uses the rate when it is a finite
 //! number in (0, [`MAX_FPS`]] and every key time of the animation lies on its grid of
-//! [`KEY_SUBDIVISIONS`] ticks a frame (what skelpack writes); otherwise it falls back to
-//! detection from the key times, with a warning (a file edited elsewhere at another rate).
+//! [`RATE_SUBDIVISIONS`] ticks a frame (what skelpack writes: the exporter's keys lie on
+//! [`KEY_SUBDIVISIONS`] ticks a frame, `convert`'s finer sample grids for curved sources on
+//! up to `codec::grid::MAX_GRID` samples a frame); otherwise it falls back to detection from
+//! the key times, with a warning (a file edited elsewhere at another rate).
 
 use serde_json::{Value, json};
 
@@ -27,6 +29,10 @@ pub const MAX_FPS: f64 = 10_000.0;
 
 /// Key times an export writes lie on this many ticks per frame (`export::channels::TICKS`).
 pub const KEY_SUBDIVISIONS: f64 = 16.0;
+
+/// A declared rate is used when every key time lies on this many ticks a frame: the finest
+/// sample grid skelpack writes (`codec::grid::MAX_GRID`, a multiple of [`KEY_SUBDIVISIONS`]).
+pub const RATE_SUBDIVISIONS: f64 = 256.0;
 
 /// The `extras` object skelpack writes on an animation sampled at `fps`, merged into
 /// `existing` (another tool's extras are kept; a non-object value is replaced).
@@ -162,16 +168,23 @@ pub fn declared_rate(extras: Option<&str>, times: &[f32]) -> Result<Option<f32>,
 }
 
 /// Whether every time lies on the grid of `fps * KEY_SUBDIVISIONS` ticks a second that
-/// starts at the first (smallest) time, within a twentieth of a tick or the times' own f32
-/// precision.
+/// starts at the first (smallest) time, or on the finer one of `fps * RATE_SUBDIVISIONS`
+/// where the times are precise enough to tell (see [`on_grid`]).
 fn on_tick_grid(times: &[f32], fps: f64) -> bool {
+    on_grid(times, fps * KEY_SUBDIVISIONS, false) || on_grid(times, fps * RATE_SUBDIVISIONS, true)
+}
+
+/// Whether every time lies on a grid of `ticks_per_s` ticks a second that starts at the
+/// first (smallest) time, within a twentieth of a tick or the times' own f32 precision;
+/// when `told` is asked, a time whose precision spans a quarter of a tick or more is not
+/// taken to lie on it (a grid too fine for the times to tell).
+fn on_grid(times: &[f32], ticks_per_s: f64, told: bool) -> bool {
     let t0 = times.iter().copied().fold(f32::INFINITY, f32::min) as f64;
-    let ticks_per_s = fps * KEY_SUBDIVISIONS;
     times.iter().all(|&t| {
         let t = t as f64;
         let k = (t - t0) * ticks_per_s;
         let slack = 0.05f64.max(8.0 * t.abs() * f32::EPSILON as f64 * ticks_per_s);
-        (k - k.round()).abs() <= slack
+        (!told || slack < 0.25) && (k - k.round()).abs() <= slack
     })
 }
 
@@ -195,6 +208,11 @@ mod tests {
         assert_eq!(declared_rate(Some(&extras), &t), Ok(Some(24.0)));
         // A single key: no spacing at all, the rate still comes through.
         assert_eq!(declared_rate(Some(&extras), &t[..1]), Ok(Some(24.0)));
+        // `convert`'s finer grids for curved sources: 1/64 of a frame.
+        let fine: Vec<f32> = (0..=64 * 48)
+            .map(|k| (k as f64 / 64.0 / 24.0) as f32)
+            .collect();
+        assert_eq!(declared_rate(Some(&extras), &fine), Ok(Some(24.0)));
         // Long clips: the f32 times' own precision is allowed for.
         let long: Vec<f32> = (0..20_000).map(|f| (f as f64 / 120.0) as f32).collect();
         let e120 = with_rate(None, 120.0).to_string();
@@ -254,6 +272,11 @@ mod tests {
             crate::export::channels::TICKS as f64,
             KEY_SUBDIVISIONS,
             "the exporter's key grid"
+        );
+        assert_eq!(
+            crate::codec::grid::MAX_GRID as f64,
+            RATE_SUBDIVISIONS,
+            "the finest sample grid"
         );
     }
 }
