@@ -1004,6 +1004,19 @@ pub fn compress_to_gltf(
     options: &GltfOptions,
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
+    compress_to_gltf_memo(asset, settings, output, options, force, None)
+}
+
+/// [`compress_to_gltf`], taking clips encoded by an earlier export of the same file from
+/// `memo` (`skelpack watch`, "Export on save"); the file written is the same.
+pub fn compress_to_gltf_memo(
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+    output: &Path,
+    options: &GltfOptions,
+    force: bool,
+    memo: Option<&super::clip_memo::ClipMemo>,
+) -> Result<CompressedGltf, ExportError> {
     use rayon::prelude::*;
     let in_metres;
     let (original, converted, settings) = if super::metres::converts(asset.format) {
@@ -1037,14 +1050,29 @@ pub fn compress_to_gltf(
             .par_iter()
             .enumerate()
             .map(|(i, clip)| {
-                encode_for_gltf(
-                    &source.skeleton,
-                    clip,
-                    &limits[i],
-                    &control,
-                    options,
-                    Some(keyed.of(i)),
-                )
+                let encode = || {
+                    encode_for_gltf(
+                        &source.skeleton,
+                        clip,
+                        &limits[i],
+                        &control,
+                        options,
+                        Some(keyed.of(i)),
+                    )
+                };
+                match memo {
+                    Some(m) => m.get_or(
+                        super::clip_memo::ClipMemo::key(
+                            &source.skeleton,
+                            clip,
+                            &limits[i],
+                            options,
+                            Some(keyed.of(i)),
+                        ),
+                        encode,
+                    ),
+                    None => encode(),
+                }
                 .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
             })
             .collect()
