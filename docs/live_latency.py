@@ -2,6 +2,7 @@
 #
 #   python3 docs/live_latency.py SKELPACK SOURCE app   [--saves N]
 #   python3 docs/live_latency.py SKELPACK SOURCE watch [--saves N] [watch flags...]
+#   (either: --touch saves the same bytes; --clip NAME moves a key of that glTF animation)
 #
 # SOURCE is copied to a temporary folder and saved there N times the way Blender and
 # Maya save (a modified copy written under a temporary name, renamed over it). Each save
@@ -21,6 +22,12 @@ rest = sys.argv[4:]
 saves = 5
 if '--saves' in rest:
     i = rest.index('--saves'); saves = int(rest[i + 1]); del rest[i:i + 2]
+touch = '--touch' in rest  # save the same bytes (nothing changed)
+if touch:
+    rest.remove('--touch')
+clip = None  # the glTF animation whose key is moved (default: the first)
+if '--clip' in rest:
+    i = rest.index('--clip'); clip = rest[i + 1]; del rest[i:i + 2]
 exe = os.path.abspath(exe)
 d = tempfile.mkdtemp(prefix='skelpack-live-')
 name = os.path.basename(src)
@@ -32,6 +39,8 @@ is_gltf = name.lower().endswith(('.glb', '.gltf'))
 
 def modified(k):
     """The source with one key changed (k-th variant); the same bytes if unsupported."""
+    if touch:
+        return data
     if name.lower().endswith('.bvh'):
         text = data.decode('latin-1').split('\n')
         m = next(i for i, l in enumerate(text) if l.strip().startswith('Frame Time'))
@@ -45,7 +54,7 @@ def modified(k):
         jlen = struct.unpack_from('<I', b, 12)[0]
         doc = json.loads(b[20:20 + jlen])
         bin_at = 20 + jlen + 8
-        anim = doc['animations'][0]
+        anim = [a for a in doc['animations'] if clip in (None, a.get('name'))][0]
         ch = sorted(anim['channels'], key=lambda c: c['target']['path'] != 'translation')[0]
         acc = doc['accessors'][anim['samplers'][ch['sampler']]['output']]
         bv = doc['bufferViews'][acc['bufferView']]

@@ -5,13 +5,16 @@
 //! after, and the time from the save to the rewritten export).
 //!
 //! A save is read once it is complete: DCCs write a temporary file and rename it over the
-//! source, or write it in several pieces. After the last change, the file must keep the
-//! same size and modification time for [`Args::settle_ms`] and then import; a file that
+//! source, or write it in several pieces. After the last change seen, the file must keep
+//! the same size and modification time for [`Args::settle_ms`] and then import; a file that
 //! does not import yet is retried at the next change or settle period (a line says why).
 //! Exports go through the atomic temporary-file-and-rename writer (`fsutil`), whose
 //! Ctrl-C / SIGTERM handler removes a temporary file being written, so stopping the watch
 //! leaves none. With `--cache`, clips whose samples and settings did not change are taken
-//! from the result cache instead of being compressed again.
+//! from the result cache instead of being compressed again (`.skp`); a compressed glTF
+//! export keeps the clips it encoded last time in memory ([`crate::export::clip_memo`])
+//! and encodes again only those the save changed. The save detection and the change
+//! summary are [`crate::live`]'s, shared with the app.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -376,21 +376,31 @@ pub fn encode_for_gltf(
     options: &GltfOptions,
     keyed: Option<Keyed<'_>>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
+    use rayon::prelude::*;
+    // The factors' runs are independent: run at once (a save that changed one clip has
+    // only that clip to encode, which would otherwise leave a core idle), chosen in order.
+    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> = TOLERANCE_FACTORS
+        .par_iter()
+        .map(|&factor| {
+            let mut tighter = settings.clone();
+            for t in tighter.limits.tolerance.iter_mut() {
+                *t *= factor;
+            }
+            if !options.player.allows_cubic()
+                && matches!(tighter.method, Method::CatmullRom | Method::Auto)
+            {
+                // Players that ignore tangents see a cubic track's keys joined by lines.
+                tighter.method = Method::Linear;
+            }
+            let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
+            let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
+            candidate.tolerance_factor = factor;
+            Ok(candidate)
+        })
+        .collect();
     let mut best: Option<GltfClip> = None;
-    for factor in TOLERANCE_FACTORS {
-        let mut tighter = settings.clone();
-        for t in tighter.limits.tolerance.iter_mut() {
-            *t *= factor;
-        }
-        if !options.player.allows_cubic()
-            && matches!(tighter.method, Method::CatmullRom | Method::Auto)
-        {
-            // Players that ignore tangents see a cubic track's keys joined by lines.
-            tighter.method = Method::Linear;
-        }
-        let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
-        let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
-        candidate.tolerance_factor = factor;
+    for candidate in candidates {
+        let candidate = candidate?;
         best = match best {
             None => Some(candidate),
             Some(b) => {

@@ -167,14 +167,16 @@ impl App {
             None => None,
             Some(Ok(a)) => Some(a),
             Some(Err(e)) => {
-                // Not complete after all, or broken: wait for the next save.
+                // Not complete after all, or broken.
                 let msg = format!("{}: not reloaded: {e}", path.display());
                 if self.live.said.as_ref() != Some(&msg) {
                     self.chrome.status = msg.clone();
                     self.live.say(msg.clone());
                     self.live.said = Some(msg);
                 }
-                self.live.settle.retry(saved, Instant::now());
+                // Read again at the file's next change, not before (a broken file is not
+                // re-imported over and over).
+                self.live.file_stat = file_stat;
                 return;
             }
         };
@@ -256,7 +258,7 @@ impl App {
             .playback
             .frame
             .clamp(0.0, frames.saturating_sub(1) as f32);
-        self.view.viewport.request_frame();
+        // The camera stays where the user put it (no re-framing).
         self.live.on_screen = (None, None);
         self.live.report = Some(Reload {
             saved,
