@@ -26,7 +26,15 @@ fn bvh(arm: bool, wave: f32) -> String {
     for f in 0..60 {
         let t = f as f32 / 60.0 * std::f32::consts::TAU;
         let a = wave * t.sin();
-        let mut row = format!("{:.4} 90 0 {:.4} 0 0 {:.4} {:.4} 0 {:.4} 0 {:.4}", a, a * 10.0, a * 20.0, a * 5.0, a * 15.0, a * 3.0);
+        let mut row = format!(
+            "{:.4} 90 0 {:.4} 0 0 {:.4} {:.4} 0 {:.4} 0 {:.4}",
+            a,
+            a * 10.0,
+            a * 20.0,
+            a * 5.0,
+            a * 15.0,
+            a * 3.0
+        );
         if arm {
             row.push_str(&format!(" {:.4} {:.4} 0", a * 40.0, a * 8.0));
         }
@@ -82,8 +90,10 @@ fn a_save_renamed_over_the_open_file_reloads_keeping_settings_and_reporting_a_re
     // An edit made in the app before the save: undoable after the reload too.
     let mut edited = h.state().document().unwrap().settings.clone();
     edited.joints.entry("Head".into()).or_default().tolerance_mm = Some(2.0);
-    h.state_mut()
-        .perform(Action::EditSettings("Head tolerance".into(), Box::new(edited)));
+    h.state_mut().perform(Action::EditSettings(
+        "Head tolerance".into(),
+        Box::new(edited),
+    ));
     h.run_steps(2);
     let first_id = h.state().document().unwrap().id;
 
@@ -91,7 +101,8 @@ fn a_save_renamed_over_the_open_file_reloads_keeping_settings_and_reporting_a_re
     // renamed over the open file.
     save_like_a_dcc(&file, &bvh(false, 1.5));
     step_until(&mut h, "the reload and its result", |a| {
-        a.document().is_some_and(|d| d.id != first_id && d.result.is_some())
+        a.document()
+            .is_some_and(|d| d.id != first_id && d.result.is_some())
             && !a.live_busy()
     });
 
@@ -110,7 +121,9 @@ fn a_save_renamed_over_the_open_file_reloads_keeping_settings_and_reporting_a_re
     assert_eq!(doc.settings.joints["Spine"].tolerance_mm, Some(5.0));
     // The removed joint's settings are kept aside and reported.
     assert_eq!(doc.settings.joints["LeftArm"].tolerance_mm, Some(3.0));
-    let (title, message) = app.error_banner().expect("a banner reports the removed joint");
+    let (title, message) = app
+        .error_banner()
+        .expect("a banner reports the removed joint");
     assert!(title.contains("kept aside"), "{title}");
     assert!(message.contains("LeftArm"), "{message}");
     assert!(
@@ -124,7 +137,10 @@ fn a_save_renamed_over_the_open_file_reloads_keeping_settings_and_reporting_a_re
     // The undo history survives: undoing takes the Head edit back.
     h.state_mut().undo();
     let doc = h.state().document().unwrap();
-    assert!(!doc.settings.joints.contains_key("Head"), "undo after reload");
+    assert!(
+        !doc.settings.joints.contains_key("Head"),
+        "undo after reload"
+    );
     assert!(doc.settings.joints.contains_key("LeftArm"));
 }
 
@@ -139,14 +155,19 @@ fn export_on_save_rewrites_the_remembered_export() {
     app_harness::wait_for_export(&mut h);
     let first = std::fs::read(&out).unwrap();
     // Remembered in the sidecar.
-    let sidecar =
-        std::fs::read_to_string(dir.path().join("take.bvh.skelpack.toml")).unwrap();
-    assert!(sidecar.contains("[[exports]]") && sidecar.contains("take.skp"), "{sidecar}");
+    let sidecar = std::fs::read_to_string(dir.path().join("take.bvh.skelpack.toml")).unwrap();
+    assert!(
+        sidecar.contains("[[exports]]") && sidecar.contains("take.skp"),
+        "{sidecar}"
+    );
     h.state_mut().view_options_mut().export_on_save = true;
 
     save_like_a_dcc(&file, &bvh(true, 2.0));
     step_until(&mut h, "the export on save", |a| {
-        a.live_log().iter().any(|l| l.starts_with("Export on save:")) && !a.live_busy()
+        a.live_log()
+            .iter()
+            .any(|l| l.starts_with("Export on save:"))
+            && !a.live_busy()
     });
     let line = h
         .state()
@@ -155,7 +176,13 @@ fn export_on_save_rewrites_the_remembered_export() {
         .find(|l| l.starts_with("Export on save:"))
         .unwrap()
         .clone();
-    assert!(line.contains("wrote") && line.contains("take.skp"), "{line}");
+    assert!(
+        line.contains("wrote") && line.contains("take.skp"),
+        "{line}"
+    );
     let second = std::fs::read(&out).unwrap();
-    assert_ne!(first, second, "the export was rewritten from the saved motion");
+    assert_ne!(
+        first, second,
+        "the export was rewritten from the saved motion"
+    );
 }

@@ -72,10 +72,16 @@ fn a_changed_clip_is_encoded_again_and_the_others_come_from_the_memo() {
         "the unchanged clips' encodings are reused, Walk's is not: {reused}"
     );
     let fresh = export(&src, &dir.path().join("fresh.glb"), None);
-    assert_eq!(with_memo, fresh, "the memo changes nothing in the file written");
+    assert_eq!(
+        with_memo, fresh,
+        "the memo changes nothing in the file written"
+    );
 
     // Saved again unchanged: every encoding comes from the memo, the same file again.
     let again = export(&src, &out, Some(&memo));
-    assert!(memo.finish() > reused, "all clips reused on an unchanged save");
+    assert!(
+        memo.finish() > reused,
+        "all clips reused on an unchanged save"
+    );
     assert_eq!(again, fresh);
 }

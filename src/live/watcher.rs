@@ -30,10 +30,7 @@ pub fn resolve(p: &Path) -> anyhow::Result<PathBuf> {
 impl FileWatch {
     /// Watches the folders of `files` (resolved with [`resolve`]); `wake` is called on
     /// every change (the app asks for a frame).
-    pub fn new(
-        files: &[PathBuf],
-        wake: impl Fn() + Send + Sync + 'static,
-    ) -> anyhow::Result<Self> {
+    pub fn new(files: &[PathBuf], wake: impl Fn() + Send + Sync + 'static) -> anyhow::Result<Self> {
         let (tx, rx) = mpsc::channel();
         let mut watcher = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
             // Writes, renames, creations and removals; not reads (our own import opens the

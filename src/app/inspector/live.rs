@@ -225,7 +225,12 @@ impl App {
             .map(|r| (r.sizes.compressed_bytes, r.errors.samples.max));
         // What the user was looking at, by name.
         let names = |i: usize| doc.asset.skeleton.joints.get(i).map(|j| j.name.clone());
-        let selection: Vec<String> = self.view.selection.iter().filter_map(|&j| names(j)).collect();
+        let selection: Vec<String> = self
+            .view
+            .selection
+            .iter()
+            .filter_map(|&j| names(j))
+            .collect();
         let focus = self.view.selected.and_then(names);
         let clip = doc.clip_name().to_owned();
         let rev = doc.settings_rev + 1;
@@ -271,14 +276,15 @@ impl App {
             line.push_str("; ");
             line.push_str(n);
         }
-        self.chrome.status = format!("{line}; recompressing…");
+        self.chrome.status = format!("{line}; recompressing");
         self.live.say(line);
         if !missing.is_empty() {
             let msg = format!(
                 "The saved file no longer has these names ({missing}). Their settings are kept \
                  aside in the settings, unused, until the names come back or you remove them."
             );
-            self.live.say(format!("{title}: settings kept aside for {missing}"));
+            self.live
+                .say(format!("{title}: settings kept aside for {missing}"));
             self.set_banner(format!("Reloaded {title}: settings kept aside"), msg);
         }
         self.ensure_job();
@@ -305,7 +311,7 @@ impl App {
         let after = (res.sizes.compressed_bytes, res.errors.samples.max);
         let sizes = match r.before {
             Some(b) => format!(
-                "{} → {}, max error {} → {}",
+                "{} -> {}, max error {} -> {}",
                 panels::fmt_bytes(b.0),
                 panels::fmt_bytes(after.0),
                 panels::fmt_len(b.1, unit),
@@ -405,15 +411,18 @@ impl App {
     /// Remembers a finished export in the sidecar (on disk, leaving unsaved edits out) and
     /// in the document, for "Export on save".
     pub(super) fn remember_export(&mut self, target: ExportTarget) {
-        let Some(doc) = &mut self.session.doc else { return };
+        let Some(doc) = &mut self.session.doc else {
+            return;
+        };
         let Source::File(p) = &doc.source else { return };
         let sidecar = Settings::sidecar_path(p);
         let mut on_disk = if sidecar.is_file() {
             match Settings::load(&sidecar) {
                 Ok(s) => s,
                 Err(e) => {
-                    self.live
-                        .say(format!("export not remembered: settings file not read: {e}"));
+                    self.live.say(format!(
+                        "export not remembered: settings file not read: {e}"
+                    ));
                     return;
                 }
             }
@@ -424,10 +433,8 @@ impl App {
         let target = ExportTarget { path, ..target };
         crate::settings::exports::remember(&mut on_disk.exports, target, 8);
         if let Err(e) = on_disk.save(&sidecar) {
-            self.live.say(format!(
-                "export not remembered: {}: {e}",
-                sidecar.display()
-            ));
+            self.live
+                .say(format!("export not remembered: {}: {e}", sidecar.display()));
             return;
         }
         doc.settings.exports = on_disk.exports.clone();
