@@ -39,7 +39,7 @@ pub(super) struct Live {
     /// Why the last attempt could not read the file (said once).
     said: Option<String>,
     /// Export-on-save runs: one line per target as each finishes.
-    exports: Option<Receiver<(ExportTarget, Result<ExportSummary, String>, Duration)>>,
+    exports: Option<Receiver<ExportDone>>,
     /// Every line the live source reported (reloads, kept-aside settings, exports).
     pub(super) log: Vec<String>,
     /// From the save to the reloaded result on screen (first pass, refined).
@@ -47,6 +47,10 @@ pub(super) struct Live {
     /// Per export-on-save target, the clip encodings of its last export.
     memos: std::collections::HashMap<PathBuf, Arc<ClipMemo>>,
 }
+
+/// One export on save done: the target, what was written (or why not), and when after the
+/// save.
+type ExportDone = (ExportTarget, Result<ExportSummary, String>, Duration);
 
 /// A reload in progress: when the save was seen, what changed, the shown clip's size and
 /// error before.
