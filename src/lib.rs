@@ -15,6 +15,7 @@ pub mod container;
 pub mod export;
 pub mod fsutil;
 pub mod import;
+pub mod live;
 pub mod metric;
 pub mod model;
 pub mod quote;

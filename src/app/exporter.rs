@@ -22,12 +22,15 @@ pub struct ExportInput {
     /// Compressed glTF: byte-compress the animation data with `EXT_meshopt_compression`
     /// (the File menu's toggle).
     pub gltf_meshopt: bool,
+    /// Clip encodings of earlier exports of this file ("Export on save"; None: none kept).
+    pub memo: Option<Arc<crate::export::clip_memo::ClipMemo>>,
 }
 
 impl ExportInput {
     pub fn from_document(doc: &Document, gltf_meshopt: bool) -> Self {
         Self {
             gltf_meshopt,
+            memo: None,
             asset: doc.asset.clone(),
             settings: doc.settings.clone(),
             // A first pass is not what the codec settles on: the export compresses afresh.
@@ -100,7 +103,7 @@ fn check_gltf(input: &ExportInput) -> Result<(), String> {
 fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
     check_gltf(input)?;
     let a = &input.asset;
-    let r = crate::export::compress_to_gltf(
+    let r = crate::export::compress_to_gltf_memo(
         a,
         &input.settings,
         path,
@@ -111,8 +114,12 @@ fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String
             ..Default::default()
         },
         false,
-    )
-    .map_err(|e| format!("{}: {e}", path.display()))?;
+        input.memo.as_deref(),
+    );
+    if let Some(m) = &input.memo {
+        m.finish();
+    }
+    let r = r.map_err(|e| format!("{}: {e}", path.display()))?;
     let bytes = std::fs::metadata(path)
         .map(|m| m.len() as usize)
         .map_err(|e| format!("{}: {e}", path.display()))?;

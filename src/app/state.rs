@@ -333,6 +333,10 @@ pub struct ViewOptions {
     /// Compressed glTF exports byte-compress their animation data with
     /// `EXT_meshopt_compression` (the File menu's toggle; persisted with these options).
     pub gltf_meshopt: bool,
+    /// After the open file is saved and reloaded, redo every export remembered in its
+    /// sidecar (the File menu's "Export on save"; `inspector/live.rs`).
+    #[serde(default)]
+    pub export_on_save: bool,
 }
 
 /// Which copy the A/B flip shows.
@@ -364,6 +368,7 @@ impl Default for ViewOptions {
             in_place: true,
             ab: None,
             gltf_meshopt: false,
+            export_on_save: false,
         }
     }
 }

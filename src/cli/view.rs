@@ -41,6 +41,10 @@ pub struct Args {
     /// Open the clip dashboard (the screenshot waits for every clip's result).
     #[arg(long)]
     pub dashboard: bool,
+    /// Turn on "Export on save": after the file is saved and reloaded, redo the exports
+    /// remembered in its sidecar (`[[exports]]`).
+    #[arg(long)]
+    pub export_on_save: bool,
     /// The window's size in points, `WIDTHxHEIGHT` (default 1600x960).
     #[arg(long, value_parser = parse_size)]
     pub window: Option<[f32; 2]>,
@@ -76,6 +80,7 @@ pub fn run(a: Args) -> anyhow::Result<i32> {
         markers_on_selection: a.markers_on_selection,
         ignore_storage: true,
         dashboard: a.dashboard,
+        export_on_save: a.export_on_save,
         measure_idle: a.measure_idle,
         window: a.window,
         cache: a.cache.spec(),

@@ -5,26 +5,28 @@
 //! after, and the time from the save to the rewritten export).
 //!
 //! A save is read once it is complete: DCCs write a temporary file and rename it over the
-//! source, or write it in several pieces. After the last change, the file must keep the
-//! same size and modification time for [`Args::settle_ms`] and then import; a file that
+//! source, or write it in several pieces. After the last change seen, the file must keep
+//! the same size and modification time for [`Args::settle_ms`] and then import; a file that
 //! does not import yet is retried at the next change or settle period (a line says why).
 //! Exports go through the atomic temporary-file-and-rename writer (`fsutil`), whose
 //! Ctrl-C / SIGTERM handler removes a temporary file being written, so stopping the watch
 //! leaves none. With `--cache`, clips whose samples and settings did not change are taken
-//! from the result cache instead of being compressed again.
+//! from the result cache instead of being compressed again (`.skp`); a compressed glTF
+//! export keeps the clips it encoded last time in memory ([`crate::export::clip_memo`])
+//! and encodes again only those the save changed. The save detection and the change
+//! summary are [`crate::live`]'s, shared with the app.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use notify::{RecursiveMode, Watcher};
 
 use super::cache_args::CacheArgs;
 use super::tuning::TuningArgs;
 use crate::cache::ResultCache;
 use crate::import::{self, Asset};
+use crate::live::{ClipChanges, FileWatch, Settle};
 use crate::settings::Settings;
 
 #[derive(clap::Args, Debug)]
@@ -53,6 +55,8 @@ struct Exported {
     clips: BTreeMap<String, crate::cache::Key>,
     bytes: u64,
     max_error_mm: f64,
+    /// Clip encodings taken from the last export's (compressed glTF).
+    reused: usize,
 }
 
 /// One watched file.
@@ -61,29 +65,13 @@ struct Target {
     sidecar: PathBuf,
     out: PathBuf,
     last: Option<Exported>,
-}
-
-/// A file changed and not yet exported: when it first and last changed, and its size and
-/// modification time when last looked at.
-struct Pending {
-    first: Instant,
-    last_event: Instant,
-    stat: Option<(u64, SystemTime)>,
+    /// A save not yet read (complete once still for the settle period).
+    settle: Settle,
+    /// The last reason it could not be read, said once.
     said: Option<String>,
-}
-
-fn stat(p: &Path) -> Option<(u64, SystemTime)> {
-    let m = std::fs::metadata(p).ok()?;
-    Some((m.len(), m.modified().ok()?))
-}
-
-/// The parent folder of `p`, resolved (what the watcher reports paths under).
-fn folder(p: &Path) -> anyhow::Result<PathBuf> {
-    let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-    let parent = parent.unwrap_or(Path::new("."));
-    parent
-        .canonicalize()
-        .with_context(|| format!("{}: its folder cannot be read", p.display()))
+    /// The last compressed-glTF export's clip encodings (unchanged clips are not encoded
+    /// again).
+    memo: crate::export::clip_memo::ClipMemo,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -95,12 +83,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     let mut targets = Vec::new();
+    let settle = Duration::from_millis(args.settle_ms);
     for (i, f) in args.files.iter().enumerate() {
-        let dir = folder(f)?;
-        let name = f
-            .file_name()
-            .with_context(|| format!("{}: not a file", f.display()))?;
-        let file = dir.join(name);
+        let file = crate::live::watcher::resolve(f)?;
         let out = args.exports.get(i).cloned().unwrap_or_else(|| {
             let mut s = file.as_os_str().to_owned();
             s.push(".skp");
@@ -118,98 +103,45 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             file,
             out,
             last: None,
+            settle: Settle::new(settle),
+            said: None,
+            memo: Default::default(),
         });
     }
     let cache = args.cache.open_with(args.tuning.settings.as_deref())?;
-    let (tx, rx) = mpsc::channel();
-    let mut watcher = notify::recommended_watcher(move |e: notify::Result<notify::Event>| {
-        // Writes, renames, creations and removals; not reads (our own import opens the
-        // file) nor metadata alone.
-        use notify::EventKind::{Create, Modify, Remove};
-        use notify::event::ModifyKind;
-        if let Ok(e) = e
-            && matches!(
-                e.kind,
-                Create(_)
-                    | Remove(_)
-                    | Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
-            )
-        {
-            let _ = tx.send(e.paths);
-        }
-    })
-    .context("cannot start watching files")?;
-    let mut folders: Vec<PathBuf> = targets
-        .iter()
-        .filter_map(|t| t.file.parent())
-        .map(Path::to_path_buf)
-        .collect();
-    folders.sort();
-    folders.dedup();
-    for d in &folders {
-        watcher
-            .watch(d, RecursiveMode::NonRecursive)
-            .with_context(|| format!("{}: cannot watch", d.display()))?;
-    }
+    let files: Vec<PathBuf> = targets.iter().map(|t| t.file.clone()).collect();
+    let watch = FileWatch::new(&files, || {})?;
     for t in &mut targets {
         if let Err(e) = export(t, &args.tuning, cache.as_ref(), None) {
             println!("{}: {e:#}", t.file.display());
         }
     }
     println!("watching {} file(s); Ctrl-C to stop", targets.len());
-    let settle = Duration::from_millis(args.settle_ms);
-    let mut pending: HashMap<usize, Pending> = HashMap::new();
     loop {
-        match rx.recv_timeout(Duration::from_millis(25)) {
-            Ok(paths) => {
-                let now = Instant::now();
-                for (i, t) in targets.iter().enumerate() {
-                    if paths.iter().any(|p| *p == t.file || *p == t.sidecar) {
-                        let p = pending.entry(i).or_insert(Pending {
-                            first: now,
-                            last_event: now,
-                            stat: None,
-                            said: None,
-                        });
-                        p.last_event = now;
-                    }
+        if let Some(paths) = watch.wait(Duration::from_millis(25))? {
+            let now = Instant::now();
+            for t in &mut targets {
+                if paths.iter().any(|p| *p == t.file || *p == t.sidecar) {
+                    t.settle.changed(&t.file, now);
                 }
-                continue;
             }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the file watcher stopped"),
+            continue;
         }
         let now = Instant::now();
-        let ready: Vec<usize> = pending
-            .iter_mut()
-            .filter(|(_, p)| now - p.last_event >= settle)
-            .filter_map(|(&i, p)| {
-                let s = stat(&targets[i].file);
-                let steady = s.is_some() && s == p.stat;
-                p.stat = s;
-                if !steady {
-                    // Look again one settle period later.
-                    p.last_event = now;
-                }
-                steady.then_some(i)
-            })
-            .collect();
-        for i in ready {
-            let t = &mut targets[i];
-            let p = pending.get_mut(&i).expect("pending");
-            match export(t, &args.tuning, cache.as_ref(), Some(p.first)) {
-                Ok(()) => {
-                    pending.remove(&i);
-                }
+        for t in &mut targets {
+            let Some(first) = t.settle.ready(&t.file, now) else {
+                continue;
+            };
+            match export(t, &args.tuning, cache.as_ref(), Some(first)) {
+                Ok(()) => t.said = None,
                 Err(e) => {
                     // Not complete yet (or broken): say so once, try again later.
                     let msg = format!("{e:#}");
-                    if p.said.as_ref() != Some(&msg) {
+                    if t.said.as_ref() != Some(&msg) {
                         println!("{}: not exported yet: {msg}", t.file.display());
-                        p.said = Some(msg);
+                        t.said = Some(msg);
                     }
-                    p.last_event = now;
-                    p.stat = None;
+                    t.settle.retry(first, now);
                 }
             }
         }
@@ -228,7 +160,7 @@ fn export(
     let (mut settings, _) = tuning.settings_for(&t.file)?;
     crate::settings::takes::split(&mut asset, &mut settings)
         .map_err(|m| anyhow::anyhow!("{}: {m}", t.file.display()))?;
-    let now = write(&asset, &settings, &t.out, cache)?;
+    let now = write(&asset, &settings, &t.out, cache, &t.memo)?;
     let line = change_line(t.last.as_ref(), &now);
     let took = saved.map_or(String::new(), |s| {
         format!(", {} ms after the save", s.elapsed().as_millis())
@@ -244,6 +176,7 @@ fn write(
     settings: &Settings,
     out: &Path,
     cache: Option<&ResultCache>,
+    memo: &crate::export::clip_memo::ClipMemo,
 ) -> anyhow::Result<Exported> {
     let ext = out
         .extension()
@@ -253,17 +186,7 @@ fn write(
     let unit = settings.unit_for(asset);
     let to_mm = |e: f32| e as f64 / unit.per_metre() as f64 * 1000.0;
     let mut done = Exported {
-        clips: asset
-            .clips
-            .iter()
-            .map(|c| {
-                let r = settings.resolve(asset, &c.name);
-                (
-                    c.name.clone(),
-                    crate::cache::key::clip_key(&asset.skeleton, c, &r),
-                )
-            })
-            .collect(),
+        clips: crate::live::changes::clip_keys(asset, settings),
         ..Default::default()
     };
     match ext.as_str() {
@@ -281,13 +204,16 @@ fn write(
                 bail!("a compressed glTF keeps the source's animations: export takes to a .skp");
             }
             let options = crate::export::GltfOptions::default();
-            let r = crate::export::compress_to_gltf(
+            let r = crate::export::compress_to_gltf_memo(
                 asset,
                 &settings.without_playback(),
                 out,
                 &options,
                 false,
-            )?;
+                Some(memo),
+            );
+            done.reused = memo.finish();
+            let r = r?;
             done.bytes = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
             done.max_error_mm = r
                 .animations
@@ -313,41 +239,14 @@ fn change_line(before: Option<&Exported>, now: &Exported) -> String {
             now.max_error_mm
         );
     };
-    let added: Vec<&str> = now
-        .clips
-        .keys()
-        .filter(|n| !b.clips.contains_key(*n))
-        .map(String::as_str)
-        .collect();
-    let removed: Vec<&str> = b
-        .clips
-        .keys()
-        .filter(|n| !now.clips.contains_key(*n))
-        .map(String::as_str)
-        .collect();
-    let modified: Vec<&str> = now
-        .clips
-        .iter()
-        .filter(|(n, k)| b.clips.get(*n).is_some_and(|old| old != *k))
-        .map(|(n, _)| n.as_str())
-        .collect();
-    let mut parts = Vec::new();
-    for (what, list) in [
-        ("added", added),
-        ("removed", removed),
-        ("modified", modified),
-    ] {
-        if !list.is_empty() {
-            parts.push(format!("{what}: {}", list.join(", ")));
-        }
-    }
-    let changes = if parts.is_empty() {
-        "no clip changed".to_owned()
+    let changes = ClipChanges::between(&b.clips, &now.clips);
+    let reused = if now.reused > 0 {
+        format!(", {} clip encoding(s) reused", now.reused)
     } else {
-        parts.join("; ")
+        String::new()
     };
     format!(
-        "{} clip(s) ({changes}), {} -> {} bytes, max error {:.4} -> {:.4} mm",
+        "{} clip(s) ({changes}), {} -> {} bytes, max error {:.4} -> {:.4} mm{reused}",
         now.clips.len(),
         b.bytes,
         now.bytes,

@@ -376,21 +376,31 @@ pub fn encode_for_gltf(
     options: &GltfOptions,
     keyed: Option<Keyed<'_>>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
+    use rayon::prelude::*;
+    // The factors' runs are independent: run at once (a save that changed one clip has
+    // only that clip to encode, which would otherwise leave a core idle), chosen in order.
+    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> = TOLERANCE_FACTORS
+        .par_iter()
+        .map(|&factor| {
+            let mut tighter = settings.clone();
+            for t in tighter.limits.tolerance.iter_mut() {
+                *t *= factor;
+            }
+            if !options.player.allows_cubic()
+                && matches!(tighter.method, Method::CatmullRom | Method::Auto)
+            {
+                // Players that ignore tangents see a cubic track's keys joined by lines.
+                tighter.method = Method::Linear;
+            }
+            let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
+            let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
+            candidate.tolerance_factor = factor;
+            Ok(candidate)
+        })
+        .collect();
     let mut best: Option<GltfClip> = None;
-    for factor in TOLERANCE_FACTORS {
-        let mut tighter = settings.clone();
-        for t in tighter.limits.tolerance.iter_mut() {
-            *t *= factor;
-        }
-        if !options.player.allows_cubic()
-            && matches!(tighter.method, Method::CatmullRom | Method::Auto)
-        {
-            // Players that ignore tangents see a cubic track's keys joined by lines.
-            tighter.method = Method::Linear;
-        }
-        let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
-        let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
-        candidate.tolerance_factor = factor;
+    for candidate in candidates {
+        let candidate = candidate?;
         best = match best {
             None => Some(candidate),
             Some(b) => {
@@ -1004,6 +1014,19 @@ pub fn compress_to_gltf(
     options: &GltfOptions,
     force: bool,
 ) -> Result<CompressedGltf, ExportError> {
+    compress_to_gltf_memo(asset, settings, output, options, force, None)
+}
+
+/// [`compress_to_gltf`], taking clips encoded by an earlier export of the same file from
+/// `memo` (`skelpack watch`, "Export on save"); the file written is the same.
+pub fn compress_to_gltf_memo(
+    asset: &Asset,
+    settings: &crate::settings::Settings,
+    output: &Path,
+    options: &GltfOptions,
+    force: bool,
+    memo: Option<&super::clip_memo::ClipMemo>,
+) -> Result<CompressedGltf, ExportError> {
     use rayon::prelude::*;
     let in_metres;
     let (original, converted, settings) = if super::metres::converts(asset.format) {
@@ -1037,14 +1060,29 @@ pub fn compress_to_gltf(
             .par_iter()
             .enumerate()
             .map(|(i, clip)| {
-                encode_for_gltf(
-                    &source.skeleton,
-                    clip,
-                    &limits[i],
-                    &control,
-                    options,
-                    Some(keyed.of(i)),
-                )
+                let encode = || {
+                    encode_for_gltf(
+                        &source.skeleton,
+                        clip,
+                        &limits[i],
+                        &control,
+                        options,
+                        Some(keyed.of(i)),
+                    )
+                };
+                match memo {
+                    Some(m) => m.get_or(
+                        super::clip_memo::ClipMemo::key(
+                            &source.skeleton,
+                            clip,
+                            &limits[i],
+                            options,
+                            Some(keyed.of(i)),
+                        ),
+                        encode,
+                    ),
+                    None => encode(),
+                }
                 .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
             })
             .collect()

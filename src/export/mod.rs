@@ -12,6 +12,7 @@ pub mod between;
 pub mod buffers;
 pub mod bulge;
 pub mod channels;
+pub mod clip_memo;
 pub mod clip_switch;
 pub mod compact;
 pub mod gltf_compressed;
@@ -38,8 +39,8 @@ use std::path::Path;
 pub use channels::{Player, Rule};
 pub use gltf_compressed::{
     AnimationExport, ChannelExport, CompressedGltf, FileKeyed, GltfClip, GltfOptions, Keyed,
-    compress_to_gltf, compressed_gltf, encode_for_gltf, export_gltf, keyed_channels,
-    write_compressed_gltf,
+    compress_to_gltf, compress_to_gltf_memo, compressed_gltf, encode_for_gltf, export_gltf,
+    keyed_channels, write_compressed_gltf,
 };
 pub use gltf_doc::{GltfDoc, GltfFormat};
 pub use gltf_scene::{scene_to_gltf, write_scene};

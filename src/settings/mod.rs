@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 mod edit;
+pub mod exports;
 mod parse;
 mod scale;
 pub mod takes;
@@ -303,6 +304,10 @@ pub struct Settings {
     /// start = 12, end = 88`; `takes.rs`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub takes: BTreeMap<String, takes::TakeSettings>,
+    /// Where the app last exported this file (most recent first), redone by "Export on
+    /// save" (`exports.rs`). Never part of a result's key.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exports: Vec<exports::ExportTarget>,
 }
 
 /// Settings resolved for one clip of one asset, in scene units.
@@ -339,12 +344,14 @@ pub struct SettingsError {
 
 impl Settings {
     /// Everything that decides a result, as text for a cache key: every field in its
-    /// `Debug` form but [`Self::cache`] (where results are kept does not change them).
+    /// `Debug` form but [`Self::cache`] and [`Self::exports`] (where results are kept or
+    /// written does not change them).
     pub fn key_text(&self) -> String {
         format!(
             "{:?}",
             Settings {
                 cache: None,
+                exports: Vec::new(),
                 ..self.clone()
             }
         )

@@ -11,6 +11,8 @@ use super::App;
 pub(super) struct ExportJob {
     pub(super) what: String,
     pub(super) path: PathBuf,
+    /// What "Export on save" remembers of it.
+    pub(super) target: crate::settings::exports::ExportTarget,
     pub(super) result: std::sync::mpsc::Receiver<Result<ExportSummary, String>>,
 }
 
@@ -73,6 +75,11 @@ impl App {
         self.chrome.status = format!("{what}: writing {}…", path.display());
         self.work.export_job = Some(ExportJob {
             what: what.to_owned(),
+            target: crate::settings::exports::ExportTarget {
+                path: path.clone(),
+                format: if ext == "skp" { "skp" } else { "glb" }.to_owned(),
+                meshopt: ext != "skp" && self.view.options.gltf_meshopt,
+            },
             path,
             result: rx,
         });
@@ -105,7 +112,8 @@ impl App {
                     panels::fmt_bytes(s.bytes),
                     s.ratio,
                     s.max_error_mm
-                )
+                );
+                self.remember_export(job.target);
             }
             Err(e) => self.set_banner(format!("{} failed", job.what), e),
         }

@@ -145,6 +145,7 @@ impl eframe::App for App {
             self.accept(r);
         }
         self.poll_export();
+        self.poll_live(&ctx);
         self.poll_dashboard(&ctx);
         if self.work.export_job.is_some() {
             ctx.request_repaint_after(Duration::from_millis(100));

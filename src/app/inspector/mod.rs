@@ -27,6 +27,7 @@ mod dashboard;
 mod dialogs;
 mod export_jobs;
 mod frame;
+mod live;
 mod measure;
 mod session;
 mod view_state;
@@ -83,6 +84,8 @@ pub struct StartOptions {
     /// The shared result cache (`--cache` / `SKELPACK_CACHE`: a folder or an HTTP URL) and a
     /// folder's size bound in bytes: final results are taken from it and written to it.
     pub cache: Option<(String, u64)>,
+    /// Turn on "Export on save" (the File menu's toggle).
+    pub export_on_save: bool,
 }
 
 /// The application: state grouped by concern, each group in its own module.
@@ -99,6 +102,8 @@ pub struct App {
     measure: Measure,
     /// Actions queued by panels, keys and tests, applied after the frame's UI.
     pending: Vec<Action>,
+    /// The open file watched for saves (`live.rs`).
+    live: live::Live,
 }
 
 impl App {
@@ -136,6 +141,8 @@ impl App {
             jobs.set_cache(c.clone());
             clips.jobs.set_cache(c.clone());
         }
+        let ctx = cc.egui_ctx.clone();
+        let live = live::Live::new(Arc::new(move || ctx.request_repaint()));
         let (recent, view) = match (cc.storage, opts.ignore_storage) {
             (Some(s), false) => (
                 eframe::get_value(s, RECENT_KEY).unwrap_or_default(),
@@ -145,6 +152,7 @@ impl App {
         };
         let mut view = view;
         view.markers_selected_only |= opts.markers_on_selection;
+        view.export_on_save |= opts.export_on_save;
         let mut app = Self {
             session: Session {
                 next_id: 1,
@@ -164,6 +172,7 @@ impl App {
                 ..Default::default()
             },
             pending: Vec::new(),
+            live,
         };
         match &opts.file {
             Some(p) => {
@@ -304,6 +313,7 @@ impl App {
             self.chrome.dialog = None;
         }
         self.view.viewport.request_frame();
+        self.watch_source();
         self.ensure_job();
     }
 

@@ -68,6 +68,11 @@ pub fn show(ui: &mut egui::Ui, s: &MenuState<'_>, view: &mut ViewOptions, out: &
                 out.push(Action::ExportSkp(None));
                 ui.close();
             }
+            ui.checkbox(&mut view.export_on_save, "Export on save")
+                .on_hover_text(
+                    "When the open file is saved again, redo every export made from it \
+                 (remembered in its settings file)",
+                );
             if ui
                 .add_enabled(doc, egui::Button::new("Save Settings"))
                 .clicked()

@@ -1,0 +1,87 @@
+//! The clip memo of repeated compressed-glTF exports (`skelpack watch`, "Export on save"):
+//! after a save that changed one clip, the others' encodings come from the memo and the
+//! file written is byte for byte the one a fresh export writes.
+
+use std::path::Path;
+
+use skelpack::export::clip_memo::ClipMemo;
+use skelpack::export::{GltfOptions, compress_to_gltf, compress_to_gltf_memo};
+use skelpack::settings::Settings;
+
+/// The default character's GLB with the first key of `clip`'s first translation (else
+/// first) channel moved by `by`.
+fn bump_key(glb: &[u8], clip: &str, by: f32) -> Vec<u8> {
+    let mut b = glb.to_vec();
+    let jlen = u32::from_le_bytes(b[12..16].try_into().unwrap()) as usize;
+    let doc: serde_json::Value = serde_json::from_slice(&b[20..20 + jlen]).unwrap();
+    let bin = 20 + jlen + 8;
+    let anim = doc["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == clip)
+        .unwrap();
+    let channels = anim["channels"].as_array().unwrap();
+    let ch = channels
+        .iter()
+        .find(|c| c["target"]["path"] == "translation")
+        .unwrap_or(&channels[0]);
+    let sampler = &anim["samplers"][ch["sampler"].as_u64().unwrap() as usize];
+    let acc = &doc["accessors"][sampler["output"].as_u64().unwrap() as usize];
+    let bv = &doc["bufferViews"][acc["bufferView"].as_u64().unwrap() as usize];
+    let at = bin
+        + bv["byteOffset"].as_u64().unwrap_or(0) as usize
+        + acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let v = f32::from_le_bytes(b[at..at + 4].try_into().unwrap()) + by;
+    b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    b
+}
+
+fn export(src: &Path, out: &Path, memo: Option<&ClipMemo>) -> Vec<u8> {
+    let asset = skelpack::import::load(src).unwrap();
+    let settings = Settings::default();
+    let options = GltfOptions::default();
+    match memo {
+        Some(m) => compress_to_gltf_memo(&asset, &settings, out, &options, false, Some(m)),
+        None => compress_to_gltf(&asset, &settings, out, &options, false),
+    }
+    .unwrap();
+    std::fs::read(out).unwrap()
+}
+
+#[test]
+fn a_changed_clip_is_encoded_again_and_the_others_come_from_the_memo() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("char.glb");
+    let out = dir.path().join("out.glb");
+    let original = skelpack::character::DEFAULT_CHARACTER_GLB;
+    std::fs::write(&src, original).unwrap();
+    let memo = ClipMemo::default();
+    export(&src, &out, Some(&memo));
+    assert_eq!(memo.finish(), 0, "nothing to reuse on the first export");
+
+    // The animator moves one key of Walk and saves.
+    let modified = bump_key(original, "Walk", 0.01);
+    assert_ne!(modified, original);
+    std::fs::write(&src, &modified).unwrap();
+    let with_memo = export(&src, &out, Some(&memo));
+    let reused = memo.finish();
+    let asset = skelpack::import::load(&src).unwrap();
+    assert!(
+        reused >= 1 && reused < asset.clips.len() * 4,
+        "the unchanged clips' encodings are reused, Walk's is not: {reused}"
+    );
+    let fresh = export(&src, &dir.path().join("fresh.glb"), None);
+    assert_eq!(
+        with_memo, fresh,
+        "the memo changes nothing in the file written"
+    );
+
+    // Saved again unchanged: every encoding comes from the memo, the same file again.
+    let again = export(&src, &out, Some(&memo));
+    assert!(
+        memo.finish() > reused,
+        "all clips reused on an unchanged save"
+    );
+    assert_eq!(again, fresh);
+}
