@@ -28,6 +28,7 @@ mod dialogs;
 mod export_jobs;
 mod frame;
 mod measure;
+mod pieces;
 mod session;
 mod view_state;
 mod work;
@@ -293,6 +294,7 @@ impl App {
         self.measure.edited_at = None;
         self.session.history.clear();
         self.session.last_edit = None;
+        self.session.cut_seen = 0;
         self.view.playback = Playback {
             speed: self.view.playback.speed,
             looping: self.view.playback.looping,
