@@ -114,12 +114,19 @@ fn events_are_added_dragged_renamed_and_deleted_with_undo() {
     let to = Pos2::new(x_of(&h, 24.3), from.y);
     drag(&mut h, from, to);
     let e = events(&h);
-    assert!((e[0].time - 24.0 / rate).abs() < 1e-5, "dropped at {} s", e[0].time);
+    assert!(
+        (e[0].time - 24.0 / rate).abs() < 1e-5,
+        "dropped at {} s",
+        e[0].time
+    );
     assert_eq!(e[0].name, "footstep_l", "moving keeps the name");
 
     // Each edit is one undo step, undone in turn and redone.
     undo(&mut h);
-    assert!((events(&h)[0].time - 10.0 / rate).abs() < 1e-5, "move undone");
+    assert!(
+        (events(&h)[0].time - 10.0 / rate).abs() < 1e-5,
+        "move undone"
+    );
     undo(&mut h);
     assert_eq!(events(&h)[0].payload, None, "payload undone");
     undo(&mut h);
@@ -162,7 +169,8 @@ fn events_are_added_dragged_renamed_and_deleted_with_undo() {
     assert_eq!(listed, events(&h));
 
     // Delete: select the marker, then the button; undo brings it back.
-    h.get_by_label(&event_row::marker_label("footstep_l")).click();
+    h.get_by_label(&event_row::marker_label("footstep_l"))
+        .click();
     h.run();
     h.get_by_label(event_row::DELETE).click();
     h.run();
@@ -204,12 +212,16 @@ fn a_take_piece_is_created_trimmed_and_undone() {
         assert_eq!(piece.frame_count, 21);
         assert_eq!(doc.clip_name(), take, "the take stays open");
         assert_eq!(doc.frame_count(), take_frames, "the take is untouched");
-        let text = doc.settings.to_text(std::path::Path::new("x.skelpack.toml"));
+        let text = doc
+            .settings
+            .to_text(std::path::Path::new("x.skelpack.toml"));
         assert!(text.contains("[takes.Attack]"), "{text}");
     }
     // The piece's bar is on the take's strip; dragging its out end trims it.
     let bar = h.get_by_label(&take_ranges::bar_label("Attack")).rect();
-    let out_end = h.get_by_label(&take_ranges::end_label("Attack", true)).rect();
+    let out_end = h
+        .get_by_label(&take_ranges::end_label("Attack", true))
+        .rect();
     assert!(bar.width() > 10.0);
     let to = Pos2::new(x_of(&h, 30.0), out_end.center().y);
     drag(&mut h, out_end.center(), to);
@@ -233,7 +245,10 @@ fn a_take_piece_is_created_trimmed_and_undone() {
         .unwrap();
     h.state_mut().set_clip(i);
     settle(&mut h);
-    assert!(h.state().document().unwrap().resolved.looping, "the take's looping");
+    assert!(
+        h.state().document().unwrap().resolved.looping,
+        "the take's looping"
+    );
     seek(&mut h, 22.0);
     h.get_by_label(event_row::ADD).click();
     h.run();
@@ -262,8 +277,7 @@ fn a_take_piece_is_created_trimmed_and_undone() {
         assert_eq!(c.events.as_ref().unwrap().len(), 1, "its event kept");
         assert!(doc.resolved.events.is_empty(), "but not played");
     }
-    h.get_by_label_contains("events outside the piece");
-    h.get_by_label_contains("swing");
+    h.get_by_label_contains("events outside the piece (kept, not exported): swing (");
     settle(&mut h);
 
     // Undo: the range comes back, the event is inside again.
@@ -275,7 +289,10 @@ fn a_take_piece_is_created_trimmed_and_undone() {
         assert_eq!(doc.frame_count(), 26);
         assert_eq!(doc.resolved.events.len(), 1);
     }
-    assert!(h.query_by_label_contains("events outside the piece").is_none());
+    assert!(
+        h.query_by_label_contains("events outside the piece")
+            .is_none()
+    );
     settle(&mut h);
     // Undoing the tolerance, the rename, the event, the drag and the creation leaves the
     // take alone.
@@ -285,7 +302,11 @@ fn a_take_piece_is_created_trimmed_and_undone() {
     let doc = h.state().document().unwrap();
     assert!(doc.settings.takes.is_empty());
     assert_eq!(doc.asset.clips.len(), clips_before);
-    assert_eq!(doc.clip_name(), take, "back on the take when the piece is gone");
+    assert_eq!(
+        doc.clip_name(),
+        take,
+        "back on the take when the piece is gone"
+    );
 }
 
 #[test]
@@ -306,14 +327,20 @@ fn the_loop_flag_toggles_with_undo_and_is_suggested_for_a_cycle() {
     }
     let i = closing.expect("a fox clip that returns to its first frame");
     let name = h.state().document().unwrap().clip_name().to_owned();
-    assert!(!h.state().document().unwrap().resolved.looping, "suggested, not set");
+    assert!(
+        !h.state().document().unwrap().resolved.looping,
+        "suggested, not set"
+    );
     h.get_by_label(clip_flags::LOOPS).click();
     h.run();
     let doc = h.state().document().unwrap();
     assert_eq!(doc.clip, i);
     assert!(doc.resolved.looping);
     assert_eq!(doc.settings.clips[&name].looping, Some(true));
-    assert!(h.query_by_label(clip_flags::SUGGESTED).is_none(), "no longer suggested");
+    assert!(
+        h.query_by_label(clip_flags::SUGGESTED).is_none(),
+        "no longer suggested"
+    );
     settle(&mut h);
     undo(&mut h);
     assert!(!h.state().document().unwrap().resolved.looping);
@@ -389,10 +416,50 @@ fn a_sidecars_takes_and_events_open_on_the_timeline() {
     h.get_by_label_contains("'Swing': frames 300-650");
     h.get_by_label(&event_row::marker_label("hit")).click();
     seek(&mut h, 456.0);
-    assert_eq!(h.get_by_label(event_row::PAYLOAD).value().as_deref(), Some("damage=12"));
+    assert_eq!(
+        h.get_by_label(event_row::PAYLOAD).value().as_deref(),
+        Some("damage=12")
+    );
     if let Some(dir) = std::env::var_os("SKELPACK_SHOTS") {
         let img = h.render().expect("render");
         img.save(std::path::PathBuf::from(dir).join("screenshot_timeline_edit.png"))
             .expect("save");
     }
+}
+
+/// Moving a piece's start keeps its own events on the take frames they were on (their
+/// piece times shift by what the start moved); a range that is no range is no edit.
+#[test]
+fn trimming_a_pieces_start_keeps_its_events_on_their_take_frames() {
+    use skelpack::settings::Settings;
+    use skelpack::settings::takes::TakeSettings;
+    let mut s = Settings::default();
+    s.takes.insert(
+        "Attack".into(),
+        TakeSettings {
+            source: "Take".into(),
+            start: 10,
+            end: 40,
+            looping: None,
+        },
+    );
+    s.clips.entry("Attack".into()).or_default().events = Some(vec![Event {
+        name: "hit".into(),
+        time: 0.5, // take frame 10 + 15 at 30 fps
+        payload: None,
+    }]);
+    let t = take_ranges::trimmed(&s, "Attack", 16, 40, 30.0).unwrap();
+    assert_eq!((t.takes["Attack"].start, t.takes["Attack"].end), (16, 40));
+    let e = &t.clips["Attack"].events.as_ref().unwrap()[0];
+    assert!(
+        (e.time - 0.3).abs() < 1e-6,
+        "take frame 25 is piece frame 9: {}",
+        e.time
+    );
+    // Trimming only the end moves nothing.
+    let t = take_ranges::trimmed(&s, "Attack", 10, 20, 30.0).unwrap();
+    assert_eq!(t.clips["Attack"].events.as_ref().unwrap()[0].time, 0.5);
+    assert!(take_ranges::trimmed(&s, "Attack", 10, 40, 30.0).is_none());
+    assert!(take_ranges::trimmed(&s, "Attack", 30, 30, 30.0).is_none());
+    assert!(take_ranges::trimmed(&s, "Nope", 1, 5, 30.0).is_none());
 }

@@ -33,7 +33,11 @@ pub fn effective(settings: &Settings) -> std::borrow::Cow<'_, Settings> {
     let mut s = settings.clone();
     for (n, t) in &settings.takes {
         if let Some(l) = t.looping {
-            s.clips.entry(n.clone()).or_default().looping.get_or_insert(l);
+            s.clips
+                .entry(n.clone())
+                .or_default()
+                .looping
+                .get_or_insert(l);
         }
     }
     std::borrow::Cow::Owned(s)

@@ -30,7 +30,10 @@ pub struct Document {
     /// The file's own clips, before any take is cut.
     pub base: Arc<Asset>,
     /// The takes `asset` was cut with, and why they could not be cut (if so).
-    pub cut_takes: (std::collections::BTreeMap<String, crate::settings::takes::TakeSettings>, Option<String>),
+    pub cut_takes: (
+        std::collections::BTreeMap<String, crate::settings::takes::TakeSettings>,
+        Option<String>,
+    ),
     /// Bumped whenever the clip set is cut again (a piece created, trimmed, undone).
     pub asset_rev: u64,
     pub settings: Settings,

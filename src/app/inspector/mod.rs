@@ -248,6 +248,14 @@ impl App {
                 if let Some(w) = warn {
                     self.set_banner("Settings file ignored".into(), w);
                 }
+                if let Some(e) = self
+                    .session
+                    .doc
+                    .as_ref()
+                    .and_then(|d| d.cut_takes.1.clone())
+                {
+                    self.set_banner("Takes not cut into pieces".into(), e);
+                }
                 true
             }
             Err(e) => {

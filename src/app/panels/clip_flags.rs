@@ -61,7 +61,11 @@ pub fn show(
     let mut looping = doc.resolved.looping;
     let tip = "The clip is a cycle: compressed so that playback across the wrap (last frame \
                to first) stays within tolerance, and exported as looping";
-    if ui.checkbox(&mut looping, LOOPS).on_hover_text(tip).changed() {
+    if ui
+        .checkbox(&mut looping, LOOPS)
+        .on_hover_text(tip)
+        .changed()
+    {
         let mut s = doc.settings.clone();
         s.clips.entry(name.clone()).or_default().looping = Some(looping);
         let label = if looping {

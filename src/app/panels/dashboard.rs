@@ -314,7 +314,9 @@ fn events_cell(ui: &mut egui::Ui, row: &ClipRow) {
                 e.name,
                 e.time * row.rate,
                 e.time,
-                e.payload.as_ref().map_or(String::new(), |p| format!("  ({p})"))
+                e.payload
+                    .as_ref()
+                    .map_or(String::new(), |p| format!("  ({p})"))
             )
         })
         .collect();

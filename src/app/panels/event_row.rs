@@ -22,7 +22,7 @@ pub const PAYLOAD: &str = "Event payload";
 /// The delete button's label.
 pub const DELETE: &str = "Delete event";
 /// The row's height in points.
-pub const HEIGHT: f32 = 24.0;
+pub const HEIGHT: f32 = 22.0;
 
 /// The accessible name of the marker of the event named `name`.
 pub fn marker_label(name: &str) -> String {
@@ -107,9 +107,11 @@ pub fn show(
     let rate = doc.sample_rate();
     let frames = doc.frame_count().max(1);
     let last = (frames - 1).max(1) as f32;
-    let (rect, bg) = ui.allocate_exact_size(Vec2::new(ui.available_width(), HEIGHT), Sense::click());
+    let (rect, bg) =
+        ui.allocate_exact_size(Vec2::new(ui.available_width(), HEIGHT), Sense::click());
     let x_of = |f: f32| rect.left() + 6.0 + (rect.width() - 12.0) * f / last;
-    let frame_at = |x: f32| ((x - rect.left() - 6.0) / (rect.width() - 12.0) * last).clamp(0.0, last);
+    let frame_at =
+        |x: f32| ((x - rect.left() - 6.0) / (rect.width() - 12.0) * last).clamp(0.0, last);
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 3.0, Color32::from_gray(24));
     if list.is_empty() {
@@ -132,7 +134,7 @@ pub fn show(
         let dragged_to = state.drag.filter(|(d, _)| *d == i).map(|(_, f)| f);
         let x = x_of(dragged_to.unwrap_or(f));
         let hit = Rect::from_center_size(Pos2::new(x, rect.center().y), Vec2::new(12.0, HEIGHT));
-        let id = egui::Id::new(("event_row_marker", i));
+        let id = egui::Id::unique(("event_row_marker", i));
         let resp = ui.interact(hit, id, Sense::click_and_drag());
         let label = marker_label(&e.name);
         resp.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
@@ -183,7 +185,7 @@ pub fn show(
         } else {
             Color32::from_rgb(110, 190, 130)
         };
-        let c = Pos2::new(x, rect.top() + 7.0);
+        let c = Pos2::new(x, rect.top() + 8.0);
         painter.add(egui::Shape::convex_polygon(
             vec![
                 c + Vec2::new(0.0, -5.0),
@@ -200,11 +202,15 @@ pub fn show(
             None => e.name.clone(),
         };
         painter.text(
-            Pos2::new(x + 7.0, rect.top() + 12.0),
-            egui::Align2::LEFT_TOP,
+            Pos2::new(x + 8.0, c.y),
+            egui::Align2::LEFT_CENTER,
             text,
             egui::FontId::proportional(11.0),
-            if dragged_to.is_some() { Color32::WHITE } else { Color32::from_gray(200) },
+            if dragged_to.is_some() {
+                Color32::WHITE
+            } else {
+                Color32::from_gray(200)
+            },
         );
         resp.on_hover_text(format!(
             "{}: frame {:.0}, {:.3} s{}\nDrag to move; double-click to rename; right-click for more",
@@ -266,7 +272,10 @@ pub fn show(
         }
     });
     for (label, l) in edits {
-        out.push(Action::EditSettings(label, with_events(&doc.settings, &clip, l)));
+        out.push(Action::EditSettings(
+            label,
+            with_events(&doc.settings, &clip, l),
+        ));
     }
 }
 
@@ -282,8 +291,8 @@ fn editor(
     delete_key: bool,
     edits: &mut Vec<(String, Vec<Event>)>,
 ) {
-    let name_id = egui::Id::new("event_row_name");
-    let payload_id = egui::Id::new("event_row_payload");
+    let name_id = egui::Id::unique("event_row_name");
+    let payload_id = egui::Id::unique("event_row_payload");
     let editing = ui.memory(|m| m.has_focus(name_id) || m.has_focus(payload_id));
     if !editing && state.filled_from.as_ref() != Some(&(i, e.clone())) {
         state.name = e.name.clone();

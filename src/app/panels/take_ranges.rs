@@ -137,10 +137,16 @@ fn piece_line(
         ));
         let take = t.start + frame;
         for (label, out_end) in [(SET_IN, false), (SET_OUT, true)] {
-            let (s, e) = if out_end { (t.start, take) } else { (take, t.end) };
+            let (s, e) = if out_end {
+                (t.start, take)
+            } else {
+                (take, t.end)
+            };
             let b = ui
                 .add_enabled(s < e, egui::Button::new(label))
-                .on_hover_text(format!("Trim the piece: {label} at the playhead (take frame {take})"));
+                .on_hover_text(format!(
+                    "Trim the piece: {label} at the playhead (take frame {take})"
+                ));
             if b.clicked()
                 && let Some(edit) = trimmed(&doc.settings, clip, s, e, rate)
             {
@@ -158,7 +164,10 @@ fn outside_note(ui: &mut egui::Ui, doc: &Document, piece: &str) {
     if !o.is_empty() {
         ui.colored_label(
             Color32::from_rgb(230, 150, 80),
-            format!("events outside the piece (kept, not exported): {}", o.join(", ")),
+            format!(
+                "events outside the piece (kept, not exported): {}",
+                o.join(", ")
+            ),
         );
     }
 }
@@ -182,12 +191,18 @@ fn take_strip(
         .iter()
         .filter(|(_, t)| t.source == clip)
         .collect();
-    if state.selected.as_ref().is_some_and(|s| !pieces.iter().any(|(n, _)| *n == s)) {
+    if state
+        .selected
+        .as_ref()
+        .is_some_and(|s| !pieces.iter().any(|(n, _)| *n == s))
+    {
         state.selected = None;
     }
-    let (rect, bg) = ui.allocate_exact_size(Vec2::new(ui.available_width(), HEIGHT), Sense::click());
+    let (rect, bg) =
+        ui.allocate_exact_size(Vec2::new(ui.available_width(), HEIGHT), Sense::click());
     let x_of = |f: f32| rect.left() + 6.0 + (rect.width() - 12.0) * f / last;
-    let frame_at = |x: f32| ((x - rect.left() - 6.0) / (rect.width() - 12.0) * last).clamp(0.0, last);
+    let frame_at =
+        |x: f32| ((x - rect.left() - 6.0) / (rect.width() - 12.0) * last).clamp(0.0, last);
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 3.0, Color32::from_gray(24));
     if bg.clicked() {
@@ -215,8 +230,15 @@ fn take_strip(
             Color32::from_rgb(220, 170, 90),
         ][k % 4];
         let selected = state.selected.as_deref() == Some(name.as_str());
-        let bar = Rect::from_x_y_ranges(x_of(a as f32)..=x_of(b as f32), rect.top() + 3.0..=rect.bottom() - 3.0);
-        let body = ui.interact(bar.shrink2(Vec2::new(5.0, 0.0)), egui::Id::new(("take_piece", *name)), Sense::click());
+        let bar = Rect::from_x_y_ranges(
+            x_of(a as f32)..=x_of(b as f32),
+            rect.top() + 3.0..=rect.bottom() - 3.0,
+        );
+        let body = ui.interact(
+            bar.shrink2(Vec2::new(5.0, 0.0)),
+            egui::Id::unique(("take_piece", *name)),
+            Sense::click(),
+        );
         let bl = bar_label(name);
         body.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &bl));
         if body.clicked() {
@@ -225,12 +247,28 @@ fn take_strip(
         let fill = hue.gamma_multiply(if selected { 0.75 } else { 0.45 });
         painter.rect_filled(bar, 3.0, fill);
         if selected {
-            painter.rect_stroke(bar, 3.0, Stroke::new(1.5, Color32::WHITE), egui::StrokeKind::Inside);
+            painter.rect_stroke(
+                bar,
+                3.0,
+                Stroke::new(1.5, Color32::WHITE),
+                egui::StrokeKind::Inside,
+            );
         }
         let text = if state.drag.as_ref().is_some_and(|d| &d.0 == *name) {
-            format!("{name}  {a}-{b}  ({:.3}-{:.3} s)", a as f32 / rate, b as f32 / rate)
+            format!(
+                "{name}  {a}-{b}  ({:.3}-{:.3} s)",
+                a as f32 / rate,
+                b as f32 / rate
+            )
         } else {
-            format!("{name}{}  {a}-{b}", if t.looping == Some(true) { " ⟳" } else { "" })
+            format!(
+                "{name}{}  {a}-{b}",
+                if t.looping == Some(true) {
+                    " (loops)"
+                } else {
+                    ""
+                }
+            )
         };
         painter.text(
             Pos2::new(bar.left() + 6.0, bar.center().y),
@@ -241,14 +279,23 @@ fn take_strip(
         );
         for end in [false, true] {
             let x = if end { bar.right() } else { bar.left() };
-            let hit = Rect::from_center_size(Pos2::new(x, rect.center().y), Vec2::new(10.0, HEIGHT));
-            let r = ui.interact(hit, egui::Id::new(("take_piece_end", *name, end)), Sense::drag());
+            let hit =
+                Rect::from_center_size(Pos2::new(x, rect.center().y), Vec2::new(10.0, HEIGHT));
+            let r = ui.interact(
+                hit,
+                egui::Id::unique(("take_piece_end", *name, end)),
+                Sense::drag(),
+            );
             let el = end_label(name, end);
             r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Slider, true, &el));
             if r.hovered() || r.dragged() {
                 ui.ctx().set_cursor_icon(egui::CursorIcon::ResizeHorizontal);
             }
-            painter.vline(x, bar.y_range(), Stroke::new(if r.hovered() { 3.0 } else { 2.0 }, hue));
+            painter.vline(
+                x,
+                bar.y_range(),
+                Stroke::new(if r.hovered() { 3.0 } else { 2.0 }, hue),
+            );
             if r.drag_started() {
                 state.selected = Some((*name).clone());
             }
@@ -256,7 +303,11 @@ fn take_strip(
                 && let Some(p) = r.interact_pointer_pos()
             {
                 let f = frame_at(p.x).round() as u32;
-                let f = if end { f.max(t.start + 1) } else { f.min(t.end - 1) };
+                let f = if end {
+                    f.max(t.start + 1)
+                } else {
+                    f.min(t.end - 1)
+                };
                 state.drag = Some(((*name).clone(), end, f));
             }
             if r.drag_stopped()
@@ -272,7 +323,10 @@ fn take_strip(
     // The marks of the next piece.
     let mark = Color32::from_rgb(250, 220, 80);
     if let (Some(a), Some(b)) = state.marks {
-        let r = Rect::from_x_y_ranges(x_of(a.min(b) as f32)..=x_of(a.max(b) as f32), rect.y_range());
+        let r = Rect::from_x_y_ranges(
+            x_of(a.min(b) as f32)..=x_of(a.max(b) as f32),
+            rect.y_range(),
+        );
         painter.rect_filled(r, 0.0, Color32::from_rgba_unmultiplied(250, 220, 80, 40));
     }
     for (m, dir) in [(state.marks.0, 1.0), (state.marks.1, -1.0)] {
@@ -306,7 +360,9 @@ fn pieces_controls(
 ) {
     {
         let sel = state.selected.clone();
-        let target = sel.as_ref().and_then(|n| doc.settings.takes.get(n).map(|t| (n, t)));
+        let target = sel
+            .as_ref()
+            .and_then(|n| doc.settings.takes.get(n).map(|t| (n, t)));
         for (label, is_out) in [(SET_IN, false), (SET_OUT, true)] {
             let tip = match &target {
                 Some((n, _)) => format!("Trim '{n}': {label} at the playhead (frame {frame})"),
@@ -315,7 +371,11 @@ fn pieces_controls(
             if ui.button(label).on_hover_text(tip).clicked() {
                 match &target {
                     Some((n, t)) => {
-                        let (s, e) = if is_out { (t.start, frame) } else { (frame, t.end) };
+                        let (s, e) = if is_out {
+                            (t.start, frame)
+                        } else {
+                            (frame, t.end)
+                        };
                         if s >= e {
                             continue;
                         }
@@ -355,7 +415,8 @@ fn pieces_controls(
         ui.checkbox(&mut state.looping, LOOPING);
         let name = state.name.trim().to_owned();
         let taken = !name.is_empty()
-            && (doc.asset.clips.iter().any(|c| c.name == name) || doc.settings.takes.contains_key(&name));
+            && (doc.asset.clips.iter().any(|c| c.name == name)
+                || doc.settings.takes.contains_key(&name));
         let why = match range {
             None => Some("set in and out first".to_owned()),
             Some((a, b)) if a == b => Some("in and out are the same frame".into()),
@@ -388,7 +449,6 @@ fn pieces_controls(
             edits.push((format!("create piece '{name}'"), Box::new(s)));
             state.marks = (None, None);
             state.name.clear();
-            state.selected = Some(name);
         }
     }
 }
