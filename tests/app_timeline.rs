@@ -463,3 +463,26 @@ fn trimming_a_pieces_start_keeps_its_events_on_their_take_frames() {
     assert!(take_ranges::trimmed(&s, "Attack", 30, 30, 30.0).is_none());
     assert!(take_ranges::trimmed(&s, "Nope", 1, 5, 30.0).is_none());
 }
+
+/// A root-motion clip offers in place / travelling playback on the timeline; a clip
+/// without root motion does not.
+#[test]
+fn a_root_motion_clip_plays_in_place_or_travelling() {
+    let mut h = opened(None, SIZE);
+    assert!(h.query_by_label(clip_flags::TRAVELLING).is_none());
+    let name = h.state().document().unwrap().clip_name().to_owned();
+    let mut s = h.state().document().unwrap().settings.clone();
+    s.clips.entry(name).or_default().root_motion =
+        Some(skelpack::settings::RootMotionSetting::Enabled(true));
+    h.state_mut()
+        .perform(Action::EditSettings("root motion".into(), Box::new(s)));
+    h.run();
+    assert!(h.state().document().unwrap().resolved.root_motion.is_some());
+    assert!(h.state().view_options().in_place);
+    h.get_by_label(clip_flags::TRAVELLING).click();
+    h.run();
+    assert!(!h.state().view_options().in_place, "travelling");
+    h.get_by_label(clip_flags::IN_PLACE).click();
+    h.run();
+    assert!(h.state().view_options().in_place, "in place again");
+}
