@@ -13,9 +13,9 @@ use super::super::state::Document;
 pub const LOOPS: &str = "Clip loops";
 /// The suggestion's text (tests look for it).
 pub const SUGGESTED: &str = "suggested: its last frame returns to its first";
-/// The root-motion playback choices.
-pub const IN_PLACE: &str = "In place";
-pub const TRAVELLING: &str = "Travelling";
+/// The root-motion playback choices' accessible names (shown as "In place" / "Travelling").
+pub const IN_PLACE: &str = "Root motion in place";
+pub const TRAVELLING: &str = "Root motion travelling";
 
 /// What the flags keep between frames: whether the open clip closes, for the settings it
 /// was measured with (document, clip, settings revision).
@@ -82,9 +82,11 @@ pub fn show(
     if doc.resolved.root_motion.is_some() {
         ui.separator();
         ui.label("Root motion");
-        ui.selectable_value(in_place, true, IN_PLACE)
-            .on_hover_text("The root's horizontal motion removed for display (I)");
-        ui.selectable_value(in_place, false, TRAVELLING)
-            .on_hover_text("The character travels along the root's path (I)");
+        ui.selectable_value(in_place, true, "In place")
+            .on_hover_text("The root's horizontal motion removed for display (I)")
+            .accessible_name(IN_PLACE);
+        ui.selectable_value(in_place, false, "Travelling")
+            .on_hover_text("The character travels along the root's path (I)")
+            .accessible_name(TRAVELLING);
     }
 }
