@@ -186,3 +186,37 @@ fn export_on_save_rewrites_the_remembered_export() {
         "the export was rewritten from the saved motion"
     );
 }
+
+/// A file whose sidecar cuts a take into a piece: after a save the piece is cut once from
+/// the new file (not again from the clips already holding it), and it is reported as
+/// modified, not as added or removed.
+#[test]
+fn a_reload_cuts_the_takes_pieces_once_from_the_saved_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("take.bvh");
+    std::fs::write(&file, bvh(true, 1.0)).unwrap();
+    std::fs::write(
+        dir.path().join("take.bvh.skelpack.toml"),
+        "[takes.Wave]\nsource = \"take\"\nstart = 10\nend = 40\n",
+    )
+    .unwrap();
+    let mut h = app_harness::opened(Some(file.clone()), app_harness::SIZE);
+    let names = |app: &App| -> Vec<String> {
+        let doc = app.document().unwrap();
+        doc.asset.clips.iter().map(|c| c.name.clone()).collect()
+    };
+    let before = names(h.state());
+    assert!(before.iter().any(|n| n == "Wave"), "the piece: {before:?}");
+    let first_id = h.state().document().unwrap().id;
+
+    save_like_a_dcc(&file, &bvh(true, 1.5));
+    step_until(&mut h, "the reload and its result", |a| {
+        a.document()
+            .is_some_and(|d| d.id != first_id && d.result.is_some())
+            && !a.live_busy()
+    });
+    assert_eq!(names(h.state()), before, "the same clips, the piece once");
+    let log = h.state().live_log().join("\n");
+    assert!(log.contains("modified"), "{log}");
+    assert!(!log.contains("added") && !log.contains("removed"), "{log}");
+}

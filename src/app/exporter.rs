@@ -32,7 +32,7 @@ impl ExportInput {
             gltf_meshopt,
             memo: None,
             asset: doc.asset.clone(),
-            settings: doc.settings.clone(),
+            settings: super::pieces::effective(&doc.settings).into_owned(),
             // A first pass is not what the codec settles on: the export compresses afresh.
             current: doc
                 .result

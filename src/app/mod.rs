@@ -14,6 +14,7 @@ pub mod history;
 mod inspector;
 pub mod jobs;
 pub mod panels;
+pub mod pieces;
 pub mod png;
 pub mod result_cache;
 pub mod software;

@@ -25,7 +25,17 @@ pub struct Document {
     /// Unique per opened document (results are keyed by it).
     pub id: u64,
     pub source: Source,
+    /// The file's clips with the takes' pieces cut (`pieces.rs`): what the app shows.
     pub asset: Arc<Asset>,
+    /// The file's own clips, before any take is cut.
+    pub base: Arc<Asset>,
+    /// The takes `asset` was cut with, and why they could not be cut (if so).
+    pub cut_takes: (
+        std::collections::BTreeMap<String, crate::settings::takes::TakeSettings>,
+        Option<String>,
+    ),
+    /// Bumped whenever the clip set is cut again (a piece created, trimmed, undone).
+    pub asset_rev: u64,
     pub settings: Settings,
     /// Bumped on every settings change (edit, undo, redo).
     pub settings_rev: u64,
@@ -47,13 +57,18 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(id: u64, source: Source, asset: Asset, settings: Settings) -> Self {
+    pub fn new(id: u64, source: Source, base: Asset, settings: Settings) -> Self {
+        let (asset, error) = super::pieces::cut(&base, &settings);
         let asset = Arc::new(asset);
-        let resolved = settings.resolve(&asset, asset.clips.first().map_or("", |c| &c.name));
+        let resolved = super::pieces::effective(&settings)
+            .resolve(&asset, asset.clips.first().map_or("", |c| &c.name));
         Self {
             id,
             source,
             asset,
+            base: Arc::new(base),
+            cut_takes: (settings.takes.clone(), error),
+            asset_rev: 0,
             saved_settings: settings.clone(),
             settings,
             settings_rev: 0,
@@ -107,14 +122,35 @@ impl Document {
     /// Re-resolves limits after a settings change; the current result becomes the
     /// previous one (shown until the new result lands).
     pub fn refresh(&mut self) {
-        self.resolved = self
-            .settings
+        self.cut_pieces();
+        self.resolved = super::pieces::effective(&self.settings)
             .resolve(&self.asset, self.clip_name().to_owned().as_str());
         if let Some(r) = self.result.take() {
             self.before_edit = Some((r.sizes.compressed_bytes, r.errors.samples.max));
             self.previous = Some(r);
         }
         self.failure = None;
+    }
+
+    /// Cuts the takes' pieces again when `[takes.*]` changed since the last cut, keeping
+    /// the open clip by name (the source take when the open piece is gone).
+    fn cut_pieces(&mut self) {
+        if self.cut_takes.0 == self.settings.takes {
+            return;
+        }
+        let name = self.clip_name().to_owned();
+        let source = self.cut_takes.0.get(&name).map(|t| t.source.clone());
+        let (asset, error) = super::pieces::cut(&self.base, &self.settings);
+        self.asset = Arc::new(asset);
+        self.cut_takes = (self.settings.takes.clone(), error);
+        self.asset_rev += 1;
+        let find = |n: &str| self.asset.clips.iter().position(|c| c.name == n);
+        self.clip = find(&name)
+            .or_else(|| source.as_deref().and_then(find))
+            .unwrap_or(0);
+        self.result = None;
+        self.previous = None;
+        self.before_edit = None;
     }
 
     /// What a result must have been computed from to be shown now (for the result cache).

@@ -191,6 +191,7 @@ impl App {
     /// before (undo, redo, A/B) show their kept result instead. No debounce: a drag's edits
     /// each cancel the one before, and the incremental state keeps what they encoded.
     fn settings_changed(&mut self) {
+        self.pieces_cut();
         self.work.jobs.cancel();
         self.measure.edited();
         self.ensure_job();

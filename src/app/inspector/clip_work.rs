@@ -79,7 +79,8 @@ impl ClipWork {
         if self.resolved_for == Some(key) {
             return;
         }
-        let (s, asset) = (&doc.settings, &doc.asset);
+        let effective = super::super::pieces::effective(&doc.settings);
+        let (s, asset) = (&*effective, &doc.asset);
         self.resolved = asset
             .clips
             .iter()

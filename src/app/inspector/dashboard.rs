@@ -55,6 +55,7 @@ impl App {
                 },
                 tolerance_mm: base[i],
                 failure: clips.failure(doc, i),
+                events: doc.settings.events_for(&doc.asset, &c.name).0,
             })
             .collect()
     }

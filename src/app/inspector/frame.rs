@@ -223,6 +223,8 @@ impl eframe::App for App {
                         doc,
                         &mut self.view.playback,
                         self.view.selected,
+                        &mut self.view.timeline_edit,
+                        &mut self.view.options.in_place,
                         &mut out,
                     );
                     ui.add_space(2.0);

@@ -218,12 +218,15 @@ impl App {
         if asset.is_none() && settings == doc.settings {
             return; // our own save of the sidecar, or nothing that matters
         }
-        let asset = asset.unwrap_or_else(|| (*doc.asset).clone());
+        // The file's own clips (the takes' pieces are cut from them again below), compared
+        // with what was open as the document shows them: pieces included.
+        let asset = asset.unwrap_or_else(|| (*doc.base).clone());
+        let (shown, _) = crate::app::pieces::cut(&asset, &settings);
         let changes = ClipChanges::between(
             &crate::live::changes::clip_keys(&doc.asset, &doc.settings),
-            &crate::live::changes::clip_keys(&asset, &settings),
+            &crate::live::changes::clip_keys(&shown, &settings),
         );
-        let missing = Missing::of(&settings, &asset);
+        let missing = Missing::of(&settings, &shown);
         let before = doc
             .shown()
             .map(|r| (r.sizes.compressed_bytes, r.errors.samples.max));

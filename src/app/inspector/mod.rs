@@ -29,6 +29,7 @@ mod export_jobs;
 mod frame;
 mod live;
 mod measure;
+mod pieces;
 mod session;
 mod view_state;
 mod work;
@@ -256,6 +257,14 @@ impl App {
                 if let Some(w) = warn {
                     self.set_banner("Settings file ignored".into(), w);
                 }
+                if let Some(e) = self
+                    .session
+                    .doc
+                    .as_ref()
+                    .and_then(|d| d.cut_takes.1.clone())
+                {
+                    self.set_banner("Takes not cut into pieces".into(), e);
+                }
                 true
             }
             Err(e) => {
@@ -302,6 +311,7 @@ impl App {
         self.measure.edited_at = None;
         self.session.history.clear();
         self.session.last_edit = None;
+        self.session.cut_seen = 0;
         self.view.playback = Playback {
             speed: self.view.playback.speed,
             looping: self.view.playback.looping,

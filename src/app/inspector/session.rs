@@ -17,4 +17,6 @@ pub(super) struct Session {
     /// The last edit's label and time (consecutive drags of one value make one undo step).
     pub(super) last_edit: Option<(String, Instant)>,
     pub(super) recent: Vec<PathBuf>,
+    /// The document's clip-set revision the results and clip jobs were made for.
+    pub(super) cut_seen: u64,
 }

@@ -25,6 +25,8 @@ pub(super) struct ViewState {
     pub(super) viewport_rect: Option<egui::Rect>,
     pub(super) curve_geom: Option<panels::curves::PlotGeom>,
     pub(super) error_geoms: panels::errors::ErrorGeoms,
+    /// The timeline's event row, take ranges and clip flags.
+    pub(super) timeline_edit: panels::timeline_edit::TimelineEdit,
 }
 
 impl ViewState {
@@ -41,6 +43,7 @@ impl ViewState {
             viewport_rect: None,
             curve_geom: None,
             error_geoms: Default::default(),
+            timeline_edit: Default::default(),
         }
     }
 }

@@ -52,6 +52,8 @@ pub struct ClipRow {
     pub tolerance_mm: f32,
     /// Why the clip could not be compressed at its current settings.
     pub failure: Option<String>,
+    /// The clip's events inside it, by time (the timeline's event row edits them).
+    pub events: Vec<crate::model::event::Event>,
 }
 
 impl ClipRow {
@@ -218,7 +220,7 @@ fn totals(ui: &mut egui::Ui, d: &Dashboard<'_>) {
 fn table(ui: &mut egui::Ui, d: &Dashboard<'_>, out: &mut Vec<Action>) {
     egui::Grid::new("clip_table")
         .striped(true)
-        .num_columns(11)
+        .num_columns(12)
         .spacing([12.0, 4.0])
         .show(ui, |ui| {
             for h in [
@@ -233,6 +235,7 @@ fn table(ui: &mut egui::Ui, d: &Dashboard<'_>, out: &mut Vec<Action>) {
                 "Preset",
                 "Method",
                 "Tolerance",
+                "Events",
             ] {
                 ui.strong(h);
             }
@@ -288,6 +291,36 @@ fn clip_row(ui: &mut egui::Ui, d: &Dashboard<'_>, row: &ClipRow, out: &mut Vec<A
     preset_combo(ui, d.settings, row, &own, out);
     method_combo(ui, d.settings, row, &own, out);
     tolerance_field(ui, d.settings, row, &own, out);
+    events_cell(ui, row);
+}
+
+/// The clip's events: names at their frames, the first few shown, all on hover.
+fn events_cell(ui: &mut egui::Ui, row: &ClipRow) {
+    if row.events.is_empty() {
+        ui.weak("—");
+        return;
+    }
+    let at = |e: &crate::model::event::Event| format!("{} @{:.0}", e.name, e.time * row.rate);
+    let mut text: Vec<String> = row.events.iter().take(3).map(at).collect();
+    if row.events.len() > 3 {
+        text.push(format!("+{}", row.events.len() - 3));
+    }
+    let all: Vec<String> = row
+        .events
+        .iter()
+        .map(|e| {
+            format!(
+                "{}  frame {:.0}  {:.3} s{}",
+                e.name,
+                e.time * row.rate,
+                e.time,
+                e.payload
+                    .as_ref()
+                    .map_or(String::new(), |p| format!("  ({p})"))
+            )
+        })
+        .collect();
+    ui.label(text.join(", ")).on_hover_text(all.join("\n"));
 }
 
 /// The accessible name of a clip's preset picker (tests find it by this).

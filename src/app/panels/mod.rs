@@ -2,12 +2,14 @@
 
 pub mod attribution;
 pub mod banner;
+pub mod clip_flags;
 pub mod component_scale;
 pub mod curves;
 pub mod dashboard;
 pub mod decimate;
 pub mod dope_sheet;
 pub mod errors;
+pub mod event_row;
 pub mod floor;
 pub mod help;
 pub mod joints;
@@ -16,7 +18,9 @@ pub mod path_prompt;
 pub mod residual;
 pub mod setting_value;
 pub mod stats;
+pub mod take_ranges;
 pub mod timeline;
+pub mod timeline_edit;
 pub mod tuning;
 pub mod unsaved;
 

@@ -19,6 +19,8 @@ pub fn show(
     doc: &Document,
     play: &mut Playback,
     selected: Option<usize>,
+    edit: &mut super::timeline_edit::TimelineEdit,
+    in_place: &mut bool,
     out: &mut Vec<Action>,
 ) {
     let frames = doc.frame_count();
@@ -142,6 +144,7 @@ pub fn show(
         }
     });
     scrub_bar(ui, doc, play, out);
+    super::timeline_edit::show(ui, doc, play.frame, edit, in_place, out);
     let last = (frames - 1).max(1) as f32;
     dope_sheet::show(
         ui,
