@@ -85,6 +85,7 @@ fn the_apps_skp_export_holds_cubic_sources_between_frames() {
             settings: settings.clone(),
             current: Some((on_screen, shown.clip.clone())),
             gltf_meshopt: false,
+            memo: None,
         };
         let skp = dir.path().join(format!("app_{on_screen}.skp"));
         (exporter::SKP.write)(&input, &skp).unwrap();
