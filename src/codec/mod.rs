@@ -15,6 +15,7 @@ pub mod grid;
 mod memo;
 mod pipeline;
 pub mod playback;
+pub mod scalar;
 pub mod predict;
 pub mod quantize;
 mod refine;

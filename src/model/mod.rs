@@ -8,6 +8,7 @@ pub mod event;
 pub mod playback;
 mod pose;
 pub mod sampling;
+pub mod scalar;
 mod skeleton;
 mod socket;
 pub mod source_curve;
@@ -19,6 +20,7 @@ pub use clip::{Clip, JointTracks, TrackKind};
 pub use event::Event;
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
 pub use skeleton::{Joint, Skeleton};
+pub use scalar::{ScalarTrack, StoredScalarTrack};
 pub use socket::Socket;
 pub use source_curve::SourceCurve;
 pub use transform::{
