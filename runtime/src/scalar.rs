@@ -231,15 +231,7 @@ mod tests {
             &[0.0, 1.0],
             &[0.0, 1.0, 1.0, 0.5],
         );
-        put_track(
-            &mut b,
-            "Eyes",
-            1,
-            STORAGE_UNORM16,
-            0.0,
-            &[0.5],
-            &[65535.0],
-        );
+        put_track(&mut b, "Eyes", 1, STORAGE_UNORM16, 0.0, &[0.5], &[65535.0]);
         b
     }
 

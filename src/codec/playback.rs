@@ -414,11 +414,7 @@ pub fn report(
         wrap_error,
         root_motion_error,
         scalar_tracks: p.scalar_tracks.len(),
-        scalar_error: p
-            .scalar_tracks
-            .iter()
-            .map(|t| t.max_error)
-            .reduce(f32::max),
+        scalar_error: p.scalar_tracks.iter().map(|t| t.max_error).reduce(f32::max),
     }
 }
 

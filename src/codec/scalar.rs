@@ -34,9 +34,14 @@ pub fn compress(track: &ScalarTrack, limits: ScalarLimits) -> StoredScalarTrack 
         && !track.times.is_empty()
         && track.values.len() == track.times.len() * targets
         && reach.len() == targets;
-    let quantized: Option<Vec<f32>> = (valid
-        && track.values.iter().all(|v| (0.0..=1.0).contains(v)))
-    .then(|| track.values.iter().map(|&v| to_u16(v) as f32 / 65535.0).collect());
+    let quantized: Option<Vec<f32>> =
+        (valid && track.values.iter().all(|v| (0.0..=1.0).contains(v))).then(|| {
+            track
+                .values
+                .iter()
+                .map(|&v| to_u16(v) as f32 / 65535.0)
+                .collect()
+        });
     let mut best: Option<(usize, StoredScalarTrack)> = None;
     for (storage, stored) in [
         (ScalarStorage::Unorm16, quantized.as_deref()),
@@ -60,7 +65,11 @@ pub fn compress(track: &ScalarTrack, limits: ScalarLimits) -> StoredScalarTrack 
         if !e.within && storage == ScalarStorage::Unorm16 {
             continue;
         }
-        let width = if storage == ScalarStorage::Unorm16 { 2 } else { 4 };
+        let width = if storage == ScalarStorage::Unorm16 {
+            2
+        } else {
+            4
+        };
         let bytes = kept.len() * (4 + targets * width);
         let values = kept
             .iter()
@@ -236,7 +245,12 @@ pub(crate) struct Measured {
 
 /// The kept keys of `written` against `source` at every source key and midpoint (both are
 /// linear between the source's keys, so the largest difference is at one of its keys).
-pub(crate) fn max_error(source: &Curve, written: &Curve, kept: &[usize], allowed: &Allowed) -> Measured {
+pub(crate) fn max_error(
+    source: &Curve,
+    written: &Curve,
+    kept: &[usize],
+    allowed: &Allowed,
+) -> Measured {
     let all: Vec<usize> = (0..source.times.len()).collect();
     let mut worst = Measured {
         displacement: 0.0,

@@ -40,7 +40,11 @@ pub fn write(p: &Playback) -> Vec<u8> {
         put_record(&mut out, TAG_EVENTS, &events_record(&p.events));
     }
     if !p.scalar_tracks.is_empty() {
-        put_record(&mut out, TAG_SCALAR_TRACKS, &scalar_record(&p.scalar_tracks));
+        put_record(
+            &mut out,
+            TAG_SCALAR_TRACKS,
+            &scalar_record(&p.scalar_tracks),
+        );
     }
     out
 }

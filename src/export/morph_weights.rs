@@ -192,4 +192,3 @@ pub fn compress_channel(
         },
     ))
 }
-

@@ -19,8 +19,8 @@ pub use ancestry::{Ancestry, at_or_above};
 pub use clip::{Clip, JointTracks, TrackKind};
 pub use event::Event;
 pub use pose::{ObjectPose, Pose, local_to_object, local_to_object_f64};
-pub use skeleton::{Joint, Skeleton};
 pub use scalar::{ScalarTrack, StoredScalarTrack};
+pub use skeleton::{Joint, Skeleton};
 pub use socket::Socket;
 pub use source_curve::SourceCurve;
 pub use transform::{

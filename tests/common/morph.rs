@@ -37,4 +37,3 @@ pub fn robot_with_moving_faces(dir: &Path) -> PathBuf {
     std::fs::write(&path, doc.to_bytes(GltfFormat::Binary).unwrap()).unwrap();
     path
 }
-
