@@ -91,7 +91,8 @@ fn round_trip_is_exact_and_sizes_match_the_report() {
 }
 
 /// Playback metadata on every record kind: looping, root motion on joint 0 (its source
-/// start, a cycle delta), additive on a frame of the clip itself, two events.
+/// start, a cycle delta), additive on a frame of the clip itself, two events, two scalar
+/// tracks (unorm16 and float).
 fn with_playback(mut clips: Vec<codec::CompressedClip>) -> Vec<codec::CompressedClip> {
     for c in &mut clips {
         let name = c.name.clone();
@@ -121,6 +122,24 @@ fn with_playback(mut clips: Vec<codec::CompressedClip>) -> Vec<codec::Compressed
                     name: "hit".into(),
                     time: c.frame_count.saturating_sub(1) as f32 / c.sample_rate,
                     payload: Some("sfx".into()),
+                },
+            ],
+            scalar_tracks: vec![
+                skelpack::model::StoredScalarTrack {
+                    name: "Face".into(),
+                    targets: 2,
+                    times: vec![0.0, 0.5],
+                    values: vec![0.0, 65535.0, 32768.0, 0.0],
+                    storage: skelpack::model::scalar::ScalarStorage::Unorm16,
+                    max_error: 2e-5,
+                },
+                skelpack::model::StoredScalarTrack {
+                    name: "Body".into(),
+                    targets: 1,
+                    times: vec![0.0],
+                    values: vec![-0.25],
+                    storage: skelpack::model::scalar::ScalarStorage::Float,
+                    max_error: 0.0,
                 },
             ],
         };

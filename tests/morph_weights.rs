@@ -9,10 +9,10 @@
 mod common;
 use common::player::{node_json, skelpack_ok};
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde_json::{Value, json};
-use skelpack::export::gltf_doc::{GltfDoc, GltfFormat};
+use serde_json::Value;
+use skelpack::export::gltf_doc::GltfDoc;
 
 /// Bytes of the accessors the `weights` channels' samplers of `doc` reference (count x
 /// component size; weights accessors are scalars).
@@ -41,39 +41,6 @@ fn weight_bytes(doc: &GltfDoc) -> usize {
             a["count"].as_u64().unwrap() as usize * component
         })
         .sum()
-}
-
-/// RobotExpressive with its (all-zero) face weights replaced by moving ones: per animation,
-/// the three targets ramp up to 0.9, hold, and fall back, with a 1e-5 wiggle on every other
-/// key (below any visible distance), at the source's own key times.
-fn robot_with_moving_faces(dir: &Path) -> PathBuf {
-    let mut doc = GltfDoc::read(&common::asset("RobotExpressive.glb")).unwrap();
-    let anims: Vec<Value> = doc.array("animations").to_vec();
-    for (ai, anim) in anims.iter().enumerate() {
-        for c in anim["channels"].as_array().unwrap() {
-            if c["target"]["path"] != "weights" {
-                continue;
-            }
-            let si = c["sampler"].as_u64().unwrap() as usize;
-            let input = anim["samplers"][si]["input"].as_u64().unwrap() as usize;
-            let keys = doc.array("accessors")[input]["count"].as_u64().unwrap() as usize;
-            let mut values = Vec::with_capacity(keys * 3);
-            for i in 0..keys {
-                let u = i as f32 / (keys - 1).max(1) as f32;
-                for k in 0..3 {
-                    let ramp = (4.0 * u - k as f32 * 0.5).clamp(0.0, 1.0)
-                        * (4.0 * (1.0 - u)).clamp(0.0, 1.0);
-                    let wiggle = if i % 2 == 0 { 1e-5 } else { 0.0 };
-                    values.push(0.9 * ramp + wiggle);
-                }
-            }
-            let output = doc.push_f32(&values, 1, "SCALAR", false, None);
-            doc.array_mut("animations")[ai]["samplers"][si]["output"] = json!(output);
-        }
-    }
-    let path = dir.join("robot_faces.glb");
-    std::fs::write(&path, doc.to_bytes(GltfFormat::Binary).unwrap()).unwrap();
-    path
 }
 
 /// Exports `original` (acl preset: 0.1 mm), checks the exporter's own report of the scalar
@@ -140,7 +107,7 @@ fn robot_expressive_weights_are_stored_smaller_and_play_within_tolerance() {
 #[test]
 fn moving_face_weights_drop_keys_and_hold_the_vertex_tolerance() {
     let dir = tempfile::tempdir().unwrap();
-    let original = robot_with_moving_faces(dir.path());
+    let original = common::morph::robot_with_moving_faces(dir.path());
     let exported = dir.path().join("faces.glb");
     let report = export_and_play(&original, &exported);
     let mut kept = 0;

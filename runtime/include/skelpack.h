@@ -122,7 +122,22 @@ typedef struct SkpClipInfo {
   const char *additive_base_clip;
   // Events of the clip (`skp_event_info`, `skp_events_between`), sorted by time.
   uint32_t event_count;
+  // Scalar tracks of the clip (morph-target weights: `skp_scalar_track_info`,
+  // `skp_sample_scalar_track`).
+  uint32_t scalar_track_count;
 } SkpClipInfo;
+
+// One scalar track of a clip (`skp_scalar_track_info`).
+typedef struct SkpScalarTrack {
+  // The node whose mesh's morph-target weights it drives: NUL-terminated UTF-8, owned by
+  // the file.
+  const char *name;
+  // Values per sample (the mesh's morph targets).
+  uint32_t targets;
+  // The largest vertex displacement (scene units) the compressor measured against the
+  // source (informative).
+  float max_error;
+} SkpScalarTrack;
 
 // A root-motion delta: the motion joint's travel between two times, as a translation and
 // a rotation (unit quaternion x, y, z, w), expressed in the character's facing at the
@@ -200,6 +215,30 @@ enum SkpStatus skp_joint_info(const struct SkpFile *file, uint32_t joint, struct
 // # Safety
 // `file` must be NULL or an open file; `out` NULL or valid.
 enum SkpStatus skp_clip_info(const struct SkpFile *file, uint32_t clip, struct SkpClipInfo *out);
+
+// Describes scalar track `track` of clip `clip` (name, targets, error), in `*out`.
+//
+// # Safety
+// `file` must be NULL or an open file; `out` NULL or valid.
+enum SkpStatus skp_scalar_track_info(const struct SkpFile *file,
+                                     uint32_t clip,
+                                     uint32_t track,
+                                     struct SkpScalarTrack *out);
+
+// Random access to a scalar track: writes the values of scalar track `track` of clip
+// `clip` at `frame` (fractional, clamped to the clip, or wrapped for a looping clip, as
+// `skp_sample`) into `out[0 .. targets]`; linear between the track's keys. `out_len` is
+// the buffer's length in floats (`SKP_ERROR_BUFFER_TOO_SMALL` below `targets`). Allocates
+// nothing; safe to call from many threads at once.
+//
+// # Safety
+// `file` must be NULL or an open file; `out` NULL or `out_len` writable floats.
+enum SkpStatus skp_sample_scalar_track(const struct SkpFile *file,
+                                       uint32_t clip,
+                                       uint32_t track,
+                                       float frame,
+                                       float *out,
+                                       size_t out_len);
 
 // Random access: writes every joint's local transform at `frame` (fractional, clamped
 // to the clip, or wrapped for a looping clip; NaN reads as 0) into

@@ -124,6 +124,23 @@ pub struct SkpClipInfo {
     pub additive_base_clip: *const c_char,
     /// Events of the clip (`skp_event_info`, `skp_events_between`), sorted by time.
     pub event_count: u32,
+    /// Scalar tracks of the clip (morph-target weights: `skp_scalar_track_info`,
+    /// `skp_sample_scalar_track`).
+    pub scalar_track_count: u32,
+}
+
+/// One scalar track of a clip (`skp_scalar_track_info`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SkpScalarTrack {
+    /// The node whose mesh's morph-target weights it drives: NUL-terminated UTF-8, owned by
+    /// the file.
+    pub name: *const c_char,
+    /// Values per sample (the mesh's morph targets).
+    pub targets: u32,
+    /// The largest vertex displacement (scene units) the compressor measured against the
+    /// source (informative).
+    pub max_error: f32,
 }
 
 /// A root-motion delta: the motion joint's travel between two times, as a translation and
@@ -145,6 +162,8 @@ pub struct SkpFile {
     base_names: Vec<Option<CString>>,
     /// Per clip, each event's name and payload.
     event_texts: Vec<Vec<(CString, Option<CString>)>>,
+    /// Per clip, each scalar track's name.
+    scalar_names: Vec<Vec<CString>>,
 }
 
 /// Forward-playback state for one clip of an open file (opaque).
@@ -260,12 +279,20 @@ unsafe fn open_with(
                         .collect()
                 })
                 .collect();
+            let scalar_names = (0..skp.clip_count())
+                .map(|c| {
+                    (0..skp.scalar_track_count(c))
+                        .map(|i| c_name(skp.scalar_track(c, i).0))
+                        .collect()
+                })
+                .collect();
             let file = Box::new(SkpFile {
                 skp,
                 joint_names,
                 clip_names,
                 base_names,
                 event_texts,
+                scalar_names,
             });
             // SAFETY: checked non-null above.
             unsafe { *out = Box::into_raw(file) };
@@ -395,9 +422,80 @@ pub unsafe extern "C" fn skp_clip_info(
             .as_ref()
             .map_or(std::ptr::null(), |n| n.as_ptr()),
         event_count: f.skp.event_count(c) as u32,
+        scalar_track_count: f.skp.scalar_track_count(c) as u32,
     };
     // SAFETY: checked non-null; the caller passes a valid pointer.
     unsafe { *out = info };
+    SkpStatus::SkpOk
+}
+
+/// Describes scalar track `track` of clip `clip` (name, targets, error), in `*out`.
+///
+/// # Safety
+/// `file` must be NULL or an open file; `out` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skp_scalar_track_info(
+    file: *const SkpFile,
+    clip: u32,
+    track: u32,
+    out: *mut SkpScalarTrack,
+) -> SkpStatus {
+    // SAFETY: forwarded contract.
+    let Some(f) = (unsafe { file_ref(file) }) else {
+        return SkpStatus::SkpErrorNullArgument;
+    };
+    if out.is_null() {
+        return SkpStatus::SkpErrorNullArgument;
+    }
+    let (c, i) = (clip as usize, track as usize);
+    if c >= f.skp.clip_count() || i >= f.skp.scalar_track_count(c) {
+        return SkpStatus::SkpErrorOutOfRange;
+    }
+    let info = SkpScalarTrack {
+        name: f.scalar_names[c][i].as_ptr(),
+        targets: f.skp.scalar_track(c, i).1 as u32,
+        max_error: f.skp.clip_meta(c).scalar_tracks[i].max_error,
+    };
+    // SAFETY: checked non-null; the caller passes a valid pointer.
+    unsafe { *out = info };
+    SkpStatus::SkpOk
+}
+
+/// Random access to a scalar track: writes the values of scalar track `track` of clip
+/// `clip` at `frame` (fractional, clamped to the clip, or wrapped for a looping clip, as
+/// `skp_sample`) into `out[0 .. targets]`; linear between the track's keys. `out_len` is
+/// the buffer's length in floats (`SKP_ERROR_BUFFER_TOO_SMALL` below `targets`). Allocates
+/// nothing; safe to call from many threads at once.
+///
+/// # Safety
+/// `file` must be NULL or an open file; `out` NULL or `out_len` writable floats.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skp_sample_scalar_track(
+    file: *const SkpFile,
+    clip: u32,
+    track: u32,
+    frame: f32,
+    out: *mut f32,
+    out_len: usize,
+) -> SkpStatus {
+    // SAFETY: forwarded contract.
+    let Some(f) = (unsafe { file_ref(file) }) else {
+        return SkpStatus::SkpErrorNullArgument;
+    };
+    let (c, i) = (clip as usize, track as usize);
+    if c >= f.skp.clip_count() || i >= f.skp.scalar_track_count(c) {
+        return SkpStatus::SkpErrorOutOfRange;
+    }
+    if out.is_null() {
+        return SkpStatus::SkpErrorNullArgument;
+    }
+    let targets = f.skp.scalar_track(c, i).1;
+    if out_len < targets {
+        return SkpStatus::SkpErrorBufferTooSmall;
+    }
+    // SAFETY: the caller guarantees `out_len` writable floats.
+    let values = unsafe { std::slice::from_raw_parts_mut(out, targets) };
+    f.skp.sample_scalar_track(c, i, frame, values);
     SkpStatus::SkpOk
 }
 

@@ -33,6 +33,7 @@ pub mod predict;
 mod prepared;
 pub mod quant;
 pub mod read;
+pub mod scalar;
 pub mod sin;
 mod skp;
 pub mod table;

@@ -22,6 +22,8 @@ pub const TAG_ADDITIVE: u16 = 3;
 /// (≥ 1), `u8` 1 when a payload follows (else 0), `u32` payload length (0 without one),
 /// the UTF-8 name, the UTF-8 payload.
 pub const TAG_EVENTS: u16 = 4;
+/// The clip's scalar tracks (morph-target weights): see [`crate::scalar`] for the layout.
+pub const TAG_SCALAR_TRACKS: u16 = 5;
 /// Bytes of an event's fixed part (time, lengths, payload flag).
 pub const EVENT_FIXED_BYTES: usize = 4 + 2 + 1 + 4;
 /// Bytes of a record's tag and length.
@@ -118,6 +120,8 @@ pub struct ClipMeta {
     pub additive: Option<Additive>,
     /// Events sorted by time (empty for files written before events existed).
     pub events: Vec<EventRecord>,
+    /// Scalar tracks (empty for files written before they existed).
+    pub scalar_tracks: Vec<crate::scalar::ScalarTrackRecord>,
 }
 
 fn corrupt(clip: &str, what: &str) -> Error {
@@ -164,7 +168,7 @@ pub fn parse(
     joints: usize,
 ) -> Result<ClipMeta, Error> {
     let mut meta = ClipMeta::default();
-    let mut seen = [false; 5];
+    let mut seen = [false; 6];
     let mut at = range.start;
     let end = range.end.min(bytes.len());
     while at < end {
@@ -250,6 +254,9 @@ pub fn parse(
                 });
             }
             TAG_EVENTS => meta.events = events(bytes, body..body + len, clip)?,
+            TAG_SCALAR_TRACKS => {
+                meta.scalar_tracks = crate::scalar::parse(bytes, body..body + len, clip)?
+            }
             _ => {}
         }
         at = body + len;

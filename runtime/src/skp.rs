@@ -121,6 +121,33 @@ impl<B: AsRef<[u8]>> Skp<B> {
         )
     }
 
+    /// Clip `c`'s scalar tracks (morph-target weights): how many.
+    pub fn scalar_track_count(&self, c: usize) -> usize {
+        self.metas[c].scalar_tracks.len()
+    }
+
+    /// Scalar track `i` of clip `c`: its name (the node whose mesh it drives) and its
+    /// number of targets (floats per sample).
+    pub fn scalar_track(&self, c: usize, i: usize) -> (&str, usize) {
+        let t = &self.metas[c].scalar_tracks[i];
+        (name_of(self.bytes(), &t.name), t.targets)
+    }
+
+    /// Index of clip `c`'s scalar track named `name`.
+    pub fn find_scalar_track(&self, c: usize, name: &str) -> Option<usize> {
+        (0..self.scalar_track_count(c)).find(|&i| self.scalar_track(c, i).0 == name)
+    }
+
+    /// The values of scalar track `i` of clip `c` at frame `frame` (seconds × sample rate;
+    /// fractional frames interpolate) into `out`'s first `min(out.len(), targets)` entries:
+    /// linear between the track's keys; frames outside the clip clamp, or wrap for a looping
+    /// clip, as [`Clip::sample`] does. Allocates nothing.
+    pub fn sample_scalar_track(&self, c: usize, i: usize, frame: f32, out: &mut [f32]) {
+        let clip = &self.clips[c];
+        let f = clip.clamp(frame);
+        self.metas[c].scalar_tracks[i].sample(self.bytes(), f / clip.sample_rate(), out);
+    }
+
     /// Clip `c`'s metadata: looping, root motion, additive mode and base.
     pub fn clip_meta(&self, c: usize) -> &ClipMeta {
         &self.metas[c]

@@ -86,6 +86,7 @@ fn expected(bytes: &[u8]) -> Vec<u8> {
             put_pose(&mut out, &pose);
         }
         put_events(&mut out, &skp, c);
+        put_scalars(&mut out, &skp, c);
         out.push(clip.is_looping() as u8);
         let joint = clip.root_motion_joint().map_or(-1, |j| j as i32);
         out.extend_from_slice(&joint.to_le_bytes());
@@ -105,6 +106,32 @@ fn expected(bytes: &[u8]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// What decode.c's `put_scalars` writes for clip `c`.
+fn put_scalars(out: &mut Vec<u8>, skp: &Skp<&[u8]>, c: usize) {
+    let n = skp.scalar_track_count(c);
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    let frames = skp.clip(c).frame_count();
+    let steps = frames * 2;
+    for i in 0..n {
+        let (name, targets) = skp.scalar_track(c, i);
+        out.extend_from_slice(&(targets as u32).to_le_bytes());
+        out.extend_from_slice(&(name.len() as u32).to_le_bytes());
+        out.extend_from_slice(name.as_bytes());
+        let error = skp.clip_meta(c).scalar_tracks[i].max_error;
+        out.extend_from_slice(&error.to_le_bytes());
+        let mut w = vec![0.0f32; targets];
+        let at = (0..steps)
+            .map(|s| 0.5 * s as f32)
+            .chain([-3.0, frames as f32 + 2.5]);
+        for f in at {
+            skp.sample_scalar_track(c, i, f, &mut w);
+            for x in &w {
+                out.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+    }
 }
 
 /// What decode.c's `put_events` writes for clip `c`.
@@ -268,6 +295,13 @@ fn c_program_decodes_the_shared_assets_bit_for_bit_and_refuses_corrupt_files() {
             String::from_utf8_lossy(&r.stdout),
             String::from_utf8_lossy(&r.stderr)
         );
+        if name == "RobotExpressive.glb" {
+            let skp = Skp::open(bytes.as_slice()).unwrap();
+            assert!(
+                (0..skp.clip_count()).all(|c| skp.scalar_track_count(c) == 1),
+                "RobotExpressive's face weights are scalar tracks"
+            );
+        }
         let got = std::fs::read(&out).unwrap();
         let want = expected(&bytes);
         assert_eq!(got.len(), want.len(), "{name}: output length");

@@ -34,10 +34,11 @@ pub fn clip_key(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Key {
         between,
         grid,
         events,
+        scalar_tracks,
     } = clip;
     h.update(
         format!(
-            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {grid} {} {events:?}\0",
+            "{name:?} {sample_rate:?} {frame_count} {start_time:?} {morph_weight_channels} {grid} {} {events:?} {scalar_tracks:?}\0",
             tracks.len()
         )
         .as_bytes(),

@@ -24,7 +24,8 @@ pub fn read(path: &Path) -> anyhow::Result<Container> {
 
 /// `inspect --json` for a container (stable): `{ file, format: "skp", bytes, joints,
 /// deforming_joints, max_depth, clips: [ { name, duration, sample_rate, frames, start_time,
-/// keys, tracks: { animated, constant, rest }, looping, root_motion, additive } ] }`.
+/// keys, tracks: { animated, constant, rest }, scalar_tracks, scalar_error, looping,
+/// root_motion, additive } ] }`.
 #[derive(Serialize)]
 pub struct SkpInfo {
     file: String,
@@ -46,6 +47,11 @@ struct SkpClip {
     /// Stored keys of the animated tracks.
     keys: usize,
     tracks: TrackCounts,
+    /// Scalar tracks (morph-target weights) stored with the clip.
+    scalar_tracks: usize,
+    /// The largest vertex displacement (scene units) among them, as the compressor
+    /// measured it; null without scalar tracks.
+    scalar_error: Option<f32>,
     /// `looping`, `root_motion` (joint name or null), `additive` (mode and base, or null).
     #[serde(flatten)]
     playback: PlaybackInfo,
@@ -76,6 +82,13 @@ pub fn describe(path: &Path) -> anyhow::Result<SkpInfo> {
                         .count(),
                     rest: all().filter(|t| matches!(t, TrackData::Rest)).count(),
                 },
+                scalar_tracks: clip.playback.scalar_tracks.len(),
+                scalar_error: clip
+                    .playback
+                    .scalar_tracks
+                    .iter()
+                    .map(|t| t.max_error)
+                    .reduce(f32::max),
                 playback: PlaybackInfo::new(&clip.playback, &c.skeleton),
             }
         })

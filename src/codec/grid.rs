@@ -209,6 +209,7 @@ pub fn refine(clip: &Clip, n: u32) -> Clip {
         between: clip.between.clone(),
         grid: clip.grid.max(1) * n,
         events: clip.events.clone(),
+        scalar_tracks: clip.scalar_tracks.clone(),
     }
 }
 

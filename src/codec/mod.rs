@@ -20,6 +20,7 @@ pub mod quantize;
 mod refine;
 pub mod report;
 mod reuse;
+pub mod scalar;
 pub mod size_budget;
 pub mod track;
 mod verify;

@@ -26,7 +26,7 @@ use super::compressed::CompressedClip;
 use super::runtime::{to_joint_pose, to_transform};
 use crate::metric::{ErrorReport, JointLimits, PoseSource, joint_error};
 use crate::model::playback::{Additive, AdditiveBase, Playback, RootMotion};
-use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
+use crate::model::{Clip, Skeleton, StoredScalarTrack, Transform, local_to_object_f64};
 use crate::settings::Resolved;
 
 /// Cycles over which a report states the root motion's accumulated error.
@@ -255,6 +255,7 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
         Some(l) => vec![to_transform(&identity(l.mode)); skeleton.len()],
         None => skeleton.rest_pose(),
     };
+    let scalar_tracks = scalar_tracks(skeleton, &clip, settings);
     Prepared {
         clip,
         layer,
@@ -266,10 +267,25 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
             root_motion,
             additive: settings.additive.clone(),
             events: settings.events.clone(),
+            scalar_tracks,
         },
         appended,
         closes: closed,
     }
+}
+
+/// The clip's morph-target weights compressed under the first deforming joint's distance
+/// tolerance (what the glTF export holds them to).
+fn scalar_tracks(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Vec<StoredScalarTrack> {
+    let first = skeleton.deforming_joints().next().unwrap_or(0);
+    let limits = super::scalar::ScalarLimits {
+        tolerance: settings.limits.tolerance.get(first).copied().unwrap_or(0.0),
+        weight_tolerance: settings.weight_tolerance,
+    };
+    clip.scalar_tracks
+        .iter()
+        .map(|t| super::scalar::compress(t, limits))
+        .collect()
 }
 
 /// A clip's playback flags as `inspect` states them: looping, the motion joint's name,
@@ -336,6 +352,13 @@ pub struct PlaybackReport {
     pub wrap_error: Option<f32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub root_motion_error: Option<RootMotionError>,
+    /// Scalar tracks (morph-target weights) stored with the clip.
+    #[serde(default)]
+    pub scalar_tracks: usize,
+    /// The largest vertex displacement (scene units) among them, at every source key and
+    /// midpoint; none without scalar tracks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scalar_error: Option<f32>,
 }
 
 impl AdditiveReport {
@@ -390,6 +413,8 @@ pub fn report(
         additive: p.additive.as_ref().map(AdditiveReport::new),
         wrap_error,
         root_motion_error,
+        scalar_tracks: p.scalar_tracks.len(),
+        scalar_error: p.scalar_tracks.iter().map(|t| t.max_error).reduce(f32::max),
     }
 }
 

@@ -54,5 +54,6 @@ pub fn decode_clip(skeleton: &Skeleton, clip: &CompressedClip) -> Result<Clip, S
         between: Default::default(),
         grid: 1,
         events: clip.playback.events.clone(),
+        scalar_tracks: Vec::new(),
     })
 }

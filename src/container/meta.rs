@@ -3,12 +3,15 @@
 //! and one for the clip's events when it has any.
 
 use skelpack_runtime::meta::{
-    BaseKind, TAG_ADDITIVE, TAG_EVENTS, TAG_LOOPING, TAG_ROOT_MOTION, put_event, put_record,
+    BaseKind, TAG_ADDITIVE, TAG_EVENTS, TAG_LOOPING, TAG_ROOT_MOTION, TAG_SCALAR_TRACKS, put_event,
+    put_record,
 };
+use skelpack_runtime::scalar::{STORAGE_F32, STORAGE_UNORM16, put_track};
 
 use crate::model::Event;
 use crate::model::event::MAX_EVENT_TEXT;
 use crate::model::playback::{Additive, AdditiveBase, Playback};
+use crate::model::scalar::{ScalarStorage, StoredScalarTrack};
 
 /// The metadata block of a clip played as `p` (empty for a plain clip).
 pub fn write(p: &Playback) -> Vec<u8> {
@@ -36,7 +39,46 @@ pub fn write(p: &Playback) -> Vec<u8> {
     if !p.events.is_empty() {
         put_record(&mut out, TAG_EVENTS, &events_record(&p.events));
     }
+    if !p.scalar_tracks.is_empty() {
+        put_record(
+            &mut out,
+            TAG_SCALAR_TRACKS,
+            &scalar_record(&p.scalar_tracks),
+        );
+    }
     out
+}
+
+/// The scalar-track record (tracks with more targets than 65535 or an empty name cannot
+/// be stored and are left out; importers make neither).
+fn scalar_record(tracks: &[StoredScalarTrack]) -> Vec<u8> {
+    let kept: Vec<&StoredScalarTrack> = tracks
+        .iter()
+        .filter(|t| {
+            !t.name.is_empty()
+                && t.name.len() <= u16::MAX as usize
+                && (1..=u16::MAX as usize).contains(&t.targets)
+                && !t.times.is_empty()
+                && t.values.len() == t.times.len() * t.targets
+        })
+        .collect();
+    let mut b = (kept.len() as u32).to_le_bytes().to_vec();
+    for t in kept {
+        let storage = match t.storage {
+            ScalarStorage::Float => STORAGE_F32,
+            ScalarStorage::Unorm16 => STORAGE_UNORM16,
+        };
+        put_track(
+            &mut b,
+            &t.name,
+            t.targets as u16,
+            storage,
+            t.max_error,
+            &t.times,
+            &t.values,
+        );
+    }
+    b
 }
 
 /// The events record: events sorted by time, times at least 0, empty names and text
@@ -101,6 +143,29 @@ pub fn read(meta: &skelpack_runtime::ClipMeta, bytes: &[u8]) -> Playback {
                 name: text(&e.name),
                 time: e.time,
                 payload: e.payload.as_ref().map(text),
+            })
+            .collect(),
+        scalar_tracks: meta
+            .scalar_tracks
+            .iter()
+            .map(|t| StoredScalarTrack {
+                name: text(&t.name),
+                targets: t.targets,
+                times: (0..t.keys).map(|k| t.time(bytes, k)).collect(),
+                values: (0..t.keys * t.targets)
+                    .map(|v| match t.storage {
+                        STORAGE_UNORM16 => {
+                            (t.value(bytes, v / t.targets, v % t.targets) * 65535.0).round()
+                        }
+                        _ => t.value(bytes, v / t.targets, v % t.targets),
+                    })
+                    .collect(),
+                storage: if t.storage == STORAGE_UNORM16 {
+                    ScalarStorage::Unorm16
+                } else {
+                    ScalarStorage::Float
+                },
+                max_error: t.max_error,
             })
             .collect(),
     }

@@ -24,7 +24,7 @@ pub mod layout;
 mod marker_angles;
 pub mod meshopt;
 pub mod metres;
-mod morph_reach;
+pub(crate) mod morph_reach;
 pub mod morph_weights;
 mod original;
 mod prune;

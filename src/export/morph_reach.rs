@@ -9,7 +9,7 @@ use super::GltfDoc;
 /// vertex in the scene, bounded from the POSITION deltas' `min` / `max` (which glTF requires)
 /// times the mesh's largest scale at the rest pose. `None` when the node has no mesh with
 /// targets or a bound is missing.
-pub(super) fn target_reach(doc: &GltfDoc, node: usize) -> Option<Vec<f64>> {
+pub(crate) fn target_reach(doc: &GltfDoc, node: usize) -> Option<Vec<f64>> {
     let n = doc.array("nodes").get(node)?;
     let mesh = doc.array("meshes").get(n.get("mesh")?.as_u64()? as usize)?;
     let accessors = doc.array("accessors");

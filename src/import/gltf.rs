@@ -114,6 +114,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
     if clips.is_empty() {
         return Err(err("has no animations".into()));
     }
+    super::gltf_weights::attach(path, bytes, &doc, &buffers, &mut clips, &mut warnings);
     let mut animated = vec![false; node_count];
     for a in doc.animations() {
         for ch in a.channels() {
@@ -211,7 +212,7 @@ fn load_buffers(
     Ok(out)
 }
 
-fn node_name(node: &gltf::Node) -> String {
+pub(super) fn node_name(node: &gltf::Node) -> String {
     node.name()
         .map(str::to_owned)
         .unwrap_or_else(|| format!("node{}", node.index()))

@@ -16,6 +16,7 @@ mod gltf;
 mod gltf_check;
 pub mod gltf_ext;
 mod gltf_sockets;
+mod gltf_weights;
 mod limits;
 mod rate;
 mod sampling;

@@ -86,6 +86,9 @@ pub struct Clip {
     pub grid: u32,
     /// Events the source declares, sorted by time (seconds from frame 0).
     pub events: Vec<super::Event>,
+    /// Morph-target weight curves (glTF `weights` channels, FBX blend channels), compressed
+    /// into a `.skp` as scalar tracks.
+    pub scalar_tracks: Vec<super::ScalarTrack>,
 }
 
 impl Clip {
@@ -110,6 +113,7 @@ impl Clip {
             between: Default::default(),
             grid: 1,
             events: Vec::new(),
+            scalar_tracks: Vec::new(),
         }
     }
 

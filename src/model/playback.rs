@@ -1,5 +1,6 @@
 //! How a clip is played beyond its poses: whether it loops, which joint carries root
-//! motion, whether it is an additive layer on a base, and its events. Stored in a `.skp` clip's
+//! motion, whether it is an additive layer on a base, its events, and its scalar tracks
+//! (morph-target weights) as compressed. Stored in a `.skp` clip's
 //! metadata block (docs/FORMAT.md) and reported by `inspect` / `report`.
 
 use serde::Serialize;
@@ -33,4 +34,6 @@ pub struct Playback {
     pub additive: Option<Additive>,
     /// Named times the game reacts to, sorted by time (seconds from frame 0).
     pub events: Vec<super::Event>,
+    /// Morph-target weights, compressed (a `.skp`'s scalar-track record).
+    pub scalar_tracks: Vec<super::StoredScalarTrack>,
 }

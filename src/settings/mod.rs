@@ -332,6 +332,8 @@ pub struct Resolved {
     /// The clip's events, sorted, inside the clip (the sidecar's, else the source's; those
     /// outside the clip are left out and reported by [`Settings::event_warnings`]).
     pub events: Vec<Event>,
+    /// Largest weight change of a morph target without geometry (`weight_tolerance`).
+    pub weight_tolerance: f32,
 }
 
 /// A settings problem: where and what.
@@ -473,6 +475,7 @@ impl Settings {
             additive_base: additive.as_ref().and_then(|a| base_pose(asset, &a.base)),
             additive,
             events: self.events_for(asset, clip_name).0,
+            weight_tolerance: self.weight_tolerance.unwrap_or(0.0),
         }
     }
 

@@ -78,6 +78,7 @@ fn cut(source: &Clip, name: &str, t: &TakeSettings) -> Clip {
             e
         })
         .collect();
+    piece.scalar_tracks = source.scalar_tracks.iter().map(|s| s.cut(t0, t1)).collect();
     piece
 }
 

@@ -2,6 +2,7 @@
 //! and reading it back, name-mapped measurement, and the independent `animeval.py` judge.
 #![allow(dead_code)]
 
+pub mod morph;
 pub mod player;
 
 use std::path::{Path, PathBuf};

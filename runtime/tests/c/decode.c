@@ -15,7 +15,8 @@
  * events: count (u32), per event time (f32), name (u32 length, bytes), payload (u8 present,
  * then u32 length, bytes); for a clip with events, the events crossed (u64 count, then up
  * to 8 indices as u32) in steps of 0.3 frames (i * 0.3f to (i + 1) * 0.3f) over three
- * cycles, then from 0 to three cycles, then from three cycles back to 0.
+ * cycles, then from 0 to three cycles, then from three cycles back to 0. After the events,
+ * the clip's scalar tracks (put_scalars).
  * On a file the library refuses: prints "skp_open: CODE: MESSAGE" and exits with 3.
  */
 #include <stdio.h>
@@ -44,6 +45,43 @@ static void put_crossed(FILE *out, const SkpFile *file, uint32_t c, float a, flo
     check(skp_events_between(file, c, a, b, idx, 8, &count), "skp_events_between");
     put(out, &count, 8);
     put(out, idx, 4 * (size_t)(count < 8 ? count : 8));
+}
+
+/* The clip's scalar tracks: count (u32), per track targets (u32), name (u32 length, bytes),
+ * error (f32), then its values (targets f32) at frames 0, 0.5, ... up to frame_count - 0.5,
+ * at -3 and at frame_count + 2.5. */
+static void put_scalars(FILE *out, const SkpFile *file, uint32_t c, const SkpClipInfo *info) {
+    put(out, &info->scalar_track_count, 4);
+    uint32_t steps = info->frame_count * 2;
+    for (uint32_t i = 0; i < info->scalar_track_count; i++) {
+        SkpScalarTrack t;
+        check(skp_scalar_track_info(file, c, i, &t), "skp_scalar_track_info");
+        put(out, &t.targets, 4);
+        uint32_t n = (uint32_t)strlen(t.name);
+        put(out, &n, 4);
+        put(out, t.name, n);
+        put(out, &t.max_error, 4);
+        float *w = malloc(sizeof(float) * t.targets);
+        if (t.targets > 1 &&
+            skp_sample_scalar_track(file, c, i, 0.0f, w, t.targets - 1) !=
+                SKP_ERROR_BUFFER_TOO_SMALL) {
+            fprintf(stderr, "a short weights buffer was not refused\n");
+            exit(1);
+        }
+        for (uint32_t s = 0; s < steps + 2; s++) {
+            float f = s < steps ? 0.5f * (float)s
+                      : s == steps ? -3.0f
+                                   : (float)info->frame_count + 2.5f;
+            check(skp_sample_scalar_track(file, c, i, f, w, t.targets), "skp_sample_scalar_track");
+            put(out, w, sizeof(float) * t.targets);
+        }
+        free(w);
+    }
+    if (skp_scalar_track_info(file, c, info->scalar_track_count, &(SkpScalarTrack){0}) !=
+        SKP_ERROR_OUT_OF_RANGE) {
+        fprintf(stderr, "an out-of-range scalar track was not refused\n");
+        exit(1);
+    }
 }
 
 static void put_events(FILE *out, const SkpFile *file, uint32_t c, const SkpClipInfo *info) {
@@ -150,6 +188,7 @@ int main(int argc, char **argv) {
         }
         skp_cursor_destroy(cursor);
         put_events(out, file, c, &info);
+        put_scalars(out, file, c, &info);
         put(out, &info.looping, 1);
         put(out, &info.root_motion_joint, 4);
         SkpMotionDelta d;
