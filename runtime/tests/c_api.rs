@@ -295,7 +295,7 @@ fn c_program_decodes_the_shared_assets_bit_for_bit_and_refuses_corrupt_files() {
             String::from_utf8_lossy(&r.stdout),
             String::from_utf8_lossy(&r.stderr)
         );
-        if name == "RobotExpressive.glb" {
+        if *name == "RobotExpressive.glb" {
             let skp = Skp::open(bytes.as_slice()).unwrap();
             assert!(
                 (0..skp.clip_count()).all(|c| skp.scalar_track_count(c) == 1),
