@@ -158,7 +158,9 @@ fn a_click_in_the_joint_table_does_not_scroll_it() {
         rows
     };
     let rows = visible(&h);
-    assert!(rows.len() > 6, "{} rows visible", rows.len());
+    // Enough rows for a click below the focused one and the row above it (at 1280 x 800
+    // the timeline's event and take rows leave six since issue 27).
+    assert!(rows.len() > 4, "{} rows visible", rows.len());
     let focus = h.state().selected();
     // The lowest visible row that is not the focused one, and the row above it.
     let (k, &(j, rect)) = rows

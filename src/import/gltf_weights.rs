@@ -43,7 +43,7 @@ pub(super) fn attach(
             let name = super::gltf::node_name(&node);
             let keys = times.len();
             let cubic = ch.sampler().interpolation() == GltfInterpolation::CubicSpline;
-            if cubic && keys > 0 && values.len() % (3 * keys) == 0 {
+            if cubic && keys > 0 && values.len().is_multiple_of(3 * keys) {
                 // In-tangent, value, out-tangent per key: the values.
                 let n = values.len() / (3 * keys);
                 values = (0..keys)
@@ -52,7 +52,7 @@ pub(super) fn attach(
             }
             if keys == 0
                 || values.is_empty()
-                || values.len() % keys != 0
+                || !values.len().is_multiple_of(keys)
                 || values.iter().any(|v| !v.is_finite())
                 || times.windows(2).any(|p| p[1] <= p[0])
             {
