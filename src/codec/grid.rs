@@ -225,29 +225,8 @@ pub fn for_codec<'a>(skeleton: &Skeleton, clip: &'a Clip, limits: &JointLimits) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Joint, SourceCurve};
 
-    /// 0 -> 1 m over 1 s with zero tangents (smoothstep), sampled at 4 fps.
-    fn smoothstep() -> (Skeleton, Clip) {
-        let s = Skeleton::new(vec![Joint::new("a", None, Transform::IDENTITY)]).unwrap();
-        let z = Vec4::ZERO;
-        let keys = Keyframes {
-            times: vec![0.0, 1.0],
-            values: vec![z, z, z, z, Vec4::X, z],
-            interpolation: Interpolation::CubicSpline,
-            is_rotation: false,
-        };
-        let mut clip = Clip::rest("c", &s, 4.0, 5);
-        for f in 0..5 {
-            clip.tracks[0].translations[f] = keys.sample(f as f32 / 4.0).truncate();
-        }
-        clip.between = std::sync::Arc::new(vec![SourceCurve {
-            joint: 0,
-            kind: TrackKind::Translation,
-            keys,
-        }]);
-        (s, clip)
-    }
+    use crate::model::source_curve::smoothstep_clip as smoothstep;
 
     #[test]
     fn a_refined_grid_follows_the_curve_and_keeps_every_frame() {

@@ -129,28 +129,11 @@ fn key_channel(c: &mut Channel, curve: &SourceCurve, raw: &Clip, allow: f32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Joint, Skeleton, TrackKind, Transform};
 
-    /// 0 -> 1 m over 1 s with zero tangents (smoothstep), sampled at 4 fps.
+    /// The shared smoothstep clip and its curve.
     fn smoothstep() -> (Clip, SourceCurve) {
-        let s = Skeleton::new(vec![Joint::new("a", None, Transform::IDENTITY)]).unwrap();
-        let z = Vec4::ZERO;
-        let keys = Keyframes {
-            times: vec![0.0, 1.0],
-            values: vec![z, z, z, z, Vec4::X, z],
-            interpolation: Interpolation::CubicSpline,
-            is_rotation: false,
-        };
-        let mut clip = Clip::rest("c", &s, 4.0, 5);
-        for f in 0..5 {
-            clip.tracks[0].translations[f] = keys.sample(f as f32 / 4.0).truncate();
-        }
-        let curve = SourceCurve {
-            joint: 0,
-            kind: TrackKind::Translation,
-            keys,
-        };
-        clip.between = std::sync::Arc::new(vec![curve.clone()]);
+        let (_, clip) = crate::model::source_curve::smoothstep_clip();
+        let curve = clip.between[0].clone();
         (clip, curve)
     }
 

@@ -82,6 +82,33 @@ pub fn max_acceleration(curve: &Keyframes, t0: f64, t1: f64) -> f64 {
     a
 }
 
+/// A one-joint clip whose translation goes 0 -> 1 m over 1 s with zero tangents
+/// (smoothstep, CUBICSPLINE), sampled at 4 fps, with that curve kept between its frames:
+/// the fixture of the tests that measure a curve against the chord of its frames.
+#[cfg(test)]
+pub(crate) fn smoothstep_clip() -> (super::Skeleton, super::Clip) {
+    use glam::Vec4;
+    let s = super::Skeleton::new(vec![super::Joint::new("a", None, Transform::IDENTITY)])
+        .expect("one joint");
+    let z = Vec4::ZERO;
+    let keys = Keyframes {
+        times: vec![0.0, 1.0],
+        values: vec![z, z, z, z, Vec4::X, z],
+        interpolation: Interpolation::CubicSpline,
+        is_rotation: false,
+    };
+    let mut clip = super::Clip::rest("c", &s, 4.0, 5);
+    for f in 0..5 {
+        clip.tracks[0].translations[f] = keys.sample(f as f32 / 4.0).truncate();
+    }
+    clip.between = std::sync::Arc::new(vec![SourceCurve {
+        joint: 0,
+        kind: TrackKind::Translation,
+        keys,
+    }]);
+    (s, clip)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

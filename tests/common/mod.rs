@@ -119,19 +119,7 @@ pub fn animeval_portable(
     exported: &Path,
     shell: f32,
 ) -> Option<serde_json::Value> {
-    animeval_with(
-        original,
-        exported,
-        shell,
-        &[
-            "--markers",
-            "physical",
-            "--player",
-            "portable",
-            "--oversample",
-            "4",
-        ],
-    )
+    animeval_portable_at(original, exported, shell, 4)
 }
 
 /// [`animeval_portable`] at `oversample` points per key interval of the original.
