@@ -214,7 +214,7 @@ impl eframe::App for App {
         });
         if let Some(doc) = &self.session.doc {
             let attr = panels::attribution::shown(doc);
-            egui::Panel::bottom("timeline")
+            let timeline = egui::Panel::bottom("timeline")
                 .resizable(false)
                 .show(ui, |ui| {
                     ui.add_space(4.0);
@@ -228,12 +228,15 @@ impl eframe::App for App {
                         &mut out,
                     );
                     ui.add_space(2.0);
-                });
+                })
+                .response
+                .rect;
             let frame = self.view.playback.frame;
-            // A third of the window's height (at most 340 points): the joint table and the
-            // viewport keep room on a 720-point-high window.
-            let tuning_height = (ctx.content_rect().height() * 0.33).clamp(160.0, 340.0);
-            egui::Panel::bottom("tuning")
+            // Two fifths of the height the timeline leaves (at most 340 points): the joint
+            // table and the viewport keep the larger part on a 720-point-high window.
+            let left = timeline.top() - ctx.content_rect().top();
+            let tuning_height = (left * 0.4).clamp(160.0, 340.0);
+            let shown = egui::Panel::bottom(self.view.tuning_fit.id_salt())
                 .resizable(true)
                 .default_size(tuning_height)
                 .min_size(160.0)
@@ -247,7 +250,11 @@ impl eframe::App for App {
                         &mut self.view.tuning,
                         &mut out,
                     );
-                });
+                })
+                .response
+                .rect
+                .height();
+            self.view.tuning_fit.after(tuning_height, shown);
             // The joint table's columns need about 540 points; a small window gets a third.
             let joints_width = (ctx.content_rect().width() * 0.34).clamp(300.0, 540.0);
             egui::Panel::left("joints")

@@ -27,6 +27,39 @@ pub(super) struct ViewState {
     pub(super) error_geoms: panels::errors::ErrorGeoms,
     /// The timeline's event row, take ranges and clip flags.
     pub(super) timeline_edit: panels::timeline_edit::TimelineEdit,
+    /// The curves-and-errors panel's default height follows the window until the user
+    /// resizes the panel.
+    pub(super) tuning_fit: PanelFit,
+}
+
+/// A resizable panel whose default size follows the room it has until the user drags
+/// it: the panel is given a new id (so egui applies the new default) whenever the room
+/// changes and the panel is still at the size it was last given.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct PanelFit {
+    generation: u32,
+    /// The size asked for and the size shown in the first frame of this generation.
+    first: Option<(f32, f32)>,
+}
+
+impl PanelFit {
+    /// The panel's id salt.
+    pub(super) fn id_salt(&self) -> (&'static str, u32) {
+        ("tuning", self.generation)
+    }
+
+    /// After the panel was shown at `shown` points with `want` asked for: follow the
+    /// room (a new id next frame) unless the user has resized it.
+    pub(super) fn after(&mut self, want: f32, shown: f32) {
+        match self.first {
+            None => self.first = Some((want, shown)),
+            Some((asked, was)) if (shown - was).abs() < 1.5 && (want - asked).abs() > 1.0 => {
+                self.generation += 1;
+                self.first = None;
+            }
+            Some(_) => {}
+        }
+    }
 }
 
 impl ViewState {
@@ -44,6 +77,7 @@ impl ViewState {
             curve_geom: None,
             error_geoms: Default::default(),
             timeline_edit: Default::default(),
+            tuning_fit: Default::default(),
         }
     }
 }

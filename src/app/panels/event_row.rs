@@ -84,15 +84,25 @@ fn free_name(list: &[Event]) -> String {
         .expect("a free name")
 }
 
-/// Shows the row (markers on the scrub bar's frame scale) and, for the selected event,
-/// the edit line; pushes the edits.
-pub fn show(
+/// What the row's strip hands to its controls within one frame: the events as listed,
+/// the clip's frame scale and the edits made on the strip.
+pub struct EventFrame {
+    list: Vec<Event>,
+    clip: String,
+    rate: f32,
+    last: f32,
+    duration: f32,
+    edits: Vec<(String, Vec<Event>)>,
+}
+
+/// Shows the row's strip (markers on the scrub bar's frame scale); the controls follow
+/// on the timeline's control line ([`controls`]).
+pub fn strip(
     ui: &mut egui::Ui,
     doc: &Document,
     playhead: f32,
     state: &mut EventRowState,
-    out: &mut Vec<Action>,
-) {
+) -> EventFrame {
     if state.clip.as_deref() != Some(doc.clip_name()) {
         *state = EventRowState {
             clip: Some(doc.clip_name().to_owned()),
@@ -226,6 +236,34 @@ pub fn show(
         rect.y_range(),
         Stroke::new(1.0, Color32::from_rgba_unmultiplied(250, 220, 80, 140)),
     );
+    EventFrame {
+        list,
+        clip,
+        rate,
+        last,
+        duration,
+        edits,
+    }
+}
+
+/// The add button and, for the selected event, its editor (on the timeline's control
+/// line, which wraps when it is full); pushes the strip's and the controls' edits.
+pub fn controls(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    playhead: f32,
+    state: &mut EventRowState,
+    frame: EventFrame,
+    out: &mut Vec<Action>,
+) {
+    let EventFrame {
+        list,
+        clip,
+        rate,
+        last,
+        duration,
+        mut edits,
+    } = frame;
     let typing = ui.ctx().egui_wants_keyboard_input();
     let (add_key, delete_key) = if typing {
         (false, false)
@@ -239,7 +277,7 @@ pub fn show(
             )
         })
     };
-    ui.horizontal(|ui| {
+    {
         let add = ui
             .add_enabled(doc.has_clip(), egui::Button::new(ADD))
             .on_hover_text("Add an event at the playhead (E)");
@@ -257,6 +295,8 @@ pub fn show(
         }
         match state.selected.and_then(|i| list.get(i).map(|e| (i, e))) {
             Some((i, e)) => editor(ui, state, i, e, &list, rate, delete_key, &mut edits),
+            // No events: the strip says how to add one.
+            None if list.is_empty() => {}
             None => {
                 let outside = list.iter().filter(|e| e.check(duration).is_err()).count();
                 let text = if outside > 0 {
@@ -265,12 +305,13 @@ pub fn show(
                         list.len()
                     )
                 } else {
-                    format!("{} event(s); click a marker to edit it", list.len())
+                    format!("{} event(s)", list.len())
                 };
-                ui.weak(text);
+                ui.weak(text)
+                    .on_hover_text("Click a marker to edit it; drag it to move it");
             }
         }
-    });
+    }
     for (label, l) in edits {
         out.push(Action::EditSettings(
             label,

@@ -85,15 +85,19 @@ pub fn outside(doc: &Document, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// Shows the strip and its controls for the open clip; pushes the edits.
-pub fn show(
-    ui: &mut egui::Ui,
-    doc: &Document,
-    playhead: f32,
-    state: &mut TakeRangesState,
-    out: &mut Vec<Action>,
-    extra: impl FnOnce(&mut egui::Ui, &mut Vec<Action>),
-) {
+/// What the strip hands to the controls within one frame.
+pub enum TakeFrame {
+    /// No clip open: no controls.
+    Nothing,
+    /// The open clip is a piece of a take: its controls trim it.
+    Piece,
+    /// The open clip is a take: the edits made on its strip (a dragged bar end).
+    Take(Vec<(String, Box<Settings>)>),
+}
+
+/// Shows the open take's strip (its pieces as bars, the next piece's marks) when it has
+/// pieces or marks; the controls follow on the timeline's control line ([`controls`]).
+pub fn strip(ui: &mut egui::Ui, doc: &Document, state: &mut TakeRangesState) -> TakeFrame {
     if state.clip.as_deref() != Some(doc.clip_name()) {
         let keep = (state.name.clone(), state.looping);
         *state = TakeRangesState {
@@ -104,15 +108,45 @@ pub fn show(
         };
     }
     if !doc.has_clip() {
-        return;
+        return TakeFrame::Nothing;
     }
+    let clip = doc.clip_name();
+    if is_piece(doc, clip) {
+        return TakeFrame::Piece;
+    }
+    TakeFrame::Take(take_strip(ui, doc, clip, state))
+}
+
+fn is_piece(doc: &Document, clip: &str) -> bool {
+    doc.settings.takes.contains_key(clip) && doc.cut_takes.0.contains_key(clip)
+}
+
+/// The controls of the strip (in / out, name, create; on a piece, its range and trim);
+/// pushes the strip's and the controls' edits.
+pub fn controls(
+    ui: &mut egui::Ui,
+    doc: &Document,
+    playhead: f32,
+    state: &mut TakeRangesState,
+    frame: TakeFrame,
+    out: &mut Vec<Action>,
+) {
     let clip = doc.clip_name().to_owned();
-    let frame = playhead.round().max(0.0) as u32;
-    match doc.settings.takes.get(&clip) {
-        Some(t) if doc.cut_takes.0.contains_key(&clip) => {
-            piece_line(ui, doc, &clip, t, frame, out, extra)
+    let frame_no = playhead.round().max(0.0) as u32;
+    let mut edits = match frame {
+        TakeFrame::Nothing => return,
+        TakeFrame::Piece => {
+            if let Some(t) = doc.settings.takes.get(&clip) {
+                piece_line(ui, doc, &clip, t, frame_no, out);
+            }
+            return;
         }
-        _ => take_strip(ui, doc, &clip, frame, state, out, extra),
+        TakeFrame::Take(edits) => edits,
+    };
+    let rate = doc.sample_rate();
+    pieces_controls(ui, doc, &clip, frame_no, rate, state, &mut edits);
+    for (label, s) in edits {
+        out.push(Action::EditSettings(label, s));
     }
 }
 
@@ -124,39 +158,34 @@ fn piece_line(
     t: &TakeSettings,
     frame: u32,
     out: &mut Vec<Action>,
-    extra: impl FnOnce(&mut egui::Ui, &mut Vec<Action>),
 ) {
     let rate = doc.sample_rate();
-    ui.horizontal(|ui| {
-        ui.label(format!(
-            "Piece of '{}': take frames {}-{} ({} frames)",
-            t.source,
-            t.start,
-            t.end,
-            t.end - t.start + 1
-        ));
-        let take = t.start + frame;
-        for (label, out_end) in [(SET_IN, false), (SET_OUT, true)] {
-            let (s, e) = if out_end {
-                (t.start, take)
-            } else {
-                (take, t.end)
-            };
-            let b = ui
-                .add_enabled(s < e, egui::Button::new(label))
-                .on_hover_text(format!(
-                    "Trim the piece: {label} at the playhead (take frame {take})"
-                ));
-            if b.clicked()
-                && let Some(edit) = trimmed(&doc.settings, clip, s, e, rate)
-            {
-                out.push(Action::EditSettings(format!("trim piece '{clip}'"), edit));
-            }
+    ui.label(format!(
+        "Piece of '{}': take frames {}-{} ({} frames)",
+        t.source,
+        t.start,
+        t.end,
+        t.end - t.start + 1
+    ));
+    let take = t.start + frame;
+    for (label, out_end) in [(SET_IN, false), (SET_OUT, true)] {
+        let (s, e) = if out_end {
+            (t.start, take)
+        } else {
+            (take, t.end)
+        };
+        let b = ui
+            .add_enabled(s < e, egui::Button::new(label))
+            .on_hover_text(format!(
+                "Trim the piece: {label} at the playhead (take frame {take})"
+            ));
+        if b.clicked()
+            && let Some(edit) = trimmed(&doc.settings, clip, s, e, rate)
+        {
+            out.push(Action::EditSettings(format!("trim piece '{clip}'"), edit));
         }
-        ui.separator();
-        extra(ui, out);
-        outside_note(ui, doc, clip);
-    });
+    }
+    outside_note(ui, doc, clip);
 }
 
 fn outside_note(ui: &mut egui::Ui, doc: &Document, piece: &str) {
@@ -177,11 +206,8 @@ fn take_strip(
     ui: &mut egui::Ui,
     doc: &Document,
     clip: &str,
-    frame: u32,
     state: &mut TakeRangesState,
-    out: &mut Vec<Action>,
-    extra: impl FnOnce(&mut egui::Ui, &mut Vec<Action>),
-) {
+) -> Vec<(String, Box<Settings>)> {
     let rate = doc.sample_rate();
     let frames = doc.frame_count().max(1);
     let last = (frames - 1).max(1) as f32;
@@ -198,6 +224,11 @@ fn take_strip(
     {
         state.selected = None;
     }
+    let mut edits = Vec::new();
+    if pieces.is_empty() && state.marks == (None, None) {
+        // Nothing to show on a strip: the control line's Set in / Set out start one.
+        return edits;
+    }
     let (rect, bg) =
         ui.allocate_exact_size(Vec2::new(ui.available_width(), HEIGHT), Sense::click());
     let x_of = |f: f32| rect.left() + 6.0 + (rect.width() - 12.0) * f / last;
@@ -208,16 +239,6 @@ fn take_strip(
     if bg.clicked() {
         state.selected = None;
     }
-    if pieces.is_empty() && state.marks == (None, None) {
-        painter.text(
-            rect.left_center() + Vec2::new(10.0, 0.0),
-            egui::Align2::LEFT_CENTER,
-            "no pieces: set in / out at the playhead, name it, create it",
-            egui::FontId::proportional(11.0),
-            Color32::from_gray(120),
-        );
-    }
-    let mut edits = Vec::new();
     for (k, (name, t)) in pieces.iter().enumerate() {
         let (mut a, mut b) = (t.start, t.end);
         if let Some((_, end, f)) = state.drag.as_ref().filter(|d| &d.0 == *name) {
@@ -338,14 +359,7 @@ fn take_strip(
             }
         }
     }
-    ui.horizontal(|ui| {
-        pieces_controls(ui, doc, clip, frame, rate, state, &mut edits);
-        ui.separator();
-        extra(ui, out);
-    });
-    for (label, s) in edits {
-        out.push(Action::EditSettings(label, s));
-    }
+    edits
 }
 
 /// In / out, name, looping and create (or, with a piece selected, in / out trim it).

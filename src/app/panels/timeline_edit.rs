@@ -13,7 +13,9 @@ pub struct TimelineEdit {
     pub flags: clip_flags::ClipFlagsState,
 }
 
-/// Shows the rows for the open clip; `in_place` is the viewport's root-motion display.
+/// Shows the rows for the open clip: the event strip, the take's strip when it has
+/// pieces or marks, and one control line (events, pieces, the clip's flags) that wraps
+/// when the window is too narrow for it; `in_place` is the viewport's root-motion display.
 pub fn show(
     ui: &mut egui::Ui,
     doc: &Document,
@@ -22,9 +24,13 @@ pub fn show(
     in_place: &mut bool,
     out: &mut Vec<Action>,
 ) {
-    event_row::show(ui, doc, playhead, &mut edit.events, out);
-    let flags = &mut edit.flags;
-    take_ranges::show(ui, doc, playhead, &mut edit.takes, out, |ui, out| {
-        clip_flags::show(ui, doc, flags, in_place, out)
+    let events = event_row::strip(ui, doc, playhead, &mut edit.events);
+    let takes = take_ranges::strip(ui, doc, &mut edit.takes);
+    ui.horizontal_wrapped(|ui| {
+        event_row::controls(ui, doc, playhead, &mut edit.events, events, out);
+        ui.separator();
+        take_ranges::controls(ui, doc, playhead, &mut edit.takes, takes, out);
+        ui.separator();
+        clip_flags::show(ui, doc, &mut edit.flags, in_place, out);
     });
 }
