@@ -165,3 +165,66 @@ fn a_trimmed_piece_keeps_its_settings_and_inner_events_and_reports_the_others() 
         "{err}"
     );
 }
+
+/// A compressed glTF of a BVH take carries its pieces as animations of their own, each
+/// within tolerance as animeval measures it against `convert`'s uncompressed scene of the
+/// same pieces; a glTF source, whose own animations the export keeps, refuses pieces in
+/// one line naming the ways that hold them.
+#[test]
+fn the_pieces_of_a_take_export_as_compressed_gltf_animations() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("take.bvh");
+    std::fs::copy(cmu(), &src).unwrap();
+    let s = src.to_str().unwrap();
+    let flags = ["Enter=take:0-120", "Swing=take:120-300"];
+    let glb = dir.path().join("take.glb");
+    let mut args = vec!["compress", s, "-o", glb.to_str().unwrap(), "--json"];
+    for f in &flags {
+        args.extend(["--take", f]);
+    }
+    let report: Value = serde_json::from_slice(&ok(&args).stdout).unwrap();
+    let names: Vec<&str> = report
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["take", "Enter", "Swing"]);
+    let scene = dir.path().join("scene.glb");
+    let mut conv = vec!["convert", s, scene.to_str().unwrap()];
+    for f in &flags {
+        conv.extend(["--take", f]);
+    }
+    ok(&conv);
+    let tolerance = report[0]["tolerance"].as_f64().unwrap();
+    let shell = report[0]["marker_offset"].as_f64().unwrap() as f32;
+    if let Some(eval) = common::animeval_portable(&scene, &glb, shell) {
+        let anims = eval["animations"].as_array().unwrap();
+        assert_eq!(anims.len(), 3, "every animation matched by name");
+        for a in anims {
+            let max = a["error"]["max"].as_f64().unwrap();
+            assert!(
+                max <= tolerance * 1.001,
+                "{}: {max} over {tolerance}",
+                a["name"]
+            );
+        }
+        // A piece plays from its place in the take (frame 120 at 120 fps).
+        let piece = anims.iter().find(|a| a["name"] == "Swing").unwrap();
+        let t = piece["time_range"].as_array().unwrap();
+        assert!((t[0].as_f64().unwrap() - 1.0).abs() < 1e-3, "{t:?}");
+    }
+    // A glTF source keeps its animations: its pieces go to a .skp or a converted scene.
+    let robot = common::asset("RobotExpressive.glb");
+    let out = run(&[
+        "compress",
+        robot.to_str().unwrap(),
+        "-o",
+        dir.path().join("r.glb").to_str().unwrap(),
+        "--take",
+        "Part=Dance:0-20",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("skelpack convert"), "{err}");
+}

@@ -418,7 +418,9 @@ pub(super) fn export_gltf(
     output: &Path,
     cache: Option<&ResultCache>,
 ) -> anyhow::Result<GltfWritten> {
-    if !settings.takes.is_empty() {
+    // A BVH, FBX or ACL source becomes a glTF scene of every clip, pieces included; a
+    // glTF source keeps its own animations, so its pieces have nowhere to go.
+    if !settings.takes.is_empty() && !crate::export::metres::converts(asset.format) {
         bail!(
             "{}: a compressed glTF keeps the source's animations; write the takes' pieces \
              to a .skp, or as a glTF scene with `skelpack convert`",
