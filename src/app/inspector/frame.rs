@@ -261,6 +261,17 @@ impl eframe::App for App {
                 .resizable(true)
                 .default_size(joints_width)
                 .show(ui, |ui| {
+                    // The clip's morph-weight tracks, under the table (none: nothing).
+                    if !panels::scalar_curves::tracks(doc).is_empty() {
+                        egui::Panel::bottom("scalar_curves").show(ui, |ui| {
+                            panels::scalar_curves::list(
+                                ui,
+                                doc,
+                                self.view.selected,
+                                &mut self.view.tuning.scalar,
+                            )
+                        });
+                    }
                     let sel = Selection {
                         focus: self.view.selected,
                         set: &self.view.selection,

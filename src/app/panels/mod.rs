@@ -16,6 +16,7 @@ pub mod joints;
 pub mod menu;
 pub mod path_prompt;
 pub mod residual;
+pub mod scalar_curves;
 pub mod setting_value;
 pub mod stats;
 pub mod take_ranges;

@@ -16,6 +16,8 @@ const GAP: f32 = 10.0;
 #[derive(Debug)]
 pub struct TuningView {
     pub curves: CurvesView,
+    /// The scalar track shown in the curves panel instead of the joint's, if any.
+    pub scalar: super::scalar_curves::ScalarCurvesView,
     pub errors: ErrorsView,
     /// The error panel's share of the width.
     pub errors_fraction: f32,
@@ -25,6 +27,7 @@ impl Default for TuningView {
     fn default() -> Self {
         Self {
             curves: CurvesView::default(),
+            scalar: Default::default(),
             errors: ErrorsView::default(),
             errors_fraction: 0.38,
         }
@@ -68,7 +71,10 @@ pub fn show(
     let g = ui
         .scope_builder(UiBuilder::new().max_rect(left), |ui| {
             ui.set_clip_rect(left);
-            curves::show(ui, doc, selected, frame, &mut view.curves, out)
+            match view.scalar.shown(doc, selected) {
+                Some(t) => super::scalar_curves::plot(ui, doc, t, frame, &mut view.scalar, out),
+                None => curves::show(ui, doc, selected, frame, &mut view.curves, out),
+            }
         })
         .inner;
     let e = ui
