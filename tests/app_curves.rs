@@ -2,7 +2,8 @@
 //! The clip's morph-weight tracks in the app (issue 26): listed in a "Curves" section under
 //! the joint table with the keys the codec kept and their error against the tolerance; a
 //! click shows a track's weights in the curves panel (source keys, decoded curve, kept
-//! keys), and "Back to the joint" or another joint brings the joint's curves back.
+//! keys), and "Back to the joint" or another joint brings the joint's curves back. An
+//! additive clip is drawn on its base.
 
 use egui_kittest::kittest::Queryable;
 use skelpack::app::panels::{curves, scalar_curves};
@@ -91,5 +92,76 @@ fn a_clip_without_weight_tracks_has_no_curves_section() {
     assert!(
         h.query_by_label_contains(&format!("{} (", scalar_curves::HEADING))
             .is_none()
+    );
+}
+
+/// An additive clip is drawn as players show it: on its base, the raw keys and the
+/// compressed ones alike, and the flags line names the base.
+#[test]
+fn an_additive_clip_is_drawn_on_its_base() {
+    use skelpack::codec::playback::Layer;
+    use skelpack::model::{Transform, local_to_object};
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("walk.bvh");
+    std::fs::copy(app_harness::shared_asset("CMU_131_01.bvh"), &src).unwrap();
+    std::fs::write(
+        skelpack::settings::Settings::sidecar_path(&src),
+        "[clips.walk]\nadditive = { base = \"rest\", mode = \"relative\" }\n",
+    )
+    .unwrap();
+    let mut h = opened(Some(src), SIZE);
+    settle(&mut h);
+    h.get_by_label_contains("Additive on the rest pose (drawn on it)");
+    let doc = h.state().document().unwrap();
+    let a = doc.resolved.additive.as_ref().expect("additive");
+    let layer = Layer {
+        mode: a.mode,
+        base: doc.resolved.additive_base.clone().expect("base"),
+    };
+    let clip = &doc.asset.clips[doc.clip];
+    let s = &doc.asset.skeleton;
+    let frame = 40.0;
+    let mut local = vec![Transform::IDENTITY; s.len()];
+    clip.sample_local(frame, &mut local);
+    let plain = {
+        let mut o = vec![glam::Affine3A::IDENTITY; s.len()];
+        local_to_object(s, &local, &mut o);
+        o
+    };
+    for (j, l) in local.iter_mut().enumerate() {
+        *l = layer.compose(j, frame, l);
+    }
+    let mut want = vec![glam::Affine3A::IDENTITY; s.len()];
+    local_to_object(s, &local, &mut want);
+    let poses = doc.poses_at(frame);
+    // Over the joints the contract measures (end sites carry no marker: an additive clip
+    // stores nothing for them).
+    let evaluated = &doc.resolved.limits.evaluated;
+    let far = |a: &[glam::Affine3A], b: &[glam::Affine3A]| {
+        a.iter()
+            .zip(b)
+            .zip(evaluated)
+            .filter(|(_, e)| **e)
+            .map(|((x, y), _)| (x.translation - y.translation).length())
+            .fold(0.0f32, f32::max)
+    };
+    assert!(far(&poses.raw, &want) < 1e-4, "raw drawn on the base");
+    assert!(
+        far(&plain, &want) > 1e-2,
+        "on the rest pose the clip looks different from its keys alone"
+    );
+    let compressed = poses.compressed.expect("a result");
+    // Within the tolerance of the raw one on the base (the codec measures it there).
+    let tol = doc
+        .resolved
+        .limits
+        .tolerance
+        .iter()
+        .copied()
+        .fold(0.0f32, f32::max);
+    let off = far(&compressed, &want);
+    assert!(
+        off < 1.5 * tol + 1e-3,
+        "compressed {off} from raw on the base, tolerance {tol}"
     );
 }

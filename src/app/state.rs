@@ -210,7 +210,8 @@ impl Document {
     }
 
     /// Object-space poses of the raw clip and of the compressed result (the raw pose when no
-    /// result has arrived) at a fractional frame.
+    /// result has arrived) at a fractional frame. An additive clip is drawn as players show
+    /// it: its base with the additive applied (both the raw and the compressed keys).
     pub fn poses_at(&self, frame: f32) -> Poses {
         let s = &self.asset.skeleton;
         let n = s.len();
@@ -220,14 +221,30 @@ impl Document {
             Some(c) => c.sample_local(frame, &mut local),
             None => local = s.rest_pose(),
         }
+        self.on_additive_base(frame, &mut local);
         local_to_object(s, &local, &mut raw);
         let compressed = self.shown().map(|r| {
             let mut out = vec![Affine3A::IDENTITY; n];
             r.poses.sample_local(frame, &mut local);
+            self.on_additive_base(frame, &mut local);
             local_to_object(s, &local, &mut out);
             out
         });
         Poses { raw, compressed }
+    }
+
+    /// For an additive clip (with a base the asset holds), `local` applied on the base at
+    /// `frame`; else `local` as it is.
+    fn on_additive_base(&self, frame: f32, local: &mut [Transform]) {
+        let (Some(a), Some(base)) = (&self.resolved.additive, &self.resolved.additive_base) else {
+            return;
+        };
+        if base.is_empty() || base.iter().any(|p| p.len() != local.len()) {
+            return;
+        }
+        for (j, l) in local.iter_mut().enumerate() {
+            *l = crate::codec::playback::compose_on(a.mode, base, j, frame, l);
+        }
     }
 }
 

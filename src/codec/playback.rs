@@ -42,25 +42,38 @@ pub struct Layer {
     pub base: Vec<Vec<Transform>>,
 }
 
-impl Layer {
-    /// Joint `j` of the base at `frame`.
-    fn base_at(&self, j: usize, frame: f32) -> Transform {
-        let last = self.base.len().saturating_sub(1);
-        let f = frame.clamp(0.0, last as f32);
-        let i = (f as usize).min(last);
-        let u = f - i as f32;
-        if u == 0.0 || i == last {
-            self.base[i][j]
-        } else {
-            self.base[i][j].interpolate(&self.base[i + 1][j], u)
-        }
+/// Joint `j` of `base` (`[frame][joint]`) at `frame`: clamped to its frames, interpolated
+/// between two.
+fn base_at(base: &[Vec<Transform>], j: usize, frame: f32) -> Transform {
+    let last = base.len().saturating_sub(1);
+    let f = frame.clamp(0.0, last as f32);
+    let i = (f as usize).min(last);
+    let u = f - i as f32;
+    if u == 0.0 || i == last {
+        base[i][j]
+    } else {
+        base[i][j].interpolate(&base[i + 1][j], u)
     }
+}
 
+/// `base ⊕ additive` for joint `j` at `frame`, `base` as [`Layer::base`] holds it (the
+/// runtime's rule: what players show, and what the app draws for an additive clip).
+pub fn compose_on(
+    mode: AdditiveMode,
+    base: &[Vec<Transform>],
+    j: usize,
+    frame: f32,
+    additive: &Transform,
+) -> Transform {
+    let base = to_joint_pose(&base_at(base, j, frame));
+    to_transform(&compose(&base, &to_joint_pose(additive), mode))
+}
+
+impl Layer {
     /// `base ⊕ additive` for joint `j` at `frame` (the runtime's rule, so measured as
     /// played).
     pub fn compose(&self, j: usize, frame: f32, additive: &Transform) -> Transform {
-        let base = to_joint_pose(&self.base_at(j, frame));
-        to_transform(&compose(&base, &to_joint_pose(additive), self.mode))
+        compose_on(self.mode, &self.base, j, frame, additive)
     }
 
     /// The source as players show it: every frame of `additive` on the base.

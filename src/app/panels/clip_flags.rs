@@ -89,4 +89,27 @@ pub fn show(
             .on_hover_text("The character travels along the root's path (I)")
             .accessible_name(TRAVELLING);
     }
+    if let Some(a) = &doc.resolved.additive {
+        ui.separator();
+        let shown = doc.resolved.additive_base.is_some();
+        ui.label(additive_label(&a.base, shown)).on_hover_text(
+            "An additive clip: its own keys are stored, and its error is measured (and the \
+             viewport draws it) on its base with the additive applied, as players show it",
+        );
+    }
+}
+
+/// What the flags line says of an additive clip's base (`shown`: drawn on it).
+pub fn additive_label(base: &crate::model::playback::AdditiveBase, shown: bool) -> String {
+    use crate::model::playback::AdditiveBase;
+    let on = match base {
+        AdditiveBase::Rest => "the rest pose".to_owned(),
+        AdditiveBase::Frame { clip, frame } => format!("'{clip}' frame {frame}"),
+        AdditiveBase::Clip { clip } => format!("'{clip}' in sync"),
+    };
+    if shown {
+        format!("Additive on {on} (drawn on it)")
+    } else {
+        format!("Additive on {on}: the base is not in the file")
+    }
 }
