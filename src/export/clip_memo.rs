@@ -39,6 +39,7 @@ struct Inner {
     /// export, and used or made by this one.
     pairs_kept: HashMap<MemoKey, AfterStops>,
     pairs_used: HashMap<MemoKey, AfterStops>,
+    pair_hits: usize,
 }
 
 impl ClipMemo {
@@ -92,8 +93,14 @@ impl ClipMemo {
             .cloned();
         if let Some(f) = &found {
             m.pairs_used.insert(*key, f.clone());
+            m.pair_hits += 1;
         }
         found
+    }
+
+    /// How many pair measures the export under way took from the memo.
+    pub fn pair_hits(&self) -> usize {
+        self.inner.lock().expect("memo").pair_hits
     }
 
     /// Remembers the start-pose measure of the pair `key`.
@@ -108,6 +115,7 @@ impl ClipMemo {
         let mut m = self.inner.lock().expect("memo");
         m.kept = std::mem::take(&mut m.used);
         m.pairs_kept = std::mem::take(&mut m.pairs_used);
+        m.pair_hits = 0;
         std::mem::take(&mut m.hits)
     }
 }
