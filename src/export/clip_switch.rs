@@ -262,15 +262,7 @@ impl Pairs {
                     sampled[a].as_ref().expect("sampled"),
                     sampled[b].as_ref().expect("sampled"),
                 );
-                after_every_stop(
-                    at.skeleton,
-                    sa,
-                    sb,
-                    at.keyed,
-                    &at.limits[b],
-                    a,
-                    b,
-                )
+                after_every_stop(at.skeleton, sa, sb, at.keyed, &at.limits[b], a, b)
             })
             .collect();
         for (&(b, slot), x) in todo.iter().zip(measured) {
@@ -402,7 +394,14 @@ pub fn hold_switches_memo(
                 .map(|&i| {
                     let keyed_i = Some(file.of(i));
                     let encode = || {
-                        encode_for_gltf(skeleton, &raws[i], &tightened[i], control, options, keyed_i)
+                        encode_for_gltf(
+                            skeleton,
+                            &raws[i],
+                            &tightened[i],
+                            control,
+                            options,
+                            keyed_i,
+                        )
                     };
                     match memo {
                         Some(m) => m.get_or(
