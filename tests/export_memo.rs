@@ -8,7 +8,7 @@ use skelpack::export::clip_memo::ClipMemo;
 use skelpack::export::{GltfOptions, compress_to_gltf, compress_to_gltf_memo};
 use skelpack::settings::Settings;
 
-/// The default character's GLB with the first key of `clip`'s first translation (else
+/// A GLB with the first key of `clip`'s first translation (else
 /// first) channel moved by `by`.
 fn bump_key(glb: &[u8], clip: &str, by: f32) -> Vec<u8> {
     let mut b = glb.to_vec();
@@ -84,4 +84,43 @@ fn a_changed_clip_is_encoded_again_and_the_others_come_from_the_memo() {
         "all clips reused on an unchanged save"
     );
     assert_eq!(again, fresh);
+}
+
+/// RobotExpressive: its clips key different properties, so every clip is checked after
+/// every other (`clip_switch`) and re-encoded at tightened tolerances where it misses. After
+/// a save that moved a key of Dance, the pairs of the other clips and their re-encodings come
+/// from the memo, and the file is byte for byte a fresh export's.
+#[test]
+fn clip_switch_pairs_and_reencodings_come_from_the_memo() {
+    let robot = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/RobotExpressive.glb");
+    let original = std::fs::read(&robot).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("robot.glb");
+    let out = dir.path().join("out.glb");
+    std::fs::write(&src, &original).unwrap();
+    let memo = ClipMemo::default();
+    export(&src, &out, Some(&memo));
+    assert_eq!(
+        memo.pair_hits(),
+        0,
+        "no pair measured before the first export"
+    );
+    memo.finish();
+
+    let modified = bump_key(&original, "Dance", 0.01);
+    std::fs::write(&src, &modified).unwrap();
+    let with_memo = export(&src, &out, Some(&memo));
+    let pairs = memo.pair_hits();
+    let reused = memo.finish();
+    let clips = skelpack::import::load(&src).unwrap().clips.len();
+    assert!(pairs > 0, "the pairs without Dance come from the memo");
+    assert!(
+        reused > clips - 1,
+        "the other clips and their tightened re-encodings are reused: {reused}"
+    );
+    let fresh = export(&src, &dir.path().join("fresh.glb"), None);
+    assert_eq!(
+        with_memo, fresh,
+        "the memo changes nothing in the file written"
+    );
 }

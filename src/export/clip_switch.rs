@@ -13,6 +13,7 @@
 //! property it leaves set for the next, until every pair holds.
 
 use super::channels::Player;
+use super::clip_memo::{ClipMemo, MemoKey, clip_state_key, pair_key};
 use super::gltf_compressed::{GltfClip, GltfOptions, encode_for_gltf};
 use super::start_states::{AfterStops, Sampled, after_every_stop};
 use crate::metric::JointLimits;
@@ -46,8 +47,17 @@ fn switch_report(
     limits: &[JointLimits],
     player: Player,
 ) -> (Vec<Vec<f32>>, Vec<Vec<f32>>) {
+    let at = Inputs {
+        skeleton,
+        raws,
+        keyed,
+        clips,
+        limits,
+        resolved: None,
+        player,
+    };
     let mut pairs = Pairs::new(keyed, clips.len());
-    pairs.update(skeleton, raws, keyed, clips, limits, player, None);
+    pairs.update(&at, None, None);
     pairs.report(skeleton.len())
 }
 
@@ -122,11 +132,13 @@ impl Reach {
 
 /// Every clip in a pair sampled, and every pair that needs it measured
 /// ([`after_every_stop`]), kept between rounds so that only the pairs of re-encoded clips are
-/// measured again.
+/// measured again (and, with a memo, only the pairs it does not hold: a clip is sampled only
+/// when one of its pairs is measured).
 struct Pairs {
     reach: Reach,
     involved: Vec<bool>,
-    sampled: Vec<Sampled>,
+    /// Per clip, its samples once a pair of it was measured (dropped when it changes).
+    sampled: Vec<Option<Sampled>>,
     /// Per clip b, the measure after each of `reach.partners[b]`.
     after: Vec<Vec<AfterStops>>,
 }
@@ -141,6 +153,19 @@ fn unsampled() -> Sampled {
     }
 }
 
+/// What [`Pairs::update`] measures clips with.
+struct Inputs<'a> {
+    skeleton: &'a Skeleton,
+    raws: &'a [Clip],
+    keyed: &'a [Vec<[bool; 3]>],
+    clips: &'a [GltfClip],
+    /// Per clip, the limits it is verified against as clip b.
+    limits: &'a [JointLimits],
+    /// The settings those limits come from (for the memo's keys; no memo without them).
+    resolved: Option<&'a [Resolved]>,
+    player: Player,
+}
+
 impl Pairs {
     fn new(keyed: &[Vec<[bool; 3]>], clips: usize) -> Self {
         let reach = Reach::new(keyed, clips);
@@ -152,65 +177,107 @@ impl Pairs {
         }
     }
 
-    /// Samples and measures again the clips `changed` says (every clip when `None`), and
-    /// every pair one of them is in.
-    #[allow(clippy::too_many_arguments)]
-    fn update(
-        &mut self,
-        skeleton: &Skeleton,
-        raws: &[Clip],
-        keyed: &[Vec<[bool; 3]>],
-        clips: &[GltfClip],
-        limits: &[JointLimits],
-        player: Player,
-        changed: Option<&[bool]>,
-    ) {
+    /// Measures again every pair one of the clips `changed` says is in (every pair when
+    /// `None`), taking from `memo` the pairs it holds and giving it the others.
+    fn update(&mut self, at: &Inputs<'_>, changed: Option<&[bool]>, memo: Option<&ClipMemo>) {
         use rayon::prelude::*;
-        let changed = |i: usize| changed.is_none_or(|c| c[i]);
-        let first = self.sampled.len() != clips.len();
-        let involved = &self.involved;
-        let fresh: Vec<Option<Sampled>> = (0..clips.len())
+        let m = at.clips.len();
+        let first = self.after.len() != m;
+        let changed = |i: usize| first || changed.is_none_or(|c| c[i]);
+        if first {
+            self.sampled = (0..m).map(|_| None).collect();
+        }
+        for i in (0..m).filter(|&i| changed(i)) {
+            self.sampled[i] = None;
+        }
+        // The pairs to measure, by clip b and slot: from the memo where it has them.
+        let states: Option<Vec<MemoKey>> = memo.zip(at.resolved).map(|(_, resolved)| {
+            (0..m)
+                .into_par_iter()
+                .map(|i| {
+                    if self.involved[i] {
+                        clip_state_key(
+                            at.skeleton,
+                            &at.raws[i],
+                            &resolved[i],
+                            &at.keyed[i],
+                            at.player,
+                            &at.clips[i],
+                        )
+                    } else {
+                        [0; 32]
+                    }
+                })
+                .collect()
+        });
+        let partners = &self.reach.partners;
+        let mut found: Vec<Vec<Option<AfterStops>>> = (0..m)
+            .map(|b| partners[b].iter().map(|_| None).collect())
+            .collect();
+        let mut todo: Vec<(usize, usize)> = Vec::new();
+        for b in 0..m {
+            for (slot, &a) in partners[b].iter().enumerate() {
+                if !(changed(a) || changed(b)) {
+                    continue;
+                }
+                let hit = match (memo, &states) {
+                    (Some(memo), Some(st)) => memo.pair(&pair_key(&st[a], &st[b])),
+                    _ => None,
+                };
+                match hit {
+                    Some(h) => found[b][slot] = Some(h),
+                    None => todo.push((b, slot)),
+                }
+            }
+        }
+        // Sample the clips of the pairs left to measure (each once).
+        let mut need = vec![false; m];
+        for &(b, slot) in &todo {
+            need[b] = true;
+            need[partners[b][slot]] = true;
+        }
+        let fresh: Vec<Option<Sampled>> = (0..m)
             .into_par_iter()
             .map(|i| {
-                (first || changed(i)).then(|| {
-                    if involved[i] {
-                        Sampled::new(skeleton, &raws[i], &clips[i], player)
+                (need[i] && self.sampled[i].is_none()).then(|| {
+                    if self.involved[i] {
+                        Sampled::new(at.skeleton, &at.raws[i], &at.clips[i], at.player)
                     } else {
                         unsampled()
                     }
                 })
             })
             .collect();
-        if first {
-            self.sampled = fresh.into_iter().map(|s| s.expect("all sampled")).collect();
-        } else {
-            for (i, s) in fresh.into_iter().enumerate() {
-                if let Some(s) = s {
-                    self.sampled[i] = s;
-                }
+        for (i, s) in fresh.into_iter().enumerate() {
+            if let Some(s) = s {
+                self.sampled[i] = Some(s);
             }
         }
         let sampled = &self.sampled;
-        let partners = &self.reach.partners;
-        let redo: Vec<Vec<Option<AfterStops>>> = (0..clips.len())
-            .into_par_iter()
-            .map(|b| {
-                partners[b]
-                    .iter()
-                    .map(|&a| {
-                        (first || changed(a) || changed(b))
-                            .then(|| after_every_stop(skeleton, sampled, keyed, &limits[b], a, b))
-                    })
-                    .collect()
+        let measured: Vec<AfterStops> = todo
+            .par_iter()
+            .map(|&(b, slot)| {
+                let a = partners[b][slot];
+                let (sa, sb) = (
+                    sampled[a].as_ref().expect("sampled"),
+                    sampled[b].as_ref().expect("sampled"),
+                );
+                after_every_stop(at.skeleton, sa, sb, at.keyed, &at.limits[b], a, b)
             })
             .collect();
+        for (&(b, slot), x) in todo.iter().zip(measured) {
+            if let (Some(memo), Some(st)) = (memo, &states) {
+                memo.put_pair(pair_key(&st[partners[b][slot]], &st[b]), &x);
+            }
+            found[b][slot] = Some(x);
+        }
         if first {
-            self.after = redo
+            self.after = found
                 .into_iter()
                 .map(|row| row.into_iter().map(|x| x.expect("all measured")).collect())
                 .collect();
         } else {
-            for (b, row) in redo.into_iter().enumerate() {
+            for (b, row) in found.into_iter().enumerate() {
                 for (slot, x) in row.into_iter().enumerate() {
                     if let Some(x) = x {
                         self.after[b][slot] = x;
@@ -255,6 +322,33 @@ pub fn hold_switches(
     options: &GltfOptions,
     control: &crate::codec::Control,
 ) -> Result<Vec<f32>, crate::codec::CodecError> {
+    hold_switches_memo(
+        skeleton,
+        raws,
+        keyed,
+        clips,
+        resolved,
+        encoded_with,
+        options,
+        control,
+        None,
+    )
+}
+
+/// [`hold_switches`], taking from `memo` (and giving it) the re-encodings at tightened
+/// tolerances and the measures of pairs whose clips it has seen: the result is the same.
+#[allow(clippy::too_many_arguments)]
+pub fn hold_switches_memo(
+    skeleton: &Skeleton,
+    raws: &[Clip],
+    keyed: &[Vec<[bool; 3]>],
+    clips: &mut [GltfClip],
+    resolved: &[Resolved],
+    encoded_with: &[Resolved],
+    options: &GltfOptions,
+    control: &crate::codec::Control,
+    memo: Option<&ClipMemo>,
+) -> Result<Vec<f32>, crate::codec::CodecError> {
     let limits: Vec<JointLimits> = resolved.iter().map(|r| r.limits.clone()).collect();
     let mut tightened: Vec<Resolved> = encoded_with.to_vec();
     let file = super::gltf_compressed::FileKeyed::new(keyed.to_vec());
@@ -262,7 +356,19 @@ pub fn hold_switches(
         return Ok(vec![0.0; clips.len()]);
     }
     let mut pairs = Pairs::new(keyed, clips.len());
-    pairs.update(skeleton, raws, keyed, clips, &limits, options.player, None);
+    pairs.update(
+        &Inputs {
+            skeleton,
+            raws,
+            keyed,
+            clips,
+            limits: &limits,
+            resolved: Some(resolved),
+            player: options.player,
+        },
+        None,
+        memo,
+    );
     let (mut ratios, mut blame) = pairs.report(skeleton.len());
     for _ in 0..MAX_ROUNDS {
         // A clip is tightened where it misses after another clip, and where another clip
@@ -287,7 +393,23 @@ pub fn hold_switches(
                 .par_iter()
                 .map(|&i| {
                     let keyed_i = Some(file.of(i));
-                    encode_for_gltf(skeleton, &raws[i], &tightened[i], control, options, keyed_i)
+                    let encode = || {
+                        encode_for_gltf(
+                            skeleton,
+                            &raws[i],
+                            &tightened[i],
+                            control,
+                            options,
+                            keyed_i,
+                        )
+                    };
+                    match memo {
+                        Some(m) => m.get_or(
+                            ClipMemo::key(skeleton, &raws[i], &tightened[i], options, keyed_i),
+                            encode,
+                        ),
+                        None => encode(),
+                    }
                 })
                 .collect::<Result<_, _>>()?
         };
@@ -297,13 +419,17 @@ pub fn hold_switches(
             changed[i] = true;
         }
         pairs.update(
-            skeleton,
-            raws,
-            keyed,
-            clips,
-            &limits,
-            options.player,
+            &Inputs {
+                skeleton,
+                raws,
+                keyed,
+                clips,
+                limits: &limits,
+                resolved: Some(resolved),
+                player: options.player,
+            },
             Some(&changed),
+            memo,
         );
         (ratios, blame) = pairs.report(skeleton.len());
     }

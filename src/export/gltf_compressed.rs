@@ -1043,6 +1043,10 @@ pub fn compress_to_gltf_memo(
         (GltfDoc::read(&asset.path)?, None, settings)
     };
     let source = converted.as_ref().unwrap_or(asset);
+    // Without a memo from the caller, one for this export: the tighter presets' passes and
+    // the clip-switch rounds meet the same encodings and pairs again.
+    let own_memo = super::clip_memo::ClipMemo::default();
+    let memo = Some(memo.unwrap_or(&own_memo));
     let control = crate::codec::Control::new();
     let keyed = FileKeyed::new(
         (0..source.clips.len())
@@ -1089,7 +1093,7 @@ pub fn compress_to_gltf_memo(
     };
     // Every clip must also hold when played after any other without a reset of the pose.
     let switch = |clips: &mut [GltfClip], encoded_with: &[Resolved]| {
-        super::clip_switch::hold_switches(
+        super::clip_switch::hold_switches_memo(
             &source.skeleton,
             &source.clips,
             keyed.clips(),
@@ -1098,6 +1102,7 @@ pub fn compress_to_gltf_memo(
             encoded_with,
             options,
             &control,
+            memo,
         )
         .map_err(|e| ExportError::new(format!("clip switching: {e}")))
     };

@@ -114,6 +114,7 @@ fn check_points(frames: usize) -> Vec<f32> {
 /// Clip b started from clip a stopped anywhere: per joint of b, the largest error /
 /// tolerance; per joint of a whose property the start state sets, the largest such ratio on
 /// a joint at or below it (where a's own error may be what b shows).
+#[derive(Clone, Debug, PartialEq)]
 pub struct AfterStops {
     /// Per joint of b: the largest error / tolerance over every start state of a.
     pub ratio: Vec<f32>,
@@ -122,12 +123,14 @@ pub struct AfterStops {
 }
 
 /// Per joint, the largest error / tolerance (tolerance times [`PLAYER_GUARD`]) of clip `b`
-/// started from clip `a` stopped at any of its check points, over every rule: `sampled[i]`
-/// is clip i sampled ([`Sampled::new`]), `keyed[i]` the properties clip i keys, `limits`
-/// clip b's. Zero on joints no start state of `a` reaches (their error is b's own).
+/// started from clip `a` stopped at any of its check points, over every rule: `sa` and
+/// `sb` are clips a and b sampled ([`Sampled::new`]), `keyed[i]` the properties clip i
+/// keys, `limits` clip b's. Zero on joints no start state of `a` reaches (their error is
+/// b's own).
 pub fn after_every_stop(
     skeleton: &Skeleton,
-    sampled: &[Sampled],
+    sa: &Sampled,
+    sb: &Sampled,
     keyed: &[Vec<[bool; 3]>],
     limits: &JointLimits,
     a: usize,
@@ -173,7 +176,6 @@ pub fn after_every_stop(
             from_a[j].iter().any(|&x| x) && (0..3).any(|k| kb[k] && !from_a[j][k])
         })
         .collect();
-    let (sa, sb) = (&sampled[a], &sampled[b]);
     let sources = sb.local.len();
     let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
     let tol: Vec<f64> = (0..n)
