@@ -134,6 +134,13 @@ fn a_save_renamed_over_the_open_file_reloads_keeping_settings_and_reporting_a_re
     // Selection kept by name.
     assert_eq!(app.selected(), Some(spine));
     assert!(app.reload_latency().1.is_some());
+    // With `SKELPACK_SHOTS` set, the docs/APP.md screenshot of the reload's banner.
+    if let Some(dir) = std::env::var_os("SKELPACK_SHOTS") {
+        h.run();
+        let img = h.render().expect("render");
+        img.save(std::path::PathBuf::from(dir).join("screenshot_reload.png"))
+            .expect("save");
+    }
     // The undo history survives: undoing takes the Head edit back.
     h.state_mut().undo();
     let doc = h.state().document().unwrap();

@@ -33,10 +33,13 @@ pub fn show_banner(ui: &mut egui::Ui, banner: &Banner, out: &mut Vec<Action>) {
 }
 
 pub fn show_status(ui: &mut egui::Ui, status: &str, right: &str) {
-    ui.horizontal(|ui| {
-        ui.label(status);
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.label(RichText::new(right).weak());
+    // The adapter and frame time first, from the right; the message takes the room left,
+    // cut with an ellipsis (whole on hover) rather than drawn under them.
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        ui.label(RichText::new(right).weak());
+        ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+            ui.add(egui::Label::new(status).truncate())
+                .on_hover_text(status);
         });
     });
 }
