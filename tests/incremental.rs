@@ -173,6 +173,59 @@ fn another_clip_starts_afresh() {
     }
 }
 
+/// A source saved again with a few keys moved (the live reload): the clip's state keeps the
+/// unchanged tracks' encodings, and the result is byte-identical to a full compression of
+/// the new clip, on every shared asset's first clip.
+#[test]
+fn a_clip_with_some_tracks_changed_reuses_the_others_and_matches_a_full_compression() {
+    let control = Control::new();
+    let mut checked = 0;
+    for path in common::all_assets() {
+        let Ok(asset) = import::load(&path) else {
+            continue;
+        };
+        let Some(clip) = asset.clips.first() else {
+            continue;
+        };
+        if clip.frame_count < 3 {
+            continue;
+        }
+        let settings = Settings::default().resolve(&asset, &clip.name);
+        let mut memo = Recompressor::new();
+        memo.compress(&asset.skeleton, clip, &settings, &control)
+            .unwrap();
+        // The first animated track moved at one frame by a tenth of its range (or 1 mm
+        // worth of scene units), as an animator's key edit does.
+        let mut moved = clip.clone();
+        let Some(j) = (0..moved.tracks.len())
+            .find(|&j| moved.tracks[j].rotations.windows(2).any(|w| w[0] != w[1]))
+        else {
+            continue;
+        };
+        let f = clip.frame_count / 2;
+        let q = moved.tracks[j].rotations[f];
+        moved.tracks[j].rotations[f] = (glam::Quat::from_rotation_y(0.05) * q).normalize();
+        let got = memo
+            .compress(&asset.skeleton, &moved, &settings, &control)
+            .unwrap();
+        let reuse = memo.reuse();
+        assert!(
+            !reuse.reference_reused,
+            "{}: the moved clip's reference",
+            path.display()
+        );
+        assert!(
+            reuse.encodings_reused > 0,
+            "{}: unchanged tracks reused: {reuse:?}",
+            path.display()
+        );
+        let full = codec::compress(&asset.skeleton, &moved, &settings, &control).unwrap();
+        same(&asset.skeleton, &got, &full).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} assets checked");
+}
+
 /// Progressive results: the first pass a compression hands out holds every tolerance the
 /// final result holds (measured independently against the requested limits), and asking for
 /// it leaves the final result unchanged. The error matrices the codec hands out with the

@@ -1,7 +1,8 @@
 //! Background compression: one worker thread per request, the previous one cancelled. Every
 //! result carries the [`JobKey`] it was computed for, so a stale result is never shown.
-//! Successive jobs on the same document and clip share one [`Recompressor`], so a job after
-//! an edit re-encodes only what the edit changed.
+//! Successive jobs on the same clip share one [`Recompressor`], so a job after an edit
+//! re-encodes only what the edit changed, and one after a reload of the source only the
+//! tracks the save changed (the state starts afresh on any other clip).
 
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
@@ -40,15 +41,15 @@ pub struct Jobs {
     running: Option<Running>,
     /// Called by workers when they finish (wakes the UI).
     waker: Option<Arc<dyn Fn() + Send + Sync>>,
-    /// What the last jobs on one (document, clip) computed, for the next job on it.
+    /// What the last jobs on one clip computed, for the next job on it.
     memo: Option<Memo>,
     /// The shared result cache final results are taken from and written to.
     cache: Option<Arc<ResultCache>>,
 }
 
-/// The incremental state of one document's clip.
+/// The incremental state of one clip (by index; the state itself checks that the clip is
+/// the one it was made for).
 struct Memo {
-    document: u64,
     clip: usize,
     state: Arc<Mutex<Recompressor>>,
 }
@@ -151,15 +152,17 @@ impl Jobs {
         }
     }
 
-    /// The incremental state for `key`'s document and clip (a new one for another clip: the
-    /// state of one clip at a time is kept).
+    /// The incremental state for `key`'s clip (a new one for another clip index: the state
+    /// of one clip at a time is kept).
     fn memo_for(&mut self, key: JobKey) -> Arc<Mutex<Recompressor>> {
         match &self.memo {
-            Some(m) if m.document == key.document && m.clip == key.clip => m.state.clone(),
+            // A reloaded document (the source saved again) keeps the clip's state: the
+            // state keeps the encodings of the tracks the save did not change, and starts
+            // afresh on anything else.
+            Some(m) if m.clip == key.clip => m.state.clone(),
             _ => {
                 let state = Arc::new(Mutex::new(Recompressor::new()));
                 self.memo = Some(Memo {
-                    document: key.document,
                     clip: key.clip,
                     state: state.clone(),
                 });

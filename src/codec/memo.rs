@@ -24,8 +24,14 @@ use crate::settings::Resolved;
 /// encodings: entries the latest compression did not use are dropped.
 #[derive(Default)]
 pub struct Recompressor {
-    /// A digest of the skeleton and clip the state belongs to; another clip starts afresh.
+    /// A digest of the skeleton and clip the state belongs to. Another clip starts afresh,
+    /// unless it is the same clip with some tracks changed (a reloaded source): then the
+    /// encodings of the tracks whose inputs are unchanged are kept.
     clip: Option<u64>,
+    /// The skeleton's shape and the clip's frames, and each track's own inputs (its
+    /// samples and what a rest track decodes to), for that partial reuse.
+    shape: Option<u64>,
+    track_digests: Vec<u64>,
     memo: Memo,
     /// The error matrix of the latest compression's result.
     errors: Option<Arc<ErrorReport>>,
@@ -78,10 +84,31 @@ impl Recompressor {
         let prepared = super::playback::prepare(skeleton, clip, settings);
         let digest = digest(skeleton, &prepared.clip);
         if self.clip != Some(digest) {
-            *self = Self {
-                clip: Some(digest),
-                ..Self::default()
-            };
+            let shape = shape_digest(skeleton, &prepared.clip);
+            let tracks = track_digests(&prepared.clip, &prepared.rest);
+            if self.clip.is_some()
+                && self.shape == Some(shape)
+                && self.track_digests.len() == tracks.len()
+            {
+                // The same clip with some tracks changed: every pass runs again, but the
+                // unchanged tracks' encodings (pure functions of their inputs and
+                // tolerance) are kept.
+                let changed: Vec<bool> = tracks
+                    .iter()
+                    .zip(&self.track_digests)
+                    .map(|(a, b)| a != b)
+                    .collect();
+                self.memo.forget_clip(&changed);
+                self.clip = Some(digest);
+                self.errors = None;
+            } else {
+                *self = Self {
+                    clip: Some(digest),
+                    ..Self::default()
+                };
+            }
+            self.shape = Some(shape);
+            self.track_digests = tracks;
         }
         let codec = Codec {
             method: settings.method,
@@ -126,6 +153,54 @@ impl Recompressor {
     pub fn reference_poses(&self) -> Option<Arc<Reference>> {
         self.memo.reference_poses()
     }
+}
+
+/// A digest of the skeleton's shape and the clip's frames: two clips with the same one
+/// differ only in their tracks' samples and rest values.
+fn shape_digest(skeleton: &Skeleton, clip: &Clip) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for j in &skeleton.joints {
+        j.parent.hash(&mut h);
+        j.deforming.hash(&mut h);
+        j.name.hash(&mut h);
+    }
+    clip.sample_rate.to_bits().hash(&mut h);
+    clip.start_time.to_bits().hash(&mut h);
+    clip.name.hash(&mut h);
+    clip.frame_count.hash(&mut h);
+    clip.tracks.len().hash(&mut h);
+    h.finish()
+}
+
+/// Per track (`3 * joint + kind`), a digest of what its encodings read: its samples and
+/// what a rest track decodes to (`rest`, per joint).
+fn track_digests(clip: &Clip, rest: &[crate::model::Transform]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(3 * clip.tracks.len());
+    for (j, t) in clip.tracks.iter().enumerate() {
+        let r = rest
+            .get(j)
+            .copied()
+            .unwrap_or(crate::model::Transform::IDENTITY);
+        let digest = |values: &mut dyn Iterator<Item = f32>, rest: &[f32]| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            values.for_each(|x| x.to_bits().hash(&mut h));
+            rest.iter().for_each(|x| x.to_bits().hash(&mut h));
+            h.finish()
+        };
+        out.push(digest(
+            &mut t.translations.iter().flat_map(|v| v.to_array()),
+            &r.translation.to_array(),
+        ));
+        out.push(digest(
+            &mut t.rotations.iter().flat_map(|q| q.to_array()),
+            &r.rotation.to_array(),
+        ));
+        out.push(digest(
+            &mut t.scales.iter().flat_map(|v| v.to_array()),
+            &r.scale.to_array(),
+        ));
+    }
+    out
 }
 
 /// A digest of everything of the skeleton and clip that compression reads.

@@ -37,6 +37,15 @@ impl Memo {
         self.encodings.begin(codec, tracks);
     }
 
+    /// The clip changed in the tracks marked `changed` (`3 * joint + kind`): its reference
+    /// poses and floors are computed again, and those tracks' encodings and encoder states
+    /// dropped; the other tracks' are kept.
+    pub fn forget_clip(&mut self, changed: &[bool]) {
+        self.reference = None;
+        self.floors = None;
+        self.encodings.forget_tracks(changed);
+    }
+
     /// Ends a compression: keeps what it used (all of it, with the older entries, when it
     /// was cancelled half way).
     pub fn end(&mut self, finished: bool) {
@@ -146,6 +155,18 @@ impl Encodings {
         }
         self.reused.store(0, Ordering::Relaxed);
         self.computed.store(0, Ordering::Relaxed);
+    }
+
+    /// Drops the encodings and encoder states of the tracks marked `changed`.
+    fn forget_tracks(&mut self, changed: &[bool]) {
+        let gone = |k: &Key| changed.get(3 * k.joint + k.kind).copied().unwrap_or(true);
+        self.previous.retain(|k, _| !gone(k));
+        self.current_mut().retain(|k, _| !gone(k));
+        for (i, slot) in self.encoders.iter_mut().enumerate() {
+            if changed.get(i).copied().unwrap_or(true) {
+                *slot.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+            }
+        }
     }
 
     fn end(&mut self, finished: bool) {
