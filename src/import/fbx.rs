@@ -754,7 +754,9 @@ fn plain_pose(
             )
         } else {
             let q = glam::DQuat::from_xyzw(r.x, r.y, r.z, r.w);
-            let (q, s) = fbx_local::rotation_scale(glam::DMat3::from_quat(q) * glam::DMat3::from_diagonal(s));
+            let (q, s) = fbx_local::rotation_scale(
+                glam::DMat3::from_quat(q) * glam::DMat3::from_diagonal(s),
+            );
             Transform::new(translation, q.as_quat().normalize(), s.as_vec3())
         });
     }

@@ -104,15 +104,16 @@ impl NodeCurves {
     /// layer animates the node, a property other than the three is animated, connected or
     /// overridden, or ufbx made scale helper nodes).
     pub(super) fn new(anim: &ufbx::Anim, node: &ufbx::Node) -> Option<Self> {
-        if node.is_root || !anim.prop_overrides.is_empty() || !anim.transform_overrides.is_empty()
-        {
+        if node.is_root || !anim.prop_overrides.is_empty() || !anim.transform_overrides.is_empty() {
             return None;
         }
         if node.is_scale_helper
             || node.scale_helper.is_some()
             || node.parent.as_ref().is_some_and(|p| {
                 p.scale_helper.is_some()
-                    || p.inherit_scale_node.as_ref().is_some_and(|i| i.scale_helper.is_some())
+                    || p.inherit_scale_node
+                        .as_ref()
+                        .is_some_and(|i| i.scale_helper.is_some())
             })
         {
             return None;
@@ -321,7 +322,12 @@ mod tests {
                 }
             }
         }
-        eprintln!("{sampled} node-takes sampled from curves ({compared} times, worst {worst:e}), {refused} left to ufbx");
-        assert!(sampled > 100 && refused > 0, "{sampled} sampled, {refused} refused");
+        eprintln!(
+            "{sampled} node-takes sampled from curves ({compared} times, worst {worst:e}), {refused} left to ufbx"
+        );
+        assert!(
+            sampled > 100 && refused > 0,
+            "{sampled} sampled, {refused} refused"
+        );
     }
 }
