@@ -11,9 +11,11 @@
 //!   (`round((end - begin) · fps) + 1` frames) at the scene's frame rate. Each frame is ufbx's
 //!   own evaluation of the joints' transforms at that time (layers, interpolation,
 //!   extrapolation, pivots, pre/post rotation, rotation order), chained by their inherit
-//!   modes as ufbx chains them ([`super::fbx_eval`]); each joint's local T / R / S is derived
-//!   from the world matrices ([`super::fbx_local`]), so world positions are exact and any
-//!   shear T / R / S cannot hold is reported.
+//!   modes as ufbx chains them ([`super::fbx_eval`]; a node's curves sampled directly where
+//!   that is all ufbx would read: [`super::fbx_curves`]). Where the model's `parent · T·R·S`
+//!   chain is ufbx's, the locals are ufbx's own T / R / S; elsewhere each joint's local is
+//!   derived from the world matrices ([`super::fbx_local`]), so world positions are exact and
+//!   any shear T / R / S cannot hold is reported.
 //! - **Rest pose**: the file's bind pose; joints it does not list take the first frame of the
 //!   first take (or the scene's own transforms when there is none). [`RestSource`] says which.
 //! - **Meshes** and **morph weights**: [`super::fbx_mesh`], and per clip the weight of every

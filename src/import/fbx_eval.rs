@@ -1,7 +1,8 @@
 //! The joints' world matrices at one time of a take, composed as ufbx composes them when it
 //! evaluates a whole scene (`ufbxi_update_node` in ufbx.c): each node's local transform is
 //! ufbx's own (`ufbx_evaluate_transform`: every layer, curve, pivot, pre / post rotation and
-//! rotation order), and the chain follows the node's inherit mode. A normal node is
+//! rotation order; or the same sampled from the node's curves, [`super::fbx_curves`]), and
+//! the chain follows the node's inherit mode. A normal node is
 //! `parent world · T·R·S`; a node that does not inherit its parent's scale (segment scale
 //! compensation) or inherits it component-wise is placed under the parent's *unscaled* world
 //! with its scale multiplied by the inherited scale and its translation by the parent's.
