@@ -621,18 +621,18 @@ fn sample_stack(
             .iter()
             .map(|&i| ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32)
             .collect();
-        let first_worlds = || (f == 0).then(|| eval.worlds_at(scene, &stack.anim, joints, t));
+        let locals = eval.locals_at(scene, &stack.anim, joints, t);
         if eval.identity_root
-            && let Some(pose) = plain_pose(&eval, scene, &stack.anim, joints, &parents, t)
+            && let Some(pose) = plain_pose(scene, joints, &parents, &locals)
         {
             return Frame {
                 pose,
                 shear: None,
                 weights,
-                worlds: first_worlds(),
+                worlds: (f == 0).then(|| fbx_eval::TakeEval::worlds(scene, joints, &locals)),
             };
         }
-        let worlds = eval.worlds_at(scene, &stack.anim, joints, t);
+        let worlds = fbx_eval::TakeEval::worlds(scene, joints, &locals);
         let mut pose = vec![Transform::IDENTITY; worlds.len()];
         let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
         let axis = worlds[j]
@@ -710,7 +710,7 @@ fn sample_stack(
     ))
 }
 
-/// The joints' local transforms at `time` as ufbx's own local T / R / S, when the model's
+/// The joints' local transforms (ufbx's, `locals`) as the model's as they are, when the model's
 /// chain of them is exactly ufbx's (the scene root is the identity: `TakeEval::identity_root`):
 /// every joint inherits normally (its world is `parent world · T·R·S`), or its parent's world
 /// and the node it inherits scale from carry no scale at this time (then "no inherit scale"
@@ -719,12 +719,10 @@ fn sample_stack(
 /// world matrices. A local with a mirror (negative scale) is split as the world path splits
 /// it (the mirror on X), so the tracks do not depend on the path.
 fn plain_pose(
-    eval: &fbx_eval::TakeEval,
     scene: &ufbx::Scene,
-    anim: &ufbx::Anim,
     joints: &JointNodes,
     parents: &[Option<usize>],
-    time: f64,
+    locals: &[ufbx::Transform],
 ) -> Option<Vec<Transform>> {
     let n = joints.nodes.len();
     let mut pose = Vec::with_capacity(n);
@@ -732,7 +730,7 @@ fn plain_pose(
     let mut scaled: Vec<bool> = Vec::with_capacity(n);
     for (j, &node_index) in joints.nodes.iter().enumerate() {
         let node = &scene.nodes[node_index];
-        let l = eval.local(anim, j, node, time);
+        let l = &locals[j];
         let parent_scaled = parents[j].is_some_and(|p| scaled[p]);
         if node.inherit_mode != ufbx::InheritMode::Normal {
             let inherit_scaled = node

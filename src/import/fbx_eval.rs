@@ -132,14 +132,29 @@ impl TakeEval {
         }
     }
 
-    /// The world matrix of every joint's node at `time` of `anim` (joints parents first; a
-    /// joint's parent node is its parent joint or the scene root).
-    pub(super) fn worlds_at(
+    /// Every joint's local transform at `time` of `anim`.
+    pub(super) fn locals_at(
         &self,
         scene: &ufbx::Scene,
         anim: &ufbx::Anim,
         joints: &JointNodes,
         time: f64,
+    ) -> Vec<ufbx::Transform> {
+        joints
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(j, &n)| self.local(anim, j, &scene.nodes[n], time))
+            .collect()
+    }
+
+    /// The world matrix of every joint's node from the joints' local transforms (`locals`,
+    /// from [`Self::locals_at`]; joints parents first; a joint's parent node is its parent
+    /// joint or the scene root).
+    pub(super) fn worlds(
+        scene: &ufbx::Scene,
+        joints: &JointNodes,
+        locals: &[ufbx::Transform],
     ) -> Vec<DAffine3> {
         let root_node = &scene.root_node;
         let root = compose(None, root_node, &root_node.local_transform, DVec3::ONE);
@@ -154,7 +169,7 @@ impl TakeEval {
         };
         for (j, &n) in joints.nodes.iter().enumerate() {
             let node = &scene.nodes[n];
-            let local = self.local(anim, j, node, time);
+            let local = &locals[j];
             let parent = node
                 .parent
                 .as_ref()
@@ -164,7 +179,7 @@ impl TakeEval {
                 .as_ref()
                 .and_then(|p| world_of(&out, p.element.typed_id as usize))
                 .map_or(DVec3::ONE, |w| w.inherit_scale);
-            out.push(compose(parent.as_ref(), node, &local, inherited));
+            out.push(compose(parent.as_ref(), node, local, inherited));
         }
         out.into_iter().map(|w| w.world).collect()
     }
