@@ -1,5 +1,5 @@
 //! `skelpack convert IN OUT.glb|.gltf [--unit U] [--force]`: writes any importable file (BVH,
-//! ACL SJSON, glTF) as a new glTF scene: the skeleton as nodes, each clip as a LINEAR
+//! ACL SJSON, glTF, FBX) as a new glTF scene: the skeleton as nodes, each clip as a LINEAR
 //! animation, meshes with their skins when the source has them. A BVH or ACL source is
 //! written in metres, converted from its inferred unit (as `inspect` shows it) or `--unit`
 //! ([`crate::export::metres`]). A `.skp` container is decoded (every frame, at its clip's

@@ -43,11 +43,11 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON, or a .skp container).
+    /// Print the skeleton and clips of files (glTF, BVH, ACL SJSON, FBX, or a .skp container).
     Inspect(inspect::Args),
     /// Compress every clip of one file and write a .skp (or a compressed glTF).
     Compress(compress::Args),
-    /// Convert a BVH, ACL, glTF or .skp file into a new glTF scene (skeleton as nodes, clips as
+    /// Convert a BVH, ACL, glTF, FBX or .skp file into a new glTF scene (skeleton as nodes, clips as
     /// animations).
     Convert(convert::Args),
     /// Regenerate the default character (assets/default_character.glb).

@@ -10,7 +10,7 @@ use crate::app::{StartOptions, run_auto};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The file to open (glTF, BVH, ACL SJSON).
+    /// The file to open (glTF, BVH, ACL SJSON, FBX).
     pub file: PathBuf,
     /// The clip to show (default: the first).
     #[arg(long)]

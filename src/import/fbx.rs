@@ -11,9 +11,11 @@
 //!   (`round((end - begin) · fps) + 1` frames) at the scene's frame rate. Each frame is ufbx's
 //!   own evaluation of the joints' transforms at that time (layers, interpolation,
 //!   extrapolation, pivots, pre/post rotation, rotation order), chained by their inherit
-//!   modes as ufbx chains them ([`super::fbx_eval`]); each joint's local T / R / S is derived
-//!   from the world matrices ([`super::fbx_local`]), so world positions are exact and any
-//!   shear T / R / S cannot hold is reported.
+//!   modes as ufbx chains them ([`super::fbx_eval`]; a node's curves sampled directly where
+//!   that is all ufbx would read: [`super::fbx_curves`]). Where the model's `parent · T·R·S`
+//!   chain is ufbx's, the locals are ufbx's own T / R / S; elsewhere each joint's local is
+//!   derived from the world matrices ([`super::fbx_local`]), so world positions are exact and
+//!   any shear T / R / S cannot hold is reported.
 //! - **Rest pose**: the file's bind pose; joints it does not list take the first frame of the
 //!   first take (or the scene's own transforms when there is none). [`RestSource`] says which.
 //! - **Meshes** and **morph weights**: [`super::fbx_mesh`], and per clip the weight of every
@@ -604,16 +606,33 @@ fn sample_stack(
         })
         .collect();
     let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
-    let animated = fbx_eval::animated_joints(scene, stack, joints);
+    let eval = fbx_eval::TakeEval::new(scene, stack, joints);
     // Frames are independent: evaluated in parallel when there is enough work to pay for
     // the threads (ufbx evaluates a loaded scene from any number of threads; `SceneRoot` is
     // `Sync`), assembled in order. Each frame is ufbx's evaluation of the joints' chain
-    // ([`fbx_eval`]).
+    // ([`fbx_eval`]); where the joints chain as `parent world · T·R·S`, their local
+    // transforms are ufbx's local T / R / S as they are ([`plain_pose`]), otherwise they are
+    // derived from the world matrices.
     let frame = |f: usize| {
         let scene: &ufbx::Scene = root;
         let stack = &scene.anim_stacks[stack_index];
         let t = t0 + f as f64 / fps;
-        let worlds = fbx_eval::joint_worlds_at(scene, &stack.anim, joints, &animated, t);
+        let weights = keyed_blends
+            .iter()
+            .map(|&i| ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32)
+            .collect();
+        let locals = eval.locals_at(scene, &stack.anim, joints, t);
+        if eval.identity_root
+            && let Some(pose) = plain_pose(scene, joints, &parents, &locals)
+        {
+            return Frame {
+                pose,
+                shear: None,
+                weights,
+                worlds: (f == 0).then(|| fbx_eval::TakeEval::worlds(scene, joints, &locals)),
+            };
+        }
+        let worlds = fbx_eval::TakeEval::worlds(scene, joints, &locals);
         let mut pose = vec![Transform::IDENTITY; worlds.len()];
         let (dev, j) = locals_from_worlds(&parents, &worlds, &mut pose);
         let axis = worlds[j]
@@ -622,10 +641,6 @@ fn sample_stack(
             .iter()
             .fold(0.0f64, |m, v| m.max(v.abs()));
         let shear = (dev > SHEAR_EPSILON * axis.max(1e-12)).then_some((dev, j));
-        let weights = keyed_blends
-            .iter()
-            .map(|&i| ufbx::evaluate_blend_weight(&stack.anim, &scene.blend_channels[i], t) as f32)
-            .collect();
         Frame {
             pose,
             shear,
@@ -693,6 +708,59 @@ fn sample_stack(
         },
         first,
     ))
+}
+
+/// The joints' local transforms (ufbx's, `locals`) as the model's as they are, when the model's
+/// chain of them is exactly ufbx's (the scene root is the identity: `TakeEval::identity_root`):
+/// every joint inherits normally (its world is `parent world · T·R·S`), or its parent's world
+/// and the node it inherits scale from carry no scale at this time (then "no inherit scale"
+/// and component-wise scale change nothing). No world matrix is built or decomposed. `None`
+/// when a joint inherits otherwise under a scaled parent: the frame is then derived from the
+/// world matrices. A local with a mirror (negative scale) is split as the world path splits
+/// it (the mirror on X), so the tracks do not depend on the path.
+fn plain_pose(
+    scene: &ufbx::Scene,
+    joints: &JointNodes,
+    parents: &[Option<usize>],
+    locals: &[ufbx::Transform],
+) -> Option<Vec<Transform>> {
+    let n = joints.nodes.len();
+    let mut pose = Vec::with_capacity(n);
+    // Per joint: its world carries a scale (its own or an ancestor's) other than 1.
+    let mut scaled: Vec<bool> = Vec::with_capacity(n);
+    for (j, &node_index) in joints.nodes.iter().enumerate() {
+        let node = &scene.nodes[node_index];
+        let l = &locals[j];
+        let parent_scaled = parents[j].is_some_and(|p| scaled[p]);
+        if node.inherit_mode != ufbx::InheritMode::Normal {
+            let inherit_scaled = node
+                .inherit_scale_node
+                .as_ref()
+                .and_then(|p| joints.joint_of_node[p.typed_id()])
+                .is_some_and(|k| scaled[k]);
+            if parent_scaled || inherit_scaled {
+                return None;
+            }
+        }
+        let (t, r, s) = (l.translation, l.rotation, l.scale);
+        let s = DVec3::new(s.x, s.y, s.z);
+        scaled.push(parent_scaled || s != DVec3::ONE);
+        let translation = glam::Vec3::new(t.x as f32, t.y as f32, t.z as f32);
+        pose.push(if s.min_element() >= 0.0 {
+            Transform::new(
+                translation,
+                glam::Quat::from_xyzw(r.x as f32, r.y as f32, r.z as f32, r.w as f32).normalize(),
+                s.as_vec3(),
+            )
+        } else {
+            let q = glam::DQuat::from_xyzw(r.x, r.y, r.z, r.w);
+            let (q, s) = fbx_local::rotation_scale(
+                glam::DMat3::from_quat(q) * glam::DMat3::from_diagonal(s),
+            );
+            Transform::new(translation, q.as_quat().normalize(), s.as_vec3())
+        });
+    }
+    Some(pose)
 }
 
 /// Flips each rotation into the hemisphere of the previous frame's (q and -q are the same

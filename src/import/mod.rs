@@ -8,6 +8,7 @@ mod acl_sjson;
 mod bvh;
 pub mod extras;
 pub mod fbx;
+mod fbx_curves;
 mod fbx_eval;
 mod fbx_local;
 mod fbx_mesh;
