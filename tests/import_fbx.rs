@@ -139,7 +139,9 @@ fn declared_facts_as_the_readme_lists_them() {
         assert_eq!(m.weights.len(), a.clips[0].frame_count);
         assert!(m.max > m.min, "{}: an animated weight", m.name);
     }
-    assert_eq!(a.clips[0].morph_weight_channels, morphs.len());
+    // One weights channel (scalar track) for the cube's mesh, one weight per blend channel.
+    assert_eq!(a.clips[0].morph_weight_channels, 1);
+    assert_eq!(a.clips[0].scalar_tracks[0].targets, morphs.len());
 }
 
 /// The character's height (or, for a single node, its extent), at least 1 cm.

@@ -16,8 +16,9 @@
 //!   shear T / R / S cannot hold is reported.
 //! - **Rest pose**: the file's bind pose; joints it does not list take the first frame of the
 //!   first take (or the scene's own transforms when there is none). [`RestSource`] says which.
-//! - **Meshes** and **morph weights**: [`super::fbx_mesh`], and per clip the weight of every
-//!   keyed blend channel at every frame ([`MorphTrack`]).
+//! - **Meshes** and **morph weights**: [`super::fbx_mesh`]; blend shapes as the meshes' morph
+//!   targets and their weights as the clips' scalar tracks ([`super::fbx_morph`]); per clip
+//!   the weight of every keyed blend channel at every frame ([`MorphTrack`], for `inspect`).
 //! - **Hostile files**: ufbx's allocators are bounded by the file's size
 //!   ([`memory_limit`]); every clip's size by [`super::check_dense_size`].
 
@@ -423,6 +424,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     )
     .map_err(err)?;
     let mut clips = Vec::new();
+    let mut stacks = Vec::new();
     let mut first_frame_worlds: Option<Vec<DAffine3>> = None;
     for (stack_index, stack) in scene.anim_stacks.iter().enumerate() {
         let name = stack.element.name.to_string();
@@ -441,6 +443,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
         .map_err(err)?;
         first_frame_worlds.get_or_insert(worlds0);
         clips.push(clip);
+        stacks.push(stack_index);
         info.clips.push(fbx_clip);
     }
     for t in &info.empty_takes {
@@ -493,6 +496,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     skeleton.sockets =
         super::fbx_sockets::find_sockets(&scene, &joints, &skeleton, &animated_nodes(&scene));
     let meshes = fbx_mesh::import_meshes(&scene, &skeleton, &joints, &mut warnings);
+    super::fbx_morph::attach_tracks(&scene, &stacks, &mut clips, &skeleton, &meshes);
     Ok(((skeleton, clips, meshes, None, warnings), info))
 }
 
@@ -668,7 +672,6 @@ fn sample_stack(
             first = w;
         }
     }
-    clip.morph_weight_channels = morphs.len();
     make_continuous(&mut clip);
     let layers = stack
         .layers
