@@ -58,6 +58,10 @@ pub struct FbxInfo {
     /// One entry per imported clip, in the asset's clip order (shown per clip by `inspect`).
     #[serde(skip)]
     pub clips: Vec<FbxClip>,
+    /// The clips made of additive layers ([`super::fbx_layers`]): each with its mode and
+    /// base, what the settings apply unless the sidecar says otherwise.
+    #[serde(skip)]
+    pub additive_layers: Vec<(String, crate::model::playback::Additive)>,
 }
 
 /// An FBX axis system as declared.
@@ -397,6 +401,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
         blend_channels: scene.blend_channels.len(),
         worst_shear: None,
         clips: Vec::new(),
+        additive_layers: Vec::new(),
     };
     let names: Vec<String> = joints
         .nodes
@@ -445,6 +450,27 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
         clips.push(clip);
         stacks.push(stack_index);
         info.clips.push(fbx_clip);
+    }
+    // Additive layers as base + additive clip pairs, after every take's own clip.
+    for (ci, &stack_index) in stacks.iter().enumerate() {
+        let layered = super::fbx_layers::layer_clips(
+            &scene,
+            stack_index,
+            &clips[ci],
+            &provisional,
+            &joints,
+        )
+        .map_err(err)?;
+        for clip in &layered.clips {
+            info.clips.push(FbxClip {
+                name: clip.name.clone(),
+                morphs: Vec::new(),
+                frames: clip.frame_count,
+                ..info.clips[ci].clone()
+            });
+        }
+        clips.extend(layered.clips);
+        info.additive_layers.extend(layered.additive);
     }
     for t in &info.empty_takes {
         warnings.push(format!("take '{t}' has no keys: no clip is made of it"));
@@ -521,7 +547,7 @@ pub(super) fn joint_worlds(scene: &ufbx::Scene, joints: &JointNodes) -> Vec<DAff
 
 /// Local transforms from world matrices, each relative to the model's own parent world;
 /// returns the worst axis deviation and its joint.
-fn locals_from_worlds(
+pub(super) fn locals_from_worlds(
     parents: &[Option<usize>],
     worlds: &[DAffine3],
     out: &mut [Transform],
@@ -700,7 +726,7 @@ fn sample_stack(
 
 /// Flips each rotation into the hemisphere of the previous frame's (q and -q are the same
 /// rotation; a decomposition picks either), so the tracks are continuous curves.
-fn make_continuous(clip: &mut Clip) {
+pub(super) fn make_continuous(clip: &mut Clip) {
     for t in &mut clip.tracks {
         for f in 1..t.rotations.len() {
             if t.rotations[f].dot(t.rotations[f - 1]) < 0.0 {

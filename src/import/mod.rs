@@ -9,6 +9,7 @@ mod bvh;
 pub mod extras;
 pub mod fbx;
 mod fbx_eval;
+mod fbx_layers;
 mod fbx_local;
 mod fbx_mesh;
 pub mod fbx_morph;
@@ -255,6 +256,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         }
         SourceFormat::Fbx => {
             let (imported, info) = fbx::import(path, bytes)?;
+            source_additive.extend(info.additive_layers.iter().cloned());
             fbx_info = Some(info);
             imported
         }
