@@ -60,10 +60,9 @@ fn levers(skeleton: &Skeleton, offset: f64) -> Vec<f64> {
     local_to_object_f64(skeleton, &skeleton.rest_pose(), &mut rest);
     rest.iter()
         .map(|m| {
-            let s = (m.matrix3.x_axis.length()
-                + m.matrix3.y_axis.length()
-                + m.matrix3.z_axis.length())
-                / 3.0;
+            let s =
+                (m.matrix3.x_axis.length() + m.matrix3.y_axis.length() + m.matrix3.z_axis.length())
+                    / 3.0;
             offset / s
         })
         .collect()
@@ -78,7 +77,12 @@ fn objects(skeleton: &Skeleton, locals: &[JointPose]) -> Vec<DAffine3> {
 }
 
 /// ufbx's world frame of every joint (by its node) at time `t` of `anim`.
-fn ufbx_worlds(scene: &ufbx::Scene, anim: &ufbx::Anim, skeleton: &Skeleton, t: f64) -> Vec<DAffine3> {
+fn ufbx_worlds(
+    scene: &ufbx::Scene,
+    anim: &ufbx::Anim,
+    skeleton: &Skeleton,
+    t: f64,
+) -> Vec<DAffine3> {
     let eval = ufbx::evaluate_scene(scene, anim, t, Default::default()).unwrap();
     skeleton
         .joints

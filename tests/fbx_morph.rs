@@ -31,7 +31,11 @@ fn corner_vertices(mesh: &ufbx::Mesh) -> Vec<usize> {
     let mut tri = vec![0u32; mesh.max_face_triangles * 3];
     for &face in mesh.faces.iter() {
         let n = mesh.triangulate_face(&mut tri, face) as usize;
-        out.extend(tri[..n * 3].iter().map(|&ix| mesh.vertex_indices[ix as usize] as usize));
+        out.extend(
+            tri[..n * 3]
+                .iter()
+                .map(|&ix| mesh.vertex_indices[ix as usize] as usize),
+        );
     }
     out
 }
@@ -209,11 +213,17 @@ fn skp_scalar_tracks_decode_within_tolerance_and_are_smaller() {
         // 0.1 mm (the acl preset's), then 1 mm.
         let (kept, source, stored, raw) = skp_round_trip(&fbx_path(file), dir.path(), "0.1");
         eprintln!("{file} at 0.1 mm: {kept} of {source} keys, {stored} bytes of {raw}");
-        assert!(stored < raw, "{file}: {stored} bytes stored, {raw} as floats");
+        assert!(
+            stored < raw,
+            "{file}: {stored} bytes stored, {raw} as floats"
+        );
         let (kept, source, stored, raw) = skp_round_trip(&fbx_path(file), dir.path(), "1");
         eprintln!("{file} at 1 mm: {kept} of {source} keys, {stored} bytes of {raw}");
         assert!(kept * 2 < source, "{file}: {kept} of {source} keys kept");
-        assert!(stored * 2 < raw, "{file}: {stored} bytes stored, {raw} as floats");
+        assert!(
+            stored * 2 < raw,
+            "{file}: {stored} bytes stored, {raw} as floats"
+        );
     }
 }
 
@@ -257,7 +267,10 @@ fn converted_and_compressed_glb_play_their_morphs_in_three_js_within_tolerance()
                 // The glTF's bound (from the targets' min / max) is at least the model's
                 // (its largest offset's length).
                 for (r, s) in x.reach.iter().zip(&y.reach) {
-                    assert!(*s >= *r * 0.999, "{file}: reach {r} in the model, {s} in glTF");
+                    assert!(
+                        *s >= *r * 0.999,
+                        "{file}: reach {r} in the model, {s} in glTF"
+                    );
                 }
             }
         }
@@ -288,4 +301,3 @@ fn converted_and_compressed_glb_play_their_morphs_in_three_js_within_tolerance()
         }
     }
 }
-

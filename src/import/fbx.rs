@@ -453,14 +453,9 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     }
     // Additive layers as base + additive clip pairs, after every take's own clip.
     for (ci, &stack_index) in stacks.iter().enumerate() {
-        let layered = super::fbx_layers::layer_clips(
-            &scene,
-            stack_index,
-            &clips[ci],
-            &provisional,
-            &joints,
-        )
-        .map_err(err)?;
+        let layered =
+            super::fbx_layers::layer_clips(&scene, stack_index, &clips[ci], &provisional, &joints)
+                .map_err(err)?;
         for clip in &layered.clips {
             info.clips.push(FbxClip {
                 name: clip.name.clone(),

@@ -109,7 +109,12 @@ fn sample(
             ..Default::default()
         },
     )
-    .map_err(|e| format!("take '{}': layers not evaluable: {}", full.name, e.description))?;
+    .map_err(|e| {
+        format!(
+            "take '{}': layers not evaluable: {}",
+            full.name, e.description
+        )
+    })?;
     let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
     let every = vec![true; joints.nodes.len()];
     let mut clip = Clip::rest(name, skeleton, full.sample_rate, full.frame_count);
