@@ -114,10 +114,11 @@ pub fn effective_weights(weight: f64, target_weights: &[f64]) -> Vec<f64> {
         if let Some(l) = last_negative {
             prev = Some(l);
         }
-        for i in last_negative.map_or(0, |l| l + 1)..n {
+        let first = last_negative.map_or(0, |l| l + 1);
+        for (i, &w) in target_weights.iter().enumerate().skip(first) {
             prev = next;
             next = Some(i);
-            if target_weights[i] > weight {
+            if w > weight {
                 break;
             }
         }
@@ -127,10 +128,10 @@ pub fn effective_weights(weight: f64, target_weights: &[f64]) -> Vec<f64> {
             prev = Some(first_positive);
         }
         if let Some(l) = last_negative {
-            for i in (0..=l).rev() {
+            for (i, &w) in target_weights.iter().enumerate().take(l + 1).rev() {
                 prev = next;
                 next = Some(i);
-                if target_weights[i] < weight {
+                if w < weight {
                     break;
                 }
             }
