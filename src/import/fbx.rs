@@ -518,6 +518,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
         super::fbx_sockets::find_sockets(&scene, &joints, &skeleton, &animated_nodes(&scene));
     let meshes = fbx_mesh::import_meshes(&scene, &skeleton, &joints, &mut warnings);
     super::fbx_morph::attach_tracks(&scene, &stacks, &mut clips, &skeleton, &meshes);
+    super::fbx_props::attach_tracks(&scene, &stacks, &mut clips);
     Ok(((skeleton, clips, meshes, None, warnings), info))
 }
 

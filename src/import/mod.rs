@@ -13,6 +13,7 @@ mod fbx_layers;
 mod fbx_local;
 mod fbx_mesh;
 pub mod fbx_morph;
+mod fbx_props;
 mod fbx_sockets;
 mod gltf;
 mod gltf_check;
