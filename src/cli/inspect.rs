@@ -103,7 +103,7 @@ struct ClipInfo {
     frames: usize,
     start_time: f32,
     morph_weight_channels: usize,
-    /// Scalar tracks: the morph-weight channels (as `morph_weight_channels`).
+    /// Scalar tracks: the morph-weight channels and custom property curves.
     scalar_tracks: usize,
     /// Sockets measured with their joints (non-joint nodes hanging from joints).
     sockets: usize,
@@ -162,7 +162,7 @@ fn describe(asset: &Asset, sidecar: &Settings) -> FileInfo {
                 frames: clip.frame_count,
                 start_time: clip.start_time,
                 morph_weight_channels: clip.morph_weight_channels,
-                scalar_tracks: clip.morph_weight_channels,
+                scalar_tracks: clip.scalar_tracks.len(),
                 sockets: resolved.limits.socket_count(),
                 source_channels: clip
                     .tracks

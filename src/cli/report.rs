@@ -211,7 +211,7 @@ fn process(
                 tolerance: resolved.limits.tolerance[first],
                 marker_offset: resolved.limits.marker_offset[first],
                 report: out.report,
-                scalar_tracks: clip.morph_weight_channels,
+                scalar_tracks: clip.scalar_tracks.len(),
                 sockets,
                 worst_socket,
                 cached,

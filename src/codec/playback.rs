@@ -287,17 +287,25 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
     }
 }
 
-/// The clip's morph-target weights compressed under the first deforming joint's distance
-/// tolerance (what the glTF export holds them to).
+/// The clip's scalar tracks compressed: morph-target weights under the first deforming
+/// joint's distance tolerance (what the glTF export holds them to); values that move no
+/// geometry (custom properties) under the track's `[curves."NAME"] tolerance`, else
+/// `weight_tolerance`.
 fn scalar_tracks(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Vec<StoredScalarTrack> {
     let first = skeleton.deforming_joints().next().unwrap_or(0);
-    let limits = super::scalar::ScalarLimits {
-        tolerance: settings.limits.tolerance.get(first).copied().unwrap_or(0.0),
-        weight_tolerance: settings.weight_tolerance,
-    };
     clip.scalar_tracks
         .iter()
-        .map(|t| super::scalar::compress(t, limits))
+        .map(|t| {
+            let limits = super::scalar::ScalarLimits {
+                tolerance: settings.limits.tolerance.get(first).copied().unwrap_or(0.0),
+                weight_tolerance: settings
+                    .curve_tolerances
+                    .get(&t.name)
+                    .copied()
+                    .unwrap_or(settings.weight_tolerance),
+            };
+            super::scalar::compress(t, limits)
+        })
         .collect()
 }
 

@@ -192,6 +192,24 @@ impl Allowed {
     fn holds(&self, (d, ok): (f64, bool)) -> bool {
         ok && d <= self.tolerance
     }
+
+    /// How far a difference of `delta` per target is over the limits, as the larger of the
+    /// displacement over the tolerance and the largest weight change without geometry over
+    /// the weight tolerance: which key of a segment is worst (for a curve without geometry
+    /// too, not merely the first one over).
+    fn excess(&self, delta: impl Iterator<Item = f64>) -> f64 {
+        let ratio = |x: f64, t: f64| if t > 0.0 { x / t } else { x * 1e12 };
+        let mut d = 0.0;
+        let mut w: f64 = 0.0;
+        for (x, &r) in delta.zip(&self.reach) {
+            if r > 0.0 {
+                d += x.abs() * r;
+            } else {
+                w = w.max(x.abs());
+            }
+        }
+        ratio(d, self.tolerance).max(ratio(w, self.weight_tolerance))
+    }
 }
 
 /// Greedy key reduction of `source` stored as `written` (the same keys, values as they will
@@ -220,7 +238,9 @@ pub(crate) fn reduce(source: &Curve, written: &Curve, allowed: &Allowed) -> Vec<
                     (0..targets).map(|k| written.between(a, b, t, k) - source.at_key(i, k)),
                 );
                 if !allowed.holds(e) {
-                    let score = if e.1 { e.0 } else { f64::INFINITY };
+                    let score = allowed.excess(
+                        (0..targets).map(|k| written.between(a, b, t, k) - source.at_key(i, k)),
+                    );
                     if worst.is_none_or(|(_, s)| score > s) {
                         worst = Some((i, score));
                     }

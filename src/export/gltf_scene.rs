@@ -37,11 +37,19 @@ pub fn scene_to_gltf(
     let mut roots: Vec<usize> = (0..skeleton.len())
         .filter(|&i| skeleton.joints[i].parent.is_none())
         .collect();
-    roots.extend(write_meshes(&mut doc, skeleton, meshes));
+    let mesh_nodes = write_meshes(&mut doc, skeleton, meshes);
+    roots.extend(&mesh_nodes);
     doc.push("scenes", json!({ "nodes": roots }));
     doc.json["scene"] = json!(0);
+    // Scalar tracks drive the morph targets of the mesh node named as them.
+    let morph_nodes: Vec<(&str, usize, usize)> = meshes
+        .iter()
+        .zip(&mesh_nodes)
+        .filter(|(m, _)| !m.morph_targets.is_empty())
+        .map(|(m, &n)| (m.name.as_str(), n, m.morph_targets.len()))
+        .collect();
     for clip in clips {
-        write_clip(&mut doc, skeleton, clip);
+        write_clip(&mut doc, skeleton, clip, &morph_nodes);
     }
     Ok(doc)
 }
@@ -251,17 +259,34 @@ fn push_mesh(doc: &mut GltfDoc, mesh: &SkinnedMesh, slot: &[u16], material: usiz
     } else {
         doc.push_u32(&mesh.indices, "SCALAR", Some(target::ELEMENT_ARRAY_BUFFER))
     };
-    doc.push(
-        "meshes",
-        json!({
-            "name": mesh.name,
-            "primitives": [ {
-                "attributes": attributes,
-                "indices": indices,
-                "material": material,
-            } ],
-        }),
-    )
+    let mut primitive = json!({
+        "attributes": attributes,
+        "indices": indices,
+        "material": material,
+    });
+    let mut out = json!({ "name": mesh.name });
+    if !mesh.morph_targets.is_empty() {
+        let targets: Vec<Value> = mesh
+            .morph_targets
+            .iter()
+            .map(|t| {
+                let acc = doc.push_f32(
+                    &flat3(&t.offsets),
+                    3,
+                    "VEC3",
+                    true,
+                    Some(target::ARRAY_BUFFER),
+                );
+                json!({ "POSITION": acc })
+            })
+            .collect();
+        primitive["targets"] = json!(targets);
+        out["weights"] = json!(vec![0.0; targets.len()]);
+        let names: Vec<&str> = mesh.morph_targets.iter().map(|t| t.name.as_str()).collect();
+        out["extras"] = json!({ "targetNames": names });
+    }
+    out["primitives"] = json!([primitive]);
+    doc.push("meshes", out)
 }
 
 /// Which of a joint's tracks a clip writes: those the source had, and any that leave rest.
@@ -280,7 +305,14 @@ pub fn frame_times(clip: &Clip) -> Vec<f32> {
         .collect()
 }
 
-fn write_clip(doc: &mut GltfDoc, skeleton: &Skeleton, clip: &Clip) {
+/// Writes a clip as an animation; its scalar tracks drive the morph targets of the mesh
+/// nodes in `morph_nodes` (name, node, targets) named as them.
+fn write_clip(
+    doc: &mut GltfDoc,
+    skeleton: &Skeleton,
+    clip: &Clip,
+    morph_nodes: &[(&str, usize, usize)],
+) {
     let times = frame_times(clip);
     let input = doc.push_f32(&times, 1, "SCALAR", true, None);
     let mut samplers = Vec::new();
@@ -323,6 +355,26 @@ fn write_clip(doc: &mut GltfDoc, skeleton: &Skeleton, clip: &Clip) {
             .flat_map(|q| q.to_array())
             .collect();
         add(doc, 0, "rotation", v, 4);
+    }
+    for track in &clip.scalar_tracks {
+        let Some(&(_, node, _)) = morph_nodes
+            .iter()
+            .find(|(name, _, n)| *name == track.name && *n == track.targets)
+        else {
+            continue;
+        };
+        let times: Vec<f32> = track
+            .times
+            .iter()
+            .map(|&t| (clip.start_time as f64 + t as f64) as f32)
+            .collect();
+        let input = doc.push_f32(&times, 1, "SCALAR", true, None);
+        let output = doc.push_f32(&track.values, 1, "SCALAR", false, None);
+        channels.push(json!({
+            "sampler": samplers.len(),
+            "target": { "node": node, "path": "weights" },
+        }));
+        samplers.push(json!({ "input": input, "output": output, "interpolation": "LINEAR" }));
     }
     doc.push(
         "animations",

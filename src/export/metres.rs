@@ -40,6 +40,13 @@ pub fn in_metres(asset: &Asset, unit: LengthUnit) -> Asset {
         socket.offset.translation *= k as f64;
     }
     for clip in out.clips.iter_mut() {
+        for r in clip
+            .scalar_tracks
+            .iter_mut()
+            .flat_map(|s| s.reach.iter_mut())
+        {
+            *r *= k;
+        }
         for tracks in clip.tracks.iter_mut() {
             for t in tracks.translations.iter_mut() {
                 *t *= k;
@@ -49,6 +56,13 @@ pub fn in_metres(asset: &Asset, unit: LengthUnit) -> Asset {
     for mesh in out.meshes.iter_mut() {
         for p in mesh.positions.iter_mut() {
             *p *= k;
+        }
+        for o in mesh
+            .morph_targets
+            .iter_mut()
+            .flat_map(|t| t.offsets.iter_mut())
+        {
+            *o *= k;
         }
         // Scaling the whole scene by K maps a bind matrix M to K M K^-1: only the
         // translation column changes.

@@ -86,7 +86,7 @@ fn mesh_scale(doc: &GltfDoc, node: usize) -> Option<f64> {
         .map(|j| j.as_u64().map(|j| j as usize))
         .collect::<Option<_>>()?;
     let ibm = match skin.get("inverseBindMatrices").and_then(Value::as_u64) {
-        Some(ai) => doc.f32_components(ai as usize)?,
+        Some(ai) => mat4_floats(doc, ai as usize)?,
         None => Vec::new(),
     };
     let mut worst: f64 = 0.0;
@@ -100,6 +100,35 @@ fn mesh_scale(doc: &GltfDoc, node: usize) -> Option<f64> {
         worst = worst.max(chain(j) * inverse);
     }
     Some(worst)
+}
+
+/// The floats of a MAT4 float accessor (inverse bind matrices), 16 per matrix, column major.
+fn mat4_floats(doc: &GltfDoc, ai: usize) -> Option<Vec<f32>> {
+    let a = doc.array("accessors").get(ai)?;
+    if a.get("componentType")?.as_u64()? != 5126
+        || a.get("type")?.as_str()? != "MAT4"
+        || a.get("sparse").is_some()
+    {
+        return None;
+    }
+    let count = a.get("count")?.as_u64()? as usize;
+    let view = doc
+        .array("bufferViews")
+        .get(a.get("bufferView")?.as_u64()? as usize)?;
+    let data = doc.buffers.get(view.get("buffer")?.as_u64()? as usize)?;
+    let stride = view.get("byteStride").and_then(Value::as_u64).unwrap_or(64) as usize;
+    let start = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize
+        + a.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let mut out = Vec::with_capacity(count.min(1 << 20) * 16);
+    for i in 0..count {
+        let at = start.checked_add(i.checked_mul(stride)?)?;
+        let m = data.get(at..at.checked_add(64)?)?;
+        out.extend(
+            m.chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        );
+    }
+    Some(out)
 }
 
 /// A node's largest scale: its TRS scale's largest component, or a bound from its matrix.

@@ -18,8 +18,9 @@
 //!   any shear T / R / S cannot hold is reported.
 //! - **Rest pose**: the file's bind pose; joints it does not list take the first frame of the
 //!   first take (or the scene's own transforms when there is none). [`RestSource`] says which.
-//! - **Meshes** and **morph weights**: [`super::fbx_mesh`], and per clip the weight of every
-//!   keyed blend channel at every frame ([`MorphTrack`]).
+//! - **Meshes** and **morph weights**: [`super::fbx_mesh`]; blend shapes as the meshes' morph
+//!   targets and their weights as the clips' scalar tracks ([`super::fbx_morph`]); per clip
+//!   the weight of every keyed blend channel at every frame ([`MorphTrack`], for `inspect`).
 //! - **Hostile files**: ufbx's allocators are bounded by the file's size
 //!   ([`memory_limit`]); every clip's size by [`super::check_dense_size`].
 
@@ -59,6 +60,10 @@ pub struct FbxInfo {
     /// One entry per imported clip, in the asset's clip order (shown per clip by `inspect`).
     #[serde(skip)]
     pub clips: Vec<FbxClip>,
+    /// The clips made of additive layers ([`super::fbx_layers`]): each with its mode and
+    /// base, what the settings apply unless the sidecar says otherwise.
+    #[serde(skip)]
+    pub additive_layers: Vec<(String, crate::model::playback::Additive)>,
 }
 
 /// An FBX axis system as declared.
@@ -398,6 +403,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
         blend_channels: scene.blend_channels.len(),
         worst_shear: None,
         clips: Vec::new(),
+        additive_layers: Vec::new(),
     };
     let names: Vec<String> = joints
         .nodes
@@ -425,6 +431,7 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     )
     .map_err(err)?;
     let mut clips = Vec::new();
+    let mut stacks = Vec::new();
     let mut first_frame_worlds: Option<Vec<DAffine3>> = None;
     for (stack_index, stack) in scene.anim_stacks.iter().enumerate() {
         let name = stack.element.name.to_string();
@@ -443,7 +450,24 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
         .map_err(err)?;
         first_frame_worlds.get_or_insert(worlds0);
         clips.push(clip);
+        stacks.push(stack_index);
         info.clips.push(fbx_clip);
+    }
+    // Additive layers as base + additive clip pairs, after every take's own clip.
+    for (ci, &stack_index) in stacks.iter().enumerate() {
+        let layered =
+            super::fbx_layers::layer_clips(&scene, stack_index, &clips[ci], &provisional, &joints)
+                .map_err(err)?;
+        for clip in &layered.clips {
+            info.clips.push(FbxClip {
+                name: clip.name.clone(),
+                morphs: Vec::new(),
+                frames: clip.frame_count,
+                ..info.clips[ci].clone()
+            });
+        }
+        clips.extend(layered.clips);
+        info.additive_layers.extend(layered.additive);
     }
     for t in &info.empty_takes {
         warnings.push(format!("take '{t}' has no keys: no clip is made of it"));
@@ -495,6 +519,8 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<(Imported, FbxInfo), I
     skeleton.sockets =
         super::fbx_sockets::find_sockets(&scene, &joints, &skeleton, &animated_nodes(&scene));
     let meshes = fbx_mesh::import_meshes(&scene, &skeleton, &joints, &mut warnings);
+    super::fbx_morph::attach_tracks(&scene, &stacks, &mut clips, &skeleton, &meshes);
+    super::fbx_props::attach_tracks(&scene, &stacks, &mut clips);
     Ok(((skeleton, clips, meshes, None, warnings), info))
 }
 
@@ -519,7 +545,7 @@ pub(super) fn joint_worlds(scene: &ufbx::Scene, joints: &JointNodes) -> Vec<DAff
 
 /// Local transforms from world matrices, each relative to the model's own parent world;
 /// returns the worst axis deviation and its joint.
-fn locals_from_worlds(
+pub(super) fn locals_from_worlds(
     parents: &[Option<usize>],
     worlds: &[DAffine3],
     out: &mut [Transform],
@@ -683,7 +709,6 @@ fn sample_stack(
             first = w;
         }
     }
-    clip.morph_weight_channels = morphs.len();
     make_continuous(&mut clip);
     let layers = stack
         .layers
@@ -765,7 +790,7 @@ fn plain_pose(
 
 /// Flips each rotation into the hemisphere of the previous frame's (q and -q are the same
 /// rotation; a decomposition picks either), so the tracks are continuous curves.
-fn make_continuous(clip: &mut Clip) {
+pub(super) fn make_continuous(clip: &mut Clip) {
     for t in &mut clip.tracks {
         for f in 1..t.rotations.len() {
             if t.rotations[f].dot(t.rotations[f - 1]) < 0.0 {

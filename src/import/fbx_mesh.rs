@@ -85,7 +85,8 @@ pub(super) fn import_meshes(
         } else {
             mesh.element.name.to_string()
         };
-        if let Some(m) = triangulate(mesh, &binding, name, inverse_bind, base_color(node)) {
+        if let Some(mut m) = triangulate(mesh, &binding, name, inverse_bind, base_color(node)) {
+            m.morph_targets = super::fbx_morph::mesh_targets(scene, mesh, m.positions.len());
             out.push(m);
         }
     }
@@ -144,6 +145,7 @@ fn triangulate(
         indices: Vec::with_capacity(corners),
         inverse_bind,
         base_color,
+        morph_targets: Vec::new(),
     };
     let mut tri = vec![0u32; mesh.max_face_triangles.saturating_mul(3)];
     for &face in mesh.faces.iter() {

@@ -613,5 +613,6 @@ fn read_primitive(
         indices,
         inverse_bind: inverse_bind.clone(),
         base_color: c,
+        morph_targets: Vec::new(),
     }))
 }

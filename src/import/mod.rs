@@ -10,8 +10,11 @@ pub mod extras;
 pub mod fbx;
 mod fbx_curves;
 mod fbx_eval;
+mod fbx_layers;
 mod fbx_local;
 mod fbx_mesh;
+pub mod fbx_morph;
+mod fbx_props;
 mod fbx_sockets;
 mod gltf;
 mod gltf_check;
@@ -76,6 +79,20 @@ pub struct SkinnedMesh {
     /// Per skeleton joint: the inverse bind matrix, identity where the skin does not list it.
     pub inverse_bind: Vec<Mat4>,
     pub base_color: [f32; 4],
+    /// Morph targets (blend shapes): per target, an offset per vertex added at full weight
+    /// before skinning. The clips' scalar track named as the mesh drives their weights.
+    pub morph_targets: Vec<MorphTarget>,
+}
+
+/// One morph target of a [`SkinnedMesh`].
+#[derive(Clone, Debug, Default)]
+pub struct MorphTarget {
+    pub name: String,
+    /// Per vertex of the mesh, its position offset at weight 1 (the mesh's space).
+    pub offsets: Vec<Vec3>,
+    /// What drives it in the source, for the importer's own bookkeeping (FBX: the blend
+    /// channel's index in the scene and the in-between shape's index in that channel).
+    pub source: Option<(usize, usize)>,
 }
 
 /// Everything an importer produces.
@@ -241,6 +258,7 @@ pub fn load_bytes(path: &Path, bytes: &[u8]) -> Result<Asset, ImportError> {
         }
         SourceFormat::Fbx => {
             let (imported, info) = fbx::import(path, bytes)?;
+            source_additive.extend(info.additive_layers.iter().cloned());
             fbx_info = Some(info);
             imported
         }

@@ -1,11 +1,12 @@
-//! Scalar tracks: a mesh's morph-target weights over a clip, as the source keys them
+//! Scalar tracks: a mesh's morph-target weights (or, from FBX, a node's custom property
+//! curve: one value, no geometry) over a clip, as the source keys them
 //! ([`ScalarTrack`]) and as a `.skp` stores them after compression ([`StoredScalarTrack`],
 //! docs/FORMAT.md record 5).
 
 /// A source curve of `targets` weights per key, linear between its keys.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ScalarTrack {
-    /// The node whose mesh the weights drive.
+    /// The node whose mesh the weights drive (a property curve: `NODE.PROPERTY`).
     pub name: String,
     pub targets: usize,
     /// Key times, seconds from the clip's frame 0, increasing.
@@ -13,7 +14,8 @@ pub struct ScalarTrack {
     /// `times.len() × targets` weights, key by key.
     pub values: Vec<f32>,
     /// Per target, the largest distance (scene units) one unit of its weight moves a vertex;
-    /// 0 for a target without geometry (held to the settings' `weight_tolerance`).
+    /// 0 for a target without geometry (held to the settings' `[curves."NAME"] tolerance`,
+    /// else `weight_tolerance`).
     pub reach: Vec<f32>,
 }
 

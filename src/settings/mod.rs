@@ -172,6 +172,21 @@ pub struct SocketSettings {
     pub tolerance_mm: Option<f32>,
 }
 
+/// Overrides for one scalar track (`[curves."NAME"]`): a custom property curve, or a morph
+/// target's weights.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveSettings {
+    /// The largest change of the curve's values where they move no geometry (in the
+    /// curve's own unit); without it, `weight_tolerance`.
+    #[serde(
+        default,
+        deserialize_with = "parse::non_negative",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub tolerance: Option<f32>,
+}
+
 /// Overrides for one clip.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -293,6 +308,10 @@ pub struct Settings {
         skip_serializing_if = "Option::is_none"
     )]
     pub weight_tolerance: Option<f32>,
+    /// Per scalar track by name (`[curves."Controls.Smile"] tolerance = 0.001`): the
+    /// tolerance of its values that move no geometry (custom FBX properties).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub curves: BTreeMap<String, CurveSettings>,
     /// Measure no socket: each joint is held at its own markers only (smaller; what hangs
     /// from a joint far beyond its marker offset may then move more than the tolerance).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -334,6 +353,9 @@ pub struct Resolved {
     pub events: Vec<Event>,
     /// Largest weight change of a morph target without geometry (`weight_tolerance`).
     pub weight_tolerance: f32,
+    /// Per scalar track by name, its own tolerance for values without geometry
+    /// (`[curves."NAME"] tolerance`), overriding `weight_tolerance`.
+    pub curve_tolerances: BTreeMap<String, f32>,
 }
 
 /// A settings problem: where and what.
@@ -476,6 +498,11 @@ impl Settings {
             additive,
             events: self.events_for(asset, clip_name).0,
             weight_tolerance: self.weight_tolerance.unwrap_or(0.0),
+            curve_tolerances: self
+                .curves
+                .iter()
+                .filter_map(|(n, c)| Some((n.clone(), c.tolerance?)))
+                .collect(),
         }
     }
 
@@ -619,6 +646,15 @@ impl Settings {
         }
         for (n, s) in &self.sockets {
             check(format!("sockets.\"{n}\".tolerance_mm"), s.tolerance_mm)?;
+        }
+        for (n, c) in &self.curves {
+            if let Some(t) = c.tolerance
+                && !(t.is_finite() && t >= 0.0)
+            {
+                return Err(format!(
+                    "curves.\"{n}\".tolerance = {t} must be a number of at least 0"
+                ));
+            }
         }
         for (n, c) in &self.clips {
             let p = format!("clips.\"{n}\".");
