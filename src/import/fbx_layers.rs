@@ -116,7 +116,6 @@ fn sample(
         )
     })?;
     let parents: Vec<Option<usize>> = skeleton.joints.iter().map(|j| j.parent).collect();
-    let every = vec![true; joints.nodes.len()];
     let mut clip = Clip::rest(name, skeleton, full.sample_rate, full.frame_count);
     clip.start_time = full.start_time;
     for (c, f) in clip.tracks.iter_mut().zip(&full.tracks) {
@@ -127,7 +126,14 @@ fn sample(
     let mut pose = vec![Transform::IDENTITY; joints.nodes.len()];
     for f in 0..full.frame_count {
         let t = t0 + f as f64 / fps;
-        let worlds = fbx_eval::joint_worlds_at(scene, &anim, joints, &every, t);
+        // The layers' own anim: ufbx's evaluation of every joint (the take's curve
+        // sampling in `fbx_eval` is for the stack's anim only).
+        let locals: Vec<ufbx::Transform> = joints
+            .nodes
+            .iter()
+            .map(|&n| ufbx::evaluate_transform(&anim, &scene.nodes[n], t))
+            .collect();
+        let worlds = fbx_eval::TakeEval::worlds(scene, joints, &locals);
         locals_from_worlds(&parents, &worlds, &mut pose);
         for (tracks, p) in clip.tracks.iter_mut().zip(&pose) {
             tracks.translations[f] = p.translation;
