@@ -95,6 +95,7 @@ fn every_clip_holds_after_every_other_clip() {
         &resolved,
         &options,
         &control,
+        None,
     )
     .unwrap();
     assert!(after.iter().all(|&r| r <= 1.0), "{after:?}");
@@ -156,6 +157,7 @@ fn every_clip_holds_when_started_while_another_is_mid_clip() {
         &resolved,
         &options,
         &control,
+        None,
     )
     .unwrap();
     let rest: Vec<Transform> = sk.joints.iter().map(|j| j.rest).collect();

@@ -160,35 +160,11 @@ fn skp_round_trip(source: &Path, dir: &Path, tolerance_mm: &str) -> (usize, usiz
         assert!(reported["scalar_error"].as_f64().unwrap() <= tolerance);
         let c = skp.find_clip(&clip.name).unwrap();
         assert_eq!(skp.scalar_track_count(c), clip.scalar_tracks.len());
-        let rate = skp.clip(c).sample_rate();
         for src in &clip.scalar_tracks {
             let i = skp.find_scalar_track(c, &src.name).unwrap();
-            let n = src.targets;
             assert!(src.reach.iter().all(|&r| r > 0.0), "{:?}", src.reach);
-            let source_at = |t: f32, k: usize| -> f64 {
-                let j = src.times.partition_point(|&x| x <= t);
-                if j == 0 || j == src.times.len() {
-                    return src.values[j.saturating_sub(1) * n + k] as f64;
-                }
-                let u = ((t - src.times[j - 1]) / (src.times[j] - src.times[j - 1])) as f64;
-                let (a, b) = (src.values[(j - 1) * n + k], src.values[j * n + k]);
-                a as f64 + (b as f64 - a as f64) * u
-            };
-            let mut worst = 0.0f64;
-            let mut w = vec![0.0f32; n];
-            for (k, &t) in src.times.iter().enumerate() {
-                let mut points = vec![t];
-                if let Some(&next) = src.times.get(k + 1) {
-                    points.push((t + next) / 2.0);
-                }
-                for t in points {
-                    skp.sample_scalar_track(c, i, t * rate, &mut w);
-                    let d: f64 = (0..n)
-                        .map(|k| (w[k] as f64 - source_at(t, k)).abs() * src.reach[k] as f64)
-                        .sum();
-                    worst = worst.max(d);
-                }
-            }
+            let n = src.targets;
+            let worst = common::morph::runtime_scalar_error(&skp, c, i, src);
             // The runtime's float arithmetic's guard.
             assert!(
                 worst <= tolerance * 1.001,

@@ -51,33 +51,7 @@ fn compress_and_decode(source: &Path, dir: &Path) -> (usize, usize, usize, usize
             clip.name,
             src.reach
         );
-        let rate = skp.clip(c).sample_rate();
-        let n = src.targets;
-        let source_at = |t: f32, k: usize| -> f64 {
-            let j = src.times.partition_point(|&x| x <= t);
-            if j == 0 || j == src.times.len() {
-                return src.values[j.saturating_sub(1) * n + k] as f64;
-            }
-            let (a, b) = (j - 1, j);
-            let u = ((t - src.times[a]) / (src.times[b] - src.times[a])) as f64;
-            let (va, vb) = (src.values[a * n + k] as f64, src.values[b * n + k] as f64);
-            va + (vb - va) * u
-        };
-        let mut worst = 0.0f64;
-        let mut w = vec![0.0f32; n];
-        for (k, &t) in src.times.iter().enumerate() {
-            let mut points = vec![t];
-            if let Some(&next) = src.times.get(k + 1) {
-                points.push((t + next) / 2.0);
-            }
-            for t in points {
-                skp.sample_scalar_track(c, i, t * rate, &mut w);
-                let d: f64 = (0..n)
-                    .map(|k| (w[k] as f64 - source_at(t, k)).abs() * src.reach[k] as f64)
-                    .sum();
-                worst = worst.max(d);
-            }
-        }
+        let worst = common::morph::runtime_scalar_error(&skp, c, i, src);
         assert!(
             worst <= TOLERANCE,
             "{}: a vertex moves {worst} in the runtime",
@@ -93,7 +67,7 @@ fn compress_and_decode(source: &Path, dir: &Path) -> (usize, usize, usize, usize
         kept += record.keys;
         source_keys += src.times.len();
         stored += record.times.len() + record.values.len();
-        raw += src.times.len() * 4 * (1 + n);
+        raw += src.times.len() * 4 * (1 + src.targets);
     }
     (kept, source_keys, stored, raw)
 }

@@ -292,21 +292,29 @@ pub fn prepare<'a>(skeleton: &Skeleton, clip: &'a Clip, settings: &Resolved) -> 
 /// geometry (custom properties) under the track's `[curves."NAME"] tolerance`, else
 /// `weight_tolerance`.
 fn scalar_tracks(skeleton: &Skeleton, clip: &Clip, settings: &Resolved) -> Vec<StoredScalarTrack> {
-    let first = skeleton.deforming_joints().next().unwrap_or(0);
     clip.scalar_tracks
         .iter()
-        .map(|t| {
-            let limits = super::scalar::ScalarLimits {
-                tolerance: settings.limits.tolerance.get(first).copied().unwrap_or(0.0),
-                weight_tolerance: settings
-                    .curve_tolerances
-                    .get(&t.name)
-                    .copied()
-                    .unwrap_or(settings.weight_tolerance),
-            };
-            super::scalar::compress(t, limits)
-        })
+        .map(|t| super::scalar::compress(t, scalar_limits(skeleton, settings, &t.name)))
         .collect()
+}
+
+/// What scalar track `name` is held to: the first deforming joint's distance tolerance
+/// (what the glTF export holds morph weights to), and for targets without geometry its
+/// `[curves."NAME"] tolerance`, else the settings' weight tolerance.
+pub fn scalar_limits(
+    skeleton: &Skeleton,
+    settings: &Resolved,
+    name: &str,
+) -> super::scalar::ScalarLimits {
+    let first = skeleton.deforming_joints().next().unwrap_or(0);
+    super::scalar::ScalarLimits {
+        tolerance: settings.limits.tolerance.get(first).copied().unwrap_or(0.0),
+        weight_tolerance: settings
+            .curve_tolerances
+            .get(name)
+            .copied()
+            .unwrap_or(settings.weight_tolerance),
+    }
 }
 
 /// A clip's playback flags as `inspect` states them: looping, the motion joint's name,

@@ -311,34 +311,10 @@ impl Pairs {
 /// `encoded_with[i]` (a tighter preset's where the export kept that clip): re-encoding it
 /// from the looser `resolved` would make it worse than the clip it replaces and break the
 /// pairs it held with the others. Returns the worst ratio after switching per clip.
+/// With `memo`, the re-encodings at tightened tolerances and the measures of pairs whose
+/// clips it has seen are taken from it (and given to it): the result is the same.
 #[allow(clippy::too_many_arguments)]
 pub fn hold_switches(
-    skeleton: &Skeleton,
-    raws: &[Clip],
-    keyed: &[Vec<[bool; 3]>],
-    clips: &mut [GltfClip],
-    resolved: &[Resolved],
-    encoded_with: &[Resolved],
-    options: &GltfOptions,
-    control: &crate::codec::Control,
-) -> Result<Vec<f32>, crate::codec::CodecError> {
-    hold_switches_memo(
-        skeleton,
-        raws,
-        keyed,
-        clips,
-        resolved,
-        encoded_with,
-        options,
-        control,
-        None,
-    )
-}
-
-/// [`hold_switches`], taking from `memo` (and giving it) the re-encodings at tightened
-/// tolerances and the measures of pairs whose clips it has seen: the result is the same.
-#[allow(clippy::too_many_arguments)]
-pub fn hold_switches_memo(
     skeleton: &Skeleton,
     raws: &[Clip],
     keyed: &[Vec<[bool; 3]>],

@@ -1093,7 +1093,7 @@ pub fn compress_to_gltf_memo(
     };
     // Every clip must also hold when played after any other without a reset of the pose.
     let switch = |clips: &mut [GltfClip], encoded_with: &[Resolved]| {
-        super::clip_switch::hold_switches_memo(
+        super::clip_switch::hold_switches(
             &source.skeleton,
             &source.clips,
             keyed.clips(),

@@ -67,15 +67,9 @@ fn stored(doc: &Document) -> &[StoredScalarTrack] {
         .map_or(&[][..], |r| &r.clip.playback.scalar_tracks[..])
 }
 
-/// The scalar tracks' tolerance: the first deforming joint's, as the codec holds them.
+/// The scalar tracks' distance tolerance, as the codec holds them.
 fn tolerance(doc: &Document) -> f32 {
-    let first = doc.asset.skeleton.deforming_joints().next().unwrap_or(0);
-    doc.resolved
-        .limits
-        .tolerance
-        .get(first)
-        .copied()
-        .unwrap_or(0.0)
+    crate::codec::playback::scalar_limits(&doc.asset.skeleton, &doc.resolved, "").tolerance
 }
 
 /// The "Curves" section: one row per scalar track of the open clip (nothing when it has
@@ -89,7 +83,11 @@ pub fn list(ui: &mut egui::Ui, doc: &Document, joint: Option<usize>, view: &mut 
     let stored = stored(doc);
     let tol = tolerance(doc);
     let unit = doc.resolved.unit;
-    ui.label(RichText::new(format!("{HEADING} ({} morph-weight tracks)", src.len())).strong())
+    let count = match src.len() {
+        1 => "1 morph-weight track".to_owned(),
+        n => format!("{n} morph-weight tracks"),
+    };
+    ui.label(RichText::new(format!("{HEADING} ({count})")).strong())
         .on_hover_text(
             "Morph-target weights: a weight's error is the largest vertex displacement it \
              causes, held to the same distance tolerance as the joints (targets without \
