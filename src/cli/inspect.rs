@@ -136,8 +136,10 @@ struct TakeInfo {
 fn describe(asset: &Asset, sidecar: &Settings) -> FileInfo {
     let s = &asset.skeleton;
     let root = &s.joints[0];
-    let mut tolerance = 0.0;
-    let mut marker_offset = 0.0;
+    // The defaults in force; with clips, the last clip's (a clip's settings may differ).
+    let defaults = Settings::default().resolve(asset, "");
+    let mut tolerance = defaults.limits.tolerance.first().copied().unwrap_or(0.0);
+    let mut marker_offset = defaults.limits.marker_offset.first().copied().unwrap_or(0.0);
     let clips = asset
         .clips
         .iter()

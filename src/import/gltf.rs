@@ -112,7 +112,9 @@ pub(super) fn import(path: &Path, bytes: &[u8]) -> Result<Imported, ImportError>
         );
     }
     if clips.is_empty() {
-        return Err(err("has no animations".into()));
+        // A rigged character without clips opens, as an FBX file without takes does
+        // (and as `convert` writes one): the skeleton in its rest pose.
+        warnings.push("the file has no animations: the skeleton in its rest pose only".into());
     }
     super::gltf_weights::attach(path, bytes, &doc, &buffers, &mut clips, &mut warnings);
     let mut animated = vec![false; node_count];
