@@ -8,7 +8,7 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::channels::{Channel, Interp, Rule, tick_frame};
 use crate::metric::{ErrorReport, JointLimits, Reference, marker_error};
-use crate::model::{Skeleton, Transform};
+use crate::model::{Skeleton, SlerpArc, Transform};
 
 /// The accepted state under one rule: per point (frame-major, `points * joints`), local
 /// poses, object poses and errors.
@@ -140,10 +140,11 @@ impl<'a> Remeasure<'a> {
         let n = self.skeleton.len();
         let rules: Vec<Rule> = self.states.iter().map(|s| s.rule).collect();
         let mut values = vec![Vec4::ZERO; rules.len()];
+        let arcs: Vec<Vec<SlerpArc>> = stored.iter().map(Channel::segment_arcs).collect();
         for p in 0..self.points.len() {
             let f = self.clamped(p);
-            for c in stored {
-                sample_rules(c, f, &rules, &mut values);
+            for (c, arcs) in stored.iter().zip(&arcs) {
+                sample_rules(c, arcs, f, &rules, &mut values);
                 for (state, &v) in self.states.iter_mut().zip(&values) {
                     set_component(&mut state.local[p * n + c.joint], c.kind, v);
                 }
@@ -248,11 +249,12 @@ impl<'a> Remeasure<'a> {
             .resize(size * self.states.len(), DAffine3::IDENTITY);
         self.pending_errors.resize(size * self.states.len(), 0.0);
         let mut worst = vec![0.0f32; sub.len()];
+        let arcs = stored.segment_arcs();
         for s in 0..self.states.len() {
             for p in 0..self.points.len() {
                 let state = &self.states[s];
                 let mut local = state.local[p * n + joint];
-                let v = stored.sample_as(self.clamped(p), state.rule);
+                let v = stored.sample_with(self.clamped(p), state.rule, &arcs);
                 set_component(&mut local, stored.kind, v);
                 let base = s * size + p * sub.len();
                 for (i, &k) in sub.iter().enumerate() {
@@ -288,11 +290,12 @@ impl<'a> Remeasure<'a> {
     fn commit(&mut self, stored: &Channel, sub: &[usize]) {
         let n = self.skeleton.len();
         let size = self.points.len() * sub.len();
+        let arcs = stored.segment_arcs();
         for s in 0..self.states.len() {
             for p in 0..self.points.len() {
                 let f = self.clamped(p);
                 let state = &mut self.states[s];
-                let v = stored.sample_as(f, state.rule);
+                let v = stored.sample_with(f, state.rule, &arcs);
                 set_component(&mut state.local[p * n + stored.joint], stored.kind, v);
                 let base = s * size + p * sub.len();
                 for (i, &k) in sub.iter().enumerate() {
@@ -382,7 +385,7 @@ fn set_component(local: &mut Transform, kind: usize, v: Vec4) {
 /// `stored`'s value at frame `f` under each of `rules` (as [`Channel::sample_as`]), into
 /// `out`. Translation and scale do not depend on the rule; slerp and raw keys differ only
 /// at keys and outside them, so between keys the slerp is computed once for both.
-fn sample_rules(stored: &Channel, f: f32, rules: &[Rule], out: &mut [Vec4]) {
+fn sample_rules(stored: &Channel, arcs: &[SlerpArc], f: f32, rules: &[Rule], out: &mut [Vec4]) {
     if !stored.is_rotation() {
         out.fill(stored.sample(f));
         return;
@@ -393,12 +396,12 @@ fn sample_rules(stored: &Channel, f: f32, rules: &[Rule], out: &mut [Vec4]) {
     for (o, &rule) in out.iter_mut().zip(rules) {
         *o = match rule {
             Rule::Slerp | Rule::Raw | Rule::RawLimit if shared => {
-                *slerp.get_or_insert_with(|| stored.sample_as(f, Rule::Slerp))
+                *slerp.get_or_insert_with(|| stored.sample_with(f, Rule::Slerp, arcs))
             }
             Rule::Slerp | Rule::RawLimit if in_range => {
-                *slerp.get_or_insert_with(|| stored.sample_as(f, Rule::Slerp))
+                *slerp.get_or_insert_with(|| stored.sample_with(f, Rule::Slerp, arcs))
             }
-            _ => stored.sample_as(f, rule),
+            _ => stored.sample_with(f, rule, arcs),
         };
     }
 }
