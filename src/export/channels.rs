@@ -563,6 +563,42 @@ pub fn short_round(v: Vec4) -> Vec4 {
 /// `l² R + (1 - l²) I`, off by `|1 - l²| |I - R|` with `|I - R| = 2 |xyz|`, plus twice the
 /// direction's chord for the rotation itself.
 pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
+    // A pure function of `v`'s bits, asked again and again for the same keys (each fit of
+    // a layout and each key pruning stores the channels anew): remembered per thread in a
+    // small direct-mapped table.
+    let key = v.to_array().map(f32::to_bits);
+    let slot = (key[0] ^ key[1].rotate_left(7) ^ key[2].rotate_left(14) ^ key[3].rotate_left(21))
+        .wrapping_mul(0x9E37_79B1)
+        >> (32 - SHORT_CODES_BITS);
+    if let Some(codes) = SHORT_CODES.with(|t| match t.borrow().get(slot as usize) {
+        Some(Some((k, codes))) if *k == key => Some(*codes),
+        _ => None,
+    }) {
+        return codes;
+    }
+    let codes = short_codes_unit_uncached(v);
+    SHORT_CODES.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.is_empty() {
+            t.resize(1 << SHORT_CODES_BITS, None);
+        }
+        t[slot as usize] = Some((key, codes));
+    });
+    codes
+}
+
+/// Entries of [`short_codes_unit`]'s table: `2^SHORT_CODES_BITS`.
+const SHORT_CODES_BITS: u32 = 14;
+
+type ShortCodesEntry = Option<([u32; 4], [i16; 4])>;
+
+thread_local! {
+    static SHORT_CODES: std::cell::RefCell<Vec<ShortCodesEntry>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`short_codes_unit`], computed.
+fn short_codes_unit_uncached(v: Vec4) -> [i16; 4] {
     let scaled = v.to_array().map(|x| x.clamp(-1.0, 1.0) * 32767.0);
     let mut best = [0i16; 4];
     let mut best_score = f64::INFINITY;

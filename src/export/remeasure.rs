@@ -19,6 +19,49 @@ struct RuleState {
     errors: Vec<f32>,
 }
 
+impl RuleState {
+    /// The rest pose (`n` joints) at each of `points` points (object poses and errors to be computed),
+    /// in the buffers of a state an earlier [`Remeasure`] of this thread left (a fit
+    /// measures several layouts one after the other: their buffers, tens of MB on a long
+    /// clip, are then filled again instead of mapped afresh).
+    fn start(rule: Rule, rest: &[Transform], n: usize, points: usize) -> Self {
+        let mut state = SPARE
+            .with(|spare| spare.borrow_mut().pop())
+            .unwrap_or(RuleState {
+                rule,
+                local: Vec::new(),
+                obj: Vec::new(),
+                errors: Vec::new(),
+            });
+        state.rule = rule;
+        state.local.clear();
+        for _ in 0..points {
+            state.local.extend_from_slice(rest);
+        }
+        state.obj.clear();
+        state.obj.resize(points * n, DAffine3::IDENTITY);
+        state.errors.clear();
+        state.errors.resize(points * n, 0.0);
+        state
+    }
+
+    /// Bytes its buffers hold.
+    fn capacity_bytes(&self) -> usize {
+        self.local.capacity() * std::mem::size_of::<Transform>()
+            + self.obj.capacity() * std::mem::size_of::<DAffine3>()
+            + self.errors.capacity() * std::mem::size_of::<f32>()
+    }
+}
+
+/// States kept per thread for the next [`Remeasure`] (at most [`SPARE_STATES`] of them,
+/// [`SPARE_BYTES`] in all).
+const SPARE_STATES: usize = 5;
+const SPARE_BYTES: usize = 256 << 20;
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Vec<RuleState>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Errors of a clip's channels under every rule of a player, updated a channel at a time.
 pub(super) struct Remeasure<'a> {
     skeleton: &'a Skeleton,
@@ -37,6 +80,22 @@ pub(super) struct Remeasure<'a> {
     /// joint.
     pending_obj: Vec<DAffine3>,
     pending_errors: Vec<f32>,
+}
+
+impl Drop for Remeasure<'_> {
+    /// Leaves the states' buffers to the thread's next measurement.
+    fn drop(&mut self) {
+        let states = std::mem::take(&mut self.states);
+        SPARE.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            for state in states {
+                let held: usize = spare.iter().map(RuleState::capacity_bytes).sum();
+                if spare.len() < SPARE_STATES && held + state.capacity_bytes() <= SPARE_BYTES {
+                    spare.push(state);
+                }
+            }
+        });
+    }
 }
 
 impl<'a> Remeasure<'a> {
@@ -59,12 +118,7 @@ impl<'a> Remeasure<'a> {
         // The rest pose, then every channel applied as if it had changed.
         let states = rules
             .iter()
-            .map(|&rule| RuleState {
-                rule,
-                local: rest.repeat(points.len()),
-                obj: vec![DAffine3::IDENTITY; points.len() * n],
-                errors: vec![0.0; points.len() * n],
-            })
+            .map(|&rule| RuleState::start(rule, rest, n, points.len()))
             .collect();
         let mut me = Self {
             skeleton,
