@@ -212,23 +212,27 @@ impl<'a> Remeasure<'a> {
     /// Under rule `s` at point `p`: the object poses and errors of the `dirty` joints.
     fn compose(&mut self, s: usize, p: usize, dirty: &[bool]) {
         let n = self.skeleton.len();
-        // `RawLimit` is `Raw` except at keys: joints whose local transform and parent pose
-        // agree with `Raw`'s take its pose and error instead of composing them again.
-        let mirror = (self.states[s].rule == Rule::RawLimit)
-            .then(|| self.states[..s].iter().position(|x| x.rule == Rule::Raw))
-            .flatten();
+        // `RawLimit` is `Raw` except at keys, and `Raw` is `Slerp` except at keys: joints
+        // whose local transform and parent pose agree with that rule's take its pose and
+        // error instead of composing them again (the same arithmetic on the same inputs).
+        let partner = match self.states[s].rule {
+            Rule::RawLimit => Some(Rule::Raw),
+            Rule::Raw => Some(Rule::Slerp),
+            _ => None,
+        };
+        let mirror = partner.and_then(|rule| self.states[..s].iter().position(|x| x.rule == rule));
         if let Some(r) = mirror {
             let mut states = std::mem::take(&mut self.states);
             let (before, after) = states.split_at_mut(s);
-            let (raw, state) = (&before[r], &mut after[0]);
+            let (like, state) = (&before[r], &mut after[0]);
             for k in (0..n).filter(|&k| dirty[k]) {
                 let at = p * n + k;
                 let parent = self.skeleton.joints[k].parent;
-                let same = state.local[at] == raw.local[at]
-                    && parent.is_none_or(|q| state.obj[p * n + q] == raw.obj[p * n + q]);
+                let same = state.local[at] == like.local[at]
+                    && parent.is_none_or(|q| state.obj[p * n + q] == like.obj[p * n + q]);
                 if same {
-                    state.obj[at] = raw.obj[at];
-                    state.errors[at] = raw.errors[at];
+                    state.obj[at] = like.obj[at];
+                    state.errors[at] = like.errors[at];
                 } else {
                     let m = state.local[at].to_daffine();
                     state.obj[at] = match parent {
