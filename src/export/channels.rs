@@ -791,6 +791,47 @@ mod tests {
     }
 
     #[test]
+    fn sampling_with_prepared_arcs_is_bit_for_bit_sample_as() {
+        let q = |a: f32, b: f32| Vec4::from(Quat::from_euler(glam::EulerRot::XYZ, a, b, 0.3));
+        let values = vec![
+            q(0.1, 0.2),
+            q(1.4, -0.3),
+            -q(2.9, 0.5),
+            q(3.0, 0.51),
+            q(-1.0, 2.0),
+        ];
+        let c = rotation(vec![0, 2, 3, 7, 9], values);
+        let arcs = c.segment_arcs();
+        assert_eq!(arcs.len(), 4);
+        for rule in Player::Portable.rules() {
+            for i in -4..=44 {
+                let f = i as f32 * 0.23;
+                let (a, b) = (c.sample_as(f, *rule), c.sample_with(f, *rule, &arcs));
+                assert_eq!(
+                    a.to_array().map(f32::to_bits),
+                    b.to_array().map(f32::to_bits)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn short_codes_are_the_same_from_the_table() {
+        for i in 0..2000 {
+            let v = Vec4::from(Quat::from_euler(
+                glam::EulerRot::XYZ,
+                i as f32 * 0.013,
+                -(i as f32) * 0.007,
+                1.0 + i as f32 * 0.001,
+            ));
+            // Asked twice: computed, then from the table.
+            let want = short_codes_unit_uncached(v);
+            assert_eq!(short_codes_unit(v), want);
+            assert_eq!(short_codes_unit(v), want);
+        }
+    }
+
+    #[test]
     fn unit_short_rounding_keeps_length_and_direction() {
         // What a player using the stored key unnormalized is off by, per marker distance.
         let raw_error = |stored: Vec4, v: Vec4| {
