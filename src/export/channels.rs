@@ -6,7 +6,7 @@ use glam::{Quat, Vec4};
 
 use crate::codec::{CompressedClip, Interpolation, TrackData};
 use crate::metric::PoseSource;
-use crate::model::{Transform, slerp_shortest};
+use crate::model::{SlerpArc, Transform};
 
 /// glTF sampler interpolation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,66 +261,101 @@ impl Channel {
     /// the keys). Rotations come back normalized except under [`Rule::Raw`] and
     /// [`Rule::Three`].
     pub fn sample_as(&self, frame: f32, rule: Rule) -> Vec4 {
+        self.sample_with(frame, rule, &[])
+    }
+
+    /// The slerp arc of each segment of a LINEAR rotation channel (empty for any other), for
+    /// [`Self::sample_with`]: the arc's angle is computed once per segment instead of once
+    /// per evaluation.
+    pub fn segment_arcs(&self) -> Vec<SlerpArc> {
+        if self.interp != Interp::Linear || !self.is_rotation() {
+            return Vec::new();
+        }
+        (0..self.ticks.len().saturating_sub(1))
+            .map(|i| self.segment_arc(i))
+            .collect()
+    }
+
+    /// The slerp arc of segment `i` (keys `i` and `i + 1`) as [`Self::sample_as`] builds it.
+    fn segment_arc(&self, i: usize) -> SlerpArc {
+        SlerpArc::new(
+            Quat::from_vec4(self.values[i]).normalize(),
+            Quat::from_vec4(self.values[i + 1]).normalize(),
+        )
+    }
+
+    /// [`Self::sample_as`] with the segments' arcs from [`Self::segment_arcs`] (or none:
+    /// then each slerp builds its arc), bit for bit the same value.
+    pub fn sample_with(&self, frame: f32, rule: Rule, arcs: &[SlerpArc]) -> Vec4 {
         let rot = self.is_rotation();
         if rule == Rule::Three && rot && self.interp == Interp::Linear {
             return self.sample_three(frame);
         }
         if rule == Rule::RawLimit && rot && self.interp == Interp::Linear {
-            return self.sample_raw_limit(frame);
+            return self.sample_raw_limit(frame, arcs);
         }
-        let finish = |v: Vec4| {
-            if rot && !matches!(rule, Rule::Raw | Rule::RawLimit) {
-                v.normalize_or(Vec4::W)
-            } else {
-                v
-            }
-        };
         let n = self.ticks.len();
         let last = tick_frame(*self.ticks.last().expect("channels have keys"));
         if n == 1 || frame <= tick_frame(self.ticks[0]) {
-            return finish(self.values[0]);
+            return self.finish(self.values[0], rule);
         }
         if frame >= last {
-            return finish(self.values[n - 1]);
+            return self.finish(self.values[n - 1], rule);
         }
         let i = self.ticks.partition_point(|&k| tick_frame(k) <= frame) - 1;
+        self.sample_in(i, frame, rule, arcs.get(i))
+    }
+
+    /// A sampled value as `rule` returns it: rotations normalized except under
+    /// [`Rule::Raw`] and [`Rule::RawLimit`].
+    fn finish(&self, v: Vec4, rule: Rule) -> Vec4 {
+        if self.is_rotation() && !matches!(rule, Rule::Raw | Rule::RawLimit) {
+            v.normalize_or(Vec4::W)
+        } else {
+            v
+        }
+    }
+
+    /// [`Self::sample_as`] at `frame` inside segment `i` (keys `i` and `i + 1`, `frame`
+    /// at or after key `i` and before key `i + 1`), `arc` that segment's slerp arc if known.
+    fn sample_in(&self, i: usize, frame: f32, rule: Rule, arc: Option<&SlerpArc>) -> Vec4 {
         let (f0, f1) = (tick_frame(self.ticks[i]), tick_frame(self.ticks[i + 1]));
         let dt = f1 - f0;
         let u = (frame - f0) / dt;
         let (p0, p1) = (self.values[i], self.values[i + 1]);
         match self.interp {
-            Interp::Linear if rot => {
+            Interp::Linear if self.is_rotation() => {
                 if u == 0.0 {
-                    return finish(p0);
+                    return self.finish(p0, rule);
                 }
                 match rule {
                     Rule::Nlerp => {
                         let p1 = if p0.dot(p1) < 0.0 { -p1 } else { p1 };
-                        finish(p0.lerp(p1, u))
+                        self.finish(p0.lerp(p1, u), rule)
                     }
                     Rule::Slerp | Rule::Raw | Rule::RawLimit | Rule::Three => {
-                        Vec4::from(slerp_shortest(
-                            Quat::from_vec4(p0).normalize(),
-                            Quat::from_vec4(p1).normalize(),
-                            u,
-                        ))
+                        let at = |arc: &SlerpArc| Vec4::from(arc.at(u));
+                        arc.map_or_else(|| at(&self.segment_arc(i)), at)
                     }
                 }
             }
             Interp::Linear => p0.lerp(p1, u),
-            Interp::CubicSpline => finish(crate::codec::curve::hermite(
-                p0,
-                self.tangents[i] * dt,
-                p1,
-                self.tangents[i + 1] * dt,
-                u,
-            )),
+            Interp::CubicSpline => self.finish(
+                crate::codec::curve::hermite(
+                    p0,
+                    self.tangents[i] * dt,
+                    p1,
+                    self.tangents[i + 1] * dt,
+                    u,
+                ),
+                rule,
+            ),
         }
     }
 
     /// A LINEAR rotation channel under [`Rule::RawLimit`]: slerp (normalized) at and
     /// between its first and last keys, the stored value outside them and for one key.
-    fn sample_raw_limit(&self, frame: f32) -> Vec4 {
+    fn sample_raw_limit(&self, frame: f32, arcs: &[SlerpArc]) -> Vec4 {
         let n = self.ticks.len();
         let (first, last) = (tick_frame(self.ticks[0]), tick_frame(self.ticks[n - 1]));
         if n == 1 || frame < first {
@@ -329,7 +364,7 @@ impl Channel {
         if frame > last {
             return self.values[n - 1];
         }
-        self.sample_as(frame, Rule::Slerp)
+        self.sample_with(frame, Rule::Slerp, arcs)
     }
 
     /// A LINEAR rotation channel as three.js' `QuaternionLinearInterpolant` plays it
@@ -448,13 +483,26 @@ impl Channel {
         let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
         let step = TICKS / 8;
         let (a, b) = (tick_frame(f0), tick_frame(f1));
+        // Every point lies inside segment `i`: its arc is built once (the same values as
+        // `sample_as`, which finds the segment and builds the arc at each point).
+        let arc = self.segment_arc(i);
+        let inside = |f: f32| f > a && f < b;
         (f0 + 1..f1)
             .filter(|t| t % step == 0)
             .map(tick_frame)
             .chain(NLERP_WORST.iter().filter(|_| fine).map(|u| a + u * (b - a)))
             .map(|f| {
-                let a = self.sample_as(f, Rule::Slerp);
-                let b = self.sample_as(f, Rule::Nlerp);
+                let (a, b) = if inside(f) {
+                    (
+                        self.sample_in(i, f, Rule::Slerp, Some(&arc)),
+                        self.sample_in(i, f, Rule::Nlerp, None),
+                    )
+                } else {
+                    (
+                        self.sample_as(f, Rule::Slerp),
+                        self.sample_as(f, Rule::Nlerp),
+                    )
+                };
                 let b = if a.dot(b) < 0.0 { -b } else { b };
                 (a - b).length()
             })
@@ -515,6 +563,42 @@ pub fn short_round(v: Vec4) -> Vec4 {
 /// `l² R + (1 - l²) I`, off by `|1 - l²| |I - R|` with `|I - R| = 2 |xyz|`, plus twice the
 /// direction's chord for the rotation itself.
 pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
+    // A pure function of `v`'s bits, asked again and again for the same keys (each fit of
+    // a layout and each key pruning stores the channels anew): remembered per thread in a
+    // small direct-mapped table.
+    let key = v.to_array().map(f32::to_bits);
+    let slot = (key[0] ^ key[1].rotate_left(7) ^ key[2].rotate_left(14) ^ key[3].rotate_left(21))
+        .wrapping_mul(0x9E37_79B1)
+        >> (32 - SHORT_CODES_BITS);
+    if let Some(codes) = SHORT_CODES.with(|t| match t.borrow().get(slot as usize) {
+        Some(Some((k, codes))) if *k == key => Some(*codes),
+        _ => None,
+    }) {
+        return codes;
+    }
+    let codes = short_codes_unit_uncached(v);
+    SHORT_CODES.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.is_empty() {
+            t.resize(1 << SHORT_CODES_BITS, None);
+        }
+        t[slot as usize] = Some((key, codes));
+    });
+    codes
+}
+
+/// Entries of [`short_codes_unit`]'s table: `2^SHORT_CODES_BITS`.
+const SHORT_CODES_BITS: u32 = 14;
+
+type ShortCodesEntry = Option<([u32; 4], [i16; 4])>;
+
+thread_local! {
+    static SHORT_CODES: std::cell::RefCell<Vec<ShortCodesEntry>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`short_codes_unit`], computed.
+fn short_codes_unit_uncached(v: Vec4) -> [i16; 4] {
     let scaled = v.to_array().map(|x| x.clamp(-1.0, 1.0) * 32767.0);
     let mut best = [0i16; 4];
     let mut best_score = f64::INFINITY;
@@ -610,6 +694,8 @@ pub struct Played<'a> {
     /// Per joint, per T/R/S: the stored channel, if any.
     pub tracks: Vec<[Option<Channel>; 3]>,
     pub frame_count: usize,
+    /// Per joint, its rotation channel's [`Channel::segment_arcs`] (built once).
+    arcs: Vec<Vec<SlerpArc>>,
 }
 
 impl<'a> Played<'a> {
@@ -630,11 +716,16 @@ impl<'a> Played<'a> {
         for c in channels {
             tracks[c.joint][c.kind] = Some(c.as_stored(rate));
         }
+        let arcs = tracks
+            .iter()
+            .map(|[_, r, _]| r.as_ref().map(Channel::segment_arcs).unwrap_or_default())
+            .collect();
         Self {
             rest,
             rule,
             tracks,
             frame_count,
+            arcs,
         }
     }
 }
@@ -651,7 +742,7 @@ impl PoseSource for Played<'_> {
                 // Under `Rule::Raw` / `Rule::Three` the quaternion may stay as stored: the metric builds its
                 // matrix without normalizing, as such players do.
                 r.as_ref().map_or(rest.rotation, |c| {
-                    Quat::from_vec4(c.sample_as(f, self.rule))
+                    Quat::from_vec4(c.sample_with(f, self.rule, &self.arcs[j]))
                 }),
                 s.as_ref().map_or(rest.scale, |c| c.sample(f).truncate()),
             );
@@ -696,6 +787,47 @@ mod tests {
             tangents: vec![],
             storage: Storage::Float,
             held_end: true,
+        }
+    }
+
+    #[test]
+    fn sampling_with_prepared_arcs_is_bit_for_bit_sample_as() {
+        let q = |a: f32, b: f32| Vec4::from(Quat::from_euler(glam::EulerRot::XYZ, a, b, 0.3));
+        let values = vec![
+            q(0.1, 0.2),
+            q(1.4, -0.3),
+            -q(2.9, 0.5),
+            q(3.0, 0.51),
+            q(-1.0, 2.0),
+        ];
+        let c = rotation(vec![0, 2, 3, 7, 9], values);
+        let arcs = c.segment_arcs();
+        assert_eq!(arcs.len(), 4);
+        for rule in Player::Portable.rules() {
+            for i in -4..=44 {
+                let f = i as f32 * 0.23;
+                let (a, b) = (c.sample_as(f, *rule), c.sample_with(f, *rule, &arcs));
+                assert_eq!(
+                    a.to_array().map(f32::to_bits),
+                    b.to_array().map(f32::to_bits)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn short_codes_are_the_same_from_the_table() {
+        for i in 0..2000 {
+            let v = Vec4::from(Quat::from_euler(
+                glam::EulerRot::XYZ,
+                i as f32 * 0.013,
+                -(i as f32) * 0.007,
+                1.0 + i as f32 * 0.001,
+            ));
+            // Asked twice: computed, then from the table.
+            let want = short_codes_unit_uncached(v);
+            assert_eq!(short_codes_unit(v), want);
+            assert_eq!(short_codes_unit(v), want);
         }
     }
 

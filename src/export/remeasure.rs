@@ -8,7 +8,7 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::channels::{Channel, Interp, Rule, tick_frame};
 use crate::metric::{ErrorReport, JointLimits, Reference, marker_error};
-use crate::model::{Skeleton, Transform};
+use crate::model::{Skeleton, SlerpArc, Transform};
 
 /// The accepted state under one rule: per point (frame-major, `points * joints`), local
 /// poses, object poses and errors.
@@ -17,6 +17,49 @@ struct RuleState {
     local: Vec<Transform>,
     obj: Vec<DAffine3>,
     errors: Vec<f32>,
+}
+
+impl RuleState {
+    /// The rest pose (`n` joints) at each of `points` points (object poses and errors to be computed),
+    /// in the buffers of a state an earlier [`Remeasure`] of this thread left (a fit
+    /// measures several layouts one after the other: their buffers, tens of MB on a long
+    /// clip, are then filled again instead of mapped afresh).
+    fn start(rule: Rule, rest: &[Transform], n: usize, points: usize) -> Self {
+        let mut state = SPARE
+            .with(|spare| spare.borrow_mut().pop())
+            .unwrap_or(RuleState {
+                rule,
+                local: Vec::new(),
+                obj: Vec::new(),
+                errors: Vec::new(),
+            });
+        state.rule = rule;
+        state.local.clear();
+        for _ in 0..points {
+            state.local.extend_from_slice(rest);
+        }
+        state.obj.clear();
+        state.obj.resize(points * n, DAffine3::IDENTITY);
+        state.errors.clear();
+        state.errors.resize(points * n, 0.0);
+        state
+    }
+
+    /// Bytes its buffers hold.
+    fn capacity_bytes(&self) -> usize {
+        self.local.capacity() * std::mem::size_of::<Transform>()
+            + self.obj.capacity() * std::mem::size_of::<DAffine3>()
+            + self.errors.capacity() * std::mem::size_of::<f32>()
+    }
+}
+
+/// States kept per thread for the next [`Remeasure`] (at most [`SPARE_STATES`] of them,
+/// [`SPARE_BYTES`] in all).
+const SPARE_STATES: usize = 5;
+const SPARE_BYTES: usize = 256 << 20;
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Vec<RuleState>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Errors of a clip's channels under every rule of a player, updated a channel at a time.
@@ -39,6 +82,22 @@ pub(super) struct Remeasure<'a> {
     pending_errors: Vec<f32>,
 }
 
+impl Drop for Remeasure<'_> {
+    /// Leaves the states' buffers to the thread's next measurement.
+    fn drop(&mut self) {
+        let states = std::mem::take(&mut self.states);
+        SPARE.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            for state in states {
+                let held: usize = spare.iter().map(RuleState::capacity_bytes).sum();
+                if spare.len() < SPARE_STATES && held + state.capacity_bytes() <= SPARE_BYTES {
+                    spare.push(state);
+                }
+            }
+        });
+    }
+}
+
 impl<'a> Remeasure<'a> {
     /// Measures `channels` under each of `rules` as [`crate::metric::measure`] does, at
     /// the reference's samples and inner points.
@@ -59,12 +118,7 @@ impl<'a> Remeasure<'a> {
         // The rest pose, then every channel applied as if it had changed.
         let states = rules
             .iter()
-            .map(|&rule| RuleState {
-                rule,
-                local: rest.repeat(points.len()),
-                obj: vec![DAffine3::IDENTITY; points.len() * n],
-                errors: vec![0.0; points.len() * n],
-            })
+            .map(|&rule| RuleState::start(rule, rest, n, points.len()))
             .collect();
         let mut me = Self {
             skeleton,
@@ -140,10 +194,11 @@ impl<'a> Remeasure<'a> {
         let n = self.skeleton.len();
         let rules: Vec<Rule> = self.states.iter().map(|s| s.rule).collect();
         let mut values = vec![Vec4::ZERO; rules.len()];
+        let arcs: Vec<Vec<SlerpArc>> = stored.iter().map(Channel::segment_arcs).collect();
         for p in 0..self.points.len() {
             let f = self.clamped(p);
-            for c in stored {
-                sample_rules(c, f, &rules, &mut values);
+            for (c, arcs) in stored.iter().zip(&arcs) {
+                sample_rules(c, arcs, f, &rules, &mut values);
                 for (state, &v) in self.states.iter_mut().zip(&values) {
                     set_component(&mut state.local[p * n + c.joint], c.kind, v);
                 }
@@ -157,23 +212,27 @@ impl<'a> Remeasure<'a> {
     /// Under rule `s` at point `p`: the object poses and errors of the `dirty` joints.
     fn compose(&mut self, s: usize, p: usize, dirty: &[bool]) {
         let n = self.skeleton.len();
-        // `RawLimit` is `Raw` except at keys: joints whose local transform and parent pose
-        // agree with `Raw`'s take its pose and error instead of composing them again.
-        let mirror = (self.states[s].rule == Rule::RawLimit)
-            .then(|| self.states[..s].iter().position(|x| x.rule == Rule::Raw))
-            .flatten();
+        // `RawLimit` is `Raw` except at keys, and `Raw` is `Slerp` except at keys: joints
+        // whose local transform and parent pose agree with that rule's take its pose and
+        // error instead of composing them again (the same arithmetic on the same inputs).
+        let partner = match self.states[s].rule {
+            Rule::RawLimit => Some(Rule::Raw),
+            Rule::Raw => Some(Rule::Slerp),
+            _ => None,
+        };
+        let mirror = partner.and_then(|rule| self.states[..s].iter().position(|x| x.rule == rule));
         if let Some(r) = mirror {
             let mut states = std::mem::take(&mut self.states);
             let (before, after) = states.split_at_mut(s);
-            let (raw, state) = (&before[r], &mut after[0]);
+            let (like, state) = (&before[r], &mut after[0]);
             for k in (0..n).filter(|&k| dirty[k]) {
                 let at = p * n + k;
                 let parent = self.skeleton.joints[k].parent;
-                let same = state.local[at] == raw.local[at]
-                    && parent.is_none_or(|q| state.obj[p * n + q] == raw.obj[p * n + q]);
+                let same = state.local[at] == like.local[at]
+                    && parent.is_none_or(|q| state.obj[p * n + q] == like.obj[p * n + q]);
                 if same {
-                    state.obj[at] = raw.obj[at];
-                    state.errors[at] = raw.errors[at];
+                    state.obj[at] = like.obj[at];
+                    state.errors[at] = like.errors[at];
                 } else {
                     let m = state.local[at].to_daffine();
                     state.obj[at] = match parent {
@@ -248,11 +307,12 @@ impl<'a> Remeasure<'a> {
             .resize(size * self.states.len(), DAffine3::IDENTITY);
         self.pending_errors.resize(size * self.states.len(), 0.0);
         let mut worst = vec![0.0f32; sub.len()];
+        let arcs = stored.segment_arcs();
         for s in 0..self.states.len() {
             for p in 0..self.points.len() {
                 let state = &self.states[s];
                 let mut local = state.local[p * n + joint];
-                let v = stored.sample_as(self.clamped(p), state.rule);
+                let v = stored.sample_with(self.clamped(p), state.rule, &arcs);
                 set_component(&mut local, stored.kind, v);
                 let base = s * size + p * sub.len();
                 for (i, &k) in sub.iter().enumerate() {
@@ -288,11 +348,12 @@ impl<'a> Remeasure<'a> {
     fn commit(&mut self, stored: &Channel, sub: &[usize]) {
         let n = self.skeleton.len();
         let size = self.points.len() * sub.len();
+        let arcs = stored.segment_arcs();
         for s in 0..self.states.len() {
             for p in 0..self.points.len() {
                 let f = self.clamped(p);
                 let state = &mut self.states[s];
-                let v = stored.sample_as(f, state.rule);
+                let v = stored.sample_with(f, state.rule, &arcs);
                 set_component(&mut state.local[p * n + stored.joint], stored.kind, v);
                 let base = s * size + p * sub.len();
                 for (i, &k) in sub.iter().enumerate() {
@@ -382,7 +443,7 @@ fn set_component(local: &mut Transform, kind: usize, v: Vec4) {
 /// `stored`'s value at frame `f` under each of `rules` (as [`Channel::sample_as`]), into
 /// `out`. Translation and scale do not depend on the rule; slerp and raw keys differ only
 /// at keys and outside them, so between keys the slerp is computed once for both.
-fn sample_rules(stored: &Channel, f: f32, rules: &[Rule], out: &mut [Vec4]) {
+fn sample_rules(stored: &Channel, arcs: &[SlerpArc], f: f32, rules: &[Rule], out: &mut [Vec4]) {
     if !stored.is_rotation() {
         out.fill(stored.sample(f));
         return;
@@ -393,12 +454,12 @@ fn sample_rules(stored: &Channel, f: f32, rules: &[Rule], out: &mut [Vec4]) {
     for (o, &rule) in out.iter_mut().zip(rules) {
         *o = match rule {
             Rule::Slerp | Rule::Raw | Rule::RawLimit if shared => {
-                *slerp.get_or_insert_with(|| stored.sample_as(f, Rule::Slerp))
+                *slerp.get_or_insert_with(|| stored.sample_with(f, Rule::Slerp, arcs))
             }
             Rule::Slerp | Rule::RawLimit if in_range => {
-                *slerp.get_or_insert_with(|| stored.sample_as(f, Rule::Slerp))
+                *slerp.get_or_insert_with(|| stored.sample_with(f, Rule::Slerp, arcs))
             }
-            _ => stored.sample_as(f, rule),
+            _ => stored.sample_with(f, rule, arcs),
         };
     }
 }

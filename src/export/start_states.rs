@@ -229,7 +229,9 @@ pub fn after_every_stop(
             err.fill(0.0);
             for s in 1..sources {
                 for (i, &j) in affected.iter().enumerate() {
-                    if limits.evaluated[j] {
+                    // A pose the previous source also reached has its error already.
+                    let repeat = s > 1 && obj[s][i] == obj[s - 1][i];
+                    if limits.evaluated[j] && !repeat {
                         let e = marker_error(limits, j, &obj[0][i], &obj[s][i]);
                         err[i] = err[i].max(f64::from(e));
                     }
