@@ -1028,6 +1028,8 @@ pub fn compress_to_gltf_memo(
     memo: Option<&super::clip_memo::ClipMemo>,
 ) -> Result<CompressedGltf, ExportError> {
     use rayon::prelude::*;
+    // The measuring buffers kept per thread live as long as this export.
+    let _spares = super::remeasure::SpareRelease;
     let in_metres;
     let (original, converted, settings) = if super::metres::converts(asset.format) {
         // Converted in metres (glTF's unit) from the unit in force; the settings' unit

@@ -62,6 +62,25 @@ thread_local! {
     static SPARE: std::cell::RefCell<Vec<RuleState>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// Frees the states every thread keeps for its next [`Remeasure`]: an export reuses them from
+/// fit to fit, and lets them go when it ends ([`SpareRelease`]), so an app or a `watch` that
+/// exported a long clip once does not keep up to [`SPARE_BYTES`] per thread afterwards.
+fn release_spares() {
+    let clear = || SPARE.with(|spare| spare.borrow_mut().clear());
+    clear();
+    rayon::broadcast(|_| clear());
+}
+
+/// Frees the threads' spare states ([`release_spares`]) when dropped: held for the length
+/// of an export.
+pub(super) struct SpareRelease;
+
+impl Drop for SpareRelease {
+    fn drop(&mut self) {
+        release_spares();
+    }
+}
+
 /// Errors of a clip's channels under every rule of a player, updated a channel at a time.
 pub(super) struct Remeasure<'a> {
     skeleton: &'a Skeleton,
