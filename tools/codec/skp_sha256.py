@@ -67,11 +67,13 @@ def main():
 
     with ThreadPoolExecutor(a.jobs) as ex:
         rows = list(ex.map(one, range(len(jobs))))
-    same = smaller = larger = failed = 0
+    same = smaller = larger = failed = skipped = 0
     worst = (0.0, None)
     for asset, name, (osha, osz), (nsha, nsz) in rows:
         label = f'{os.path.basename(asset)} [{name}]'
-        if osha is None or nsha is None:
+        if osha is None and nsha is None:
+            skipped += 1  # neither binary compresses it (format_reference: scalar tracks only)
+        elif osha is None or nsha is None:
             failed += 1
             print(f'FAILED   {label}: old {osz} new {nsz}')
         elif osha == nsha:
@@ -84,7 +86,7 @@ def main():
             else:
                 smaller += 1
             print(f'{"LARGER " if nsz > osz else "differs"}  {label}: {osz} -> {nsz} B ({100 * change:+.2f} %)')
-    print(f'{len(rows)} .skp: {same} identical (sha256), {smaller} different and not larger, {larger} larger, {failed} failed')
+    print(f'{len(rows)} .skp: {same} identical (sha256), {smaller} different and not larger, {larger} larger, {failed} failed; {skipped} compressed by neither')
     if worst[1]:
         print(f'largest growth: {worst[1]} {100 * worst[0]:+.2f} %')
     os.rmdir(tmp)
