@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput};
+use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput, WidthSearch};
 use crate::metric::{JointLimits, PoseSource, Reference};
 use crate::model::Skeleton;
 use crate::settings::{Bits, Method};
@@ -121,13 +121,16 @@ pub(super) struct Codec {
 }
 
 /// What a track's encoding depends on besides its samples: the joint and kind, the
-/// tolerance (exact bits) and whether key values were refined.
+/// tolerance (exact bits), whether key values were refined and the width search (the
+/// encoder states serve every search; an encoding is kept per search, so the default's
+/// result after a fast one is the default's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Key {
     joint: usize,
     kind: usize,
     tolerance: u32,
     refined: bool,
+    search: WidthSearch,
 }
 
 /// Track encodings of the previous compression and of the one under way, and per track
@@ -183,7 +186,7 @@ impl Encodings {
     }
 
     /// Track `kind` of `joint` encoded at `tolerance` (with refined key values when
-    /// `refined`): from `samples` (the track's own, which never change for this clip; a new
+    /// `refined`, with the width search `search`): from `samples` (the track's own, which never change for this clip; a new
     /// encoder records its fits down to `finest`) unless an earlier call computed it, or by
     /// `varying()` every time when `samples` is `None` (a pinned joint, whose samples are
     /// re-derived from its decoded ancestors).
@@ -192,7 +195,7 @@ impl Encodings {
         joint: usize,
         kind: usize,
         tolerance: f32,
-        refined: bool,
+        (refined, search): (bool, WidthSearch),
         samples: Option<(TrackInput, f32)>,
         varying: impl FnOnce() -> TrackData,
     ) -> TrackData {
@@ -205,6 +208,7 @@ impl Encodings {
             kind,
             tolerance: tolerance.to_bits(),
             refined,
+            search,
         };
         let lock = || self.current.lock().unwrap_or_else(|e| e.into_inner());
         let known = lock()
@@ -218,7 +222,13 @@ impl Encodings {
             }
             None => {
                 self.computed.fetch_add(1, Ordering::Relaxed);
-                self.encode(3 * joint + kind, input, finest, tolerance, refined)
+                self.encode(
+                    3 * joint + kind,
+                    input,
+                    finest,
+                    tolerance,
+                    (refined, search),
+                )
             }
         };
         lock().insert(key, track.clone());
@@ -232,7 +242,7 @@ impl Encodings {
         input: TrackInput,
         finest: f32,
         tolerance: f32,
-        refined: bool,
+        (refined, search): (bool, WidthSearch),
     ) -> TrackData {
         let codec = self.codec.expect("encodings begun");
         let mut slot = self.encoders[track]
@@ -241,7 +251,8 @@ impl Encodings {
         let mut encoder = match slot.take() {
             Some(state) => TrackEncoder::resume(input, state),
             None => TrackEncoder::new(input, codec.method, codec.bits, finest),
-        };
+        }
+        .with_search(search);
         let encoded = if refined {
             encoder.encode_refined(tolerance)
         } else {

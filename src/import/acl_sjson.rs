@@ -452,6 +452,12 @@ impl Sjson<'_> {
         if self.s.get(self.i) == Some(&b'"') {
             return self.string();
         }
+        Ok(self.bare()?.to_owned())
+    }
+
+    /// A bare word (letters, digits, `_-+.`), borrowed from the text: a number is parsed
+    /// from it without an allocation.
+    fn bare(&mut self) -> Result<&str, String> {
         let start = self.i;
         while self.i < self.s.len()
             && (self.s[self.i].is_ascii_alphanumeric() || b"_-+.".contains(&self.s[self.i]))
@@ -461,7 +467,8 @@ impl Sjson<'_> {
         if start == self.i {
             return self.fail("expected a name");
         }
-        Ok(String::from_utf8_lossy(&self.s[start..self.i]).into_owned())
+        // ASCII only: always UTF-8.
+        std::str::from_utf8(&self.s[start..self.i]).map_err(|e| e.to_string())
     }
 
     fn string(&mut self) -> Result<String, String> {
@@ -532,22 +539,23 @@ impl Sjson<'_> {
                 Ok(hex_float(&s).map_or(Value::String(s), Value::from))
             }
             _ => {
-                let w = self.word()?;
-                Ok(match w.as_str() {
+                let w = self.bare()?;
+                Ok(match w {
                     "true" => Value::Bool(true),
                     "false" => Value::Bool(false),
                     "null" => Value::Null,
                     _ => {
                         if let Ok(i) = w.parse::<u64>() {
                             Value::from(i)
-                        } else if let Some(f) = w.parse::<f64>().ok().or_else(|| hex_float(&w)) {
+                        } else if let Some(f) = w.parse::<f64>().ok().or_else(|| hex_float(w)) {
                             if f.is_finite() {
                                 Value::from(f)
                             } else {
+                                let w = w.to_owned();
                                 return self.fail(&format!("value '{w}' is not finite"));
                             }
                         } else {
-                            Value::String(w)
+                            Value::String(w.to_owned())
                         }
                     }
                 })

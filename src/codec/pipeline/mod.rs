@@ -159,8 +159,8 @@ impl Plan {
         ];
         match effort {
             // The default's first stage (three plain sweeps from the loosest factor down)
-            // and one refinement sweep at the tolerance reached (about 7 % more time, and
-            // up to 30 % smaller on short smooth clips).
+            // and one refinement sweep at 0.6 of the tolerance reached (about 7 % more
+            // time, and up to 30 % smaller on short smooth clips).
             Effort::Fast => Self {
                 stages: &[FAST, Stage::Refine(FAST_REFINE_FACTORS)],
                 default_stages: 1,

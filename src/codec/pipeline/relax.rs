@@ -12,7 +12,7 @@ use super::state::{State, Work, passes, total_bits, track_bits};
 use crate::codec::compressed::CompressedClip;
 use crate::codec::error::CodecError;
 use crate::codec::reuse::Encodings;
-use crate::codec::track::{TrackData, TrackEncoder, TrackInput, encode_track};
+use crate::codec::track::{TrackData, TrackEncoder, TrackInput, WidthSearch, encode_track};
 use crate::codec::verify::Verifier;
 use crate::model::Skeleton;
 
@@ -63,21 +63,24 @@ impl<'s> Search<'s> {
         let st = self.st;
         let tolerance = st.base[j][k] * s;
         let samples = (!st.is_pinned(j)).then(|| (st.inputs.input(j, k), self.start[j][k]));
-        self.memo.get(j, k, tolerance, refined, samples, || {
-            let encoder = self.encoders[3 * j + k]
-                .as_ref()
-                .expect("an encoder per relaxable track");
-            let mut encoder = encoder.lock().expect("encoder lock");
-            let (input, finest, made) = &mut *encoder;
-            let encoder = made.get_or_insert_with(|| {
-                TrackEncoder::new(*input, st.settings.method, st.settings.bits, *finest)
-            });
-            if refined {
-                encoder.encode_refined(tolerance)
-            } else {
-                encoder.encode(tolerance)
-            }
-        })
+        let search = WidthSearch::of(st.settings.effort);
+        self.memo
+            .get(j, k, tolerance, (refined, search), samples, || {
+                let encoder = self.encoders[3 * j + k]
+                    .as_ref()
+                    .expect("an encoder per relaxable track");
+                let mut encoder = encoder.lock().expect("encoder lock");
+                let (input, finest, made) = &mut *encoder;
+                let encoder = made.get_or_insert_with(|| {
+                    TrackEncoder::new(*input, st.settings.method, st.settings.bits, *finest)
+                        .with_search(search)
+                });
+                if refined {
+                    encoder.encode_refined(tolerance)
+                } else {
+                    encoder.encode(tolerance)
+                }
+            })
     }
 
     /// The whole clip with track `k` of joint `j` replaced and the pinned joints below it
