@@ -86,8 +86,8 @@ fn gltf_without_animations_opens_in_its_rest_pose() {
         .arg(&path)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned()
-        + &String::from_utf8_lossy(&out.stderr);
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("2 joints"), "{text}");
     assert!(

@@ -139,7 +139,12 @@ fn describe(asset: &Asset, sidecar: &Settings) -> FileInfo {
     // The defaults in force; with clips, the last clip's (a clip's settings may differ).
     let defaults = Settings::default().resolve(asset, "");
     let mut tolerance = defaults.limits.tolerance.first().copied().unwrap_or(0.0);
-    let mut marker_offset = defaults.limits.marker_offset.first().copied().unwrap_or(0.0);
+    let mut marker_offset = defaults
+        .limits
+        .marker_offset
+        .first()
+        .copied()
+        .unwrap_or(0.0);
     let clips = asset
         .clips
         .iter()

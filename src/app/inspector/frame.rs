@@ -262,8 +262,9 @@ impl eframe::App for App {
                 .default_size(joints_width)
                 .show(ui, |ui| {
                     // The clip's morph-weight tracks, under the table (none: nothing).
+                    let mut table_rect = ui.available_rect_before_wrap();
                     if !panels::scalar_curves::tracks(doc).is_empty() {
-                        egui::Panel::bottom("scalar_curves").show(ui, |ui| {
+                        let curves = egui::Panel::bottom("scalar_curves").show(ui, |ui| {
                             panels::scalar_curves::list(
                                 ui,
                                 doc,
@@ -271,19 +272,25 @@ impl eframe::App for App {
                                 &mut self.view.tuning.scalar,
                             )
                         });
+                        table_rect.max.y = table_rect.max.y.min(curves.response.rect.top());
                     }
                     let sel = Selection {
                         focus: self.view.selected,
                         set: &self.view.selection,
                     };
-                    panels::joints::show(
-                        ui,
-                        doc,
-                        sel,
-                        &mut self.view.joints_view,
-                        attr.as_deref(),
-                        &mut out,
-                    );
+                    // The table stops at the curves: its scroll area would otherwise take
+                    // its minimum height and draw rows under them.
+                    ui.scope_builder(egui::UiBuilder::new().max_rect(table_rect), |ui| {
+                        ui.shrink_clip_rect(table_rect);
+                        panels::joints::show(
+                            ui,
+                            doc,
+                            sel,
+                            &mut self.view.joints_view,
+                            attr.as_deref(),
+                            &mut out,
+                        );
+                    });
                 });
             let progress = self
                 .work

@@ -1,5 +1,5 @@
-//! Above the joint table: the preset, mesh-derived markers, unsaved state, the filter, the
-//! selection, and the adaptive fill.
+//! Above the joint table: the preset, the compression effort, mesh-derived markers, unsaved
+//! state, the filter, the selection, and the adaptive fill.
 
 use egui::{Color32, RichText};
 
@@ -8,7 +8,7 @@ use super::super::super::state::Document;
 use super::{
     ADAPTIVE, ADAPTIVE_APPLY, DESCENDANTS, JointsView, MESH_MARKERS, Selection, THIS_CLIP,
 };
-use crate::settings::{EditScope, Preset};
+use crate::settings::{EditScope, Effort, Preset};
 
 pub fn show(
     ui: &mut egui::Ui,
@@ -40,8 +40,10 @@ pub fn show(
             }
         }
     });
-    ui.horizontal(|ui| {
+    // One line where the panel is wide enough; the checkbox wraps below on a narrow panel.
+    ui.horizontal_wrapped(|ui| {
         preset(ui, doc, out);
+        effort(ui, doc, out);
         let has_mesh = !doc.asset.meshes.is_empty();
         let mut from_mesh = doc.settings.markers_from_mesh;
         let r = ui
@@ -112,6 +114,42 @@ fn preset(ui: &mut egui::Ui, doc: &Document, out: &mut Vec<Action>) {
         })
         .response
         .labelled_by(label.id);
+}
+
+/// What each effort is for, in the combo's list.
+fn effort_hint(e: Effort) -> &'static str {
+    match e {
+        Effort::Fast => "fast: least search, a few % larger",
+        Effort::Default => "default: balanced",
+        Effort::Max => "max: smallest files, more search",
+    }
+}
+
+/// How hard the codec searches (saved in the sidecar as `effort`); every effort holds the
+/// same tolerances.
+fn effort(ui: &mut egui::Ui, doc: &Document, out: &mut Vec<Action>) {
+    let current = doc.settings.effort;
+    let label = ui.label("Effort");
+    egui::ComboBox::from_id_salt("effort")
+        .selected_text(current.name())
+        .show_ui(ui, |ui| {
+            for e in Effort::ALL {
+                if ui.selectable_label(current == e, effort_hint(e)).clicked() && current != e {
+                    let mut s = doc.settings.clone();
+                    s.effort = e;
+                    out.push(Action::EditSettings(
+                        format!("effort {}", e.name()),
+                        Box::new(s),
+                    ));
+                }
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text(
+            "How hard the compressor searches for a smaller result; every effort holds the \
+             same tolerances",
+        );
 }
 
 fn adaptive(
