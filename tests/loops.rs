@@ -395,7 +395,11 @@ fn gltf_export_root_travel_over_100_cycles() {
         .arg(&cmu)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for (original, name) in [(&walk, "Walk"), (&cmu, "")] {
         let exported = original.with_extension("exp.glb");
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
@@ -404,8 +408,15 @@ fn gltf_export_root_travel_over_100_cycles() {
             .arg(original)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let (a, b) = (import::load(original).unwrap(), import::load(&exported).unwrap());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (a, b) = (
+            import::load(original).unwrap(),
+            import::load(&exported).unwrap(),
+        );
         let pick = |x: &Asset| -> Clip {
             (x.clips.iter())
                 .find(|c| name.is_empty() || c.name == name)

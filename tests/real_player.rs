@@ -657,12 +657,20 @@ fn additive_clips_play_composed_in_three_js_as_the_runtime_shows_them() {
         let exp = dir.path().join(format!("{i}.exp.glb"));
         let skp_path = dir.path().join(format!("{i}.skp"));
         let out = skelpack(&["convert"], &[source, &conv]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(said.contains("written composed on its base"), "{said}");
         for (target, args) in [(&exp, "compress"), (&skp_path, "compress")] {
             let out = skelpack(&[args, "--preset", "acl", "-o"], &[target, source]);
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         let info: Value =
             serde_json::from_slice(&skelpack(&["inspect", "--json"], &[&conv]).stdout).unwrap();

@@ -225,7 +225,12 @@ fn robot_expressive_export_holds_every_socket_in_blender() {
     );
     let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(r["fps"], 24.0);
-    assert_eq!(r["missing"].as_array().unwrap().len(), 0, "{}", r["missing"]);
+    assert_eq!(
+        r["missing"].as_array().unwrap().len(),
+        0,
+        "{}",
+        r["missing"]
+    );
     let clips = r["clips"].as_array().unwrap();
     assert_eq!(clips.len(), 14);
     // 0.1 mm, with the 1% player guard of docs/EXPORT.md for Blender's float32 matrices.
@@ -240,8 +245,15 @@ fn robot_expressive_export_holds_every_socket_in_blender() {
             .map(|p| p["name"].as_str().unwrap())
             .collect();
         assert_eq!(sockets.len(), 27, "{name}: {sockets:?}");
-        assert!(sockets.iter().all(|s| ROBOT_SOCKETS.contains(s)), "{sockets:?}");
-        assert_eq!(points.len() - sockets.len(), 43, "{name}: the armature's bones");
+        assert!(
+            sockets.iter().all(|s| ROBOT_SOCKETS.contains(s)),
+            "{sockets:?}"
+        );
+        assert_eq!(
+            points.len() - sockets.len(),
+            43,
+            "{name}: the armature's bones"
+        );
         // Every key and midpoint: at least the source's frames and the midpoints between.
         let frames = (c["times"].as_u64().unwrap() + 1) / 2;
         assert!(frames >= 11, "{name}: {} times", c["times"]);

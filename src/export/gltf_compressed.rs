@@ -1034,8 +1034,10 @@ pub fn compress_to_gltf_memo(
         // override, if any, was that conversion's.
         // Additive clips become the full clips players show (export/additive.rs).
         let (composed, _) = super::additive::compose_additives(asset, settings);
-        let (doc, a) =
-            convert_in_memory(&super::metres::in_metres(&composed, settings.unit_for(asset)))?;
+        let (doc, a) = convert_in_memory(&super::metres::in_metres(
+            &composed,
+            settings.unit_for(asset),
+        ))?;
         in_metres = crate::settings::Settings {
             unit: None,
             ..settings.clone()
