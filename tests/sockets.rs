@@ -255,7 +255,7 @@ fn robot_expressive_export_holds_every_socket_in_blender() {
             "{name}: the armature's bones"
         );
         // Every key and midpoint: at least the source's frames and the midpoints between.
-        let frames = (c["times"].as_u64().unwrap() + 1) / 2;
+        let frames = c["times"].as_u64().unwrap().div_ceil(2);
         assert!(frames >= 11, "{name}: {} times", c["times"]);
         for p in points {
             let e = p["max"].as_f64().unwrap();

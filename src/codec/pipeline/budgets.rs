@@ -26,8 +26,8 @@ pub(crate) fn budgets(st: &mut State) {
                 leaf[p] = false;
             }
         }
-        for j in 0..st.len() {
-            if leaf[j] && !st.held.evaluated[j] && !st.base[j][0].is_finite() {
+        for (j, &leaf) in leaf.iter().enumerate() {
+            if leaf && !st.held.evaluated[j] && !st.base[j][0].is_finite() {
                 st.base[j][0] = budgets.translation_tolerance(j, st.held.tolerance[j]);
             }
         }
