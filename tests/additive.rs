@@ -318,3 +318,92 @@ fn an_acl_additive_clip_is_read_with_its_base() {
         c.report.payload_bytes
     );
 }
+
+/// An additive clip's end sites (leaves without markers: BVH end sites) decode where the raw
+/// composed pose puts them, in the codec's clip (what the app draws) and in the `.skp` the
+/// runtime plays: CMU's walk taken as a `relative` layer on the rest pose (as
+/// tests/app_curves.rs does), whose end-site keys are their offsets, not the additive
+/// identity. Before, they decoded to the identity and sat on their parent's composed place
+/// (a whole offset, 0.5-1.6 units, off); now within their parent's error carried out to
+/// them (its tolerance times their lever over its marker offset) plus their own offset's.
+#[test]
+fn an_additive_clips_end_sites_are_where_the_raw_layer_puts_them() {
+    use skelpack::codec::playback::Layer;
+    use skelpack::metric::PoseSource;
+    let asset = import::load(&common::asset("CMU_131_01.bvh")).unwrap();
+    let clip = &asset.clips[0];
+    let mut settings = Settings::from_preset(Preset::Acl);
+    settings.clips.insert(
+        clip.name.clone(),
+        ClipSettings {
+            additive: Some(AdditiveSettings {
+                base: "rest".into(),
+                frame: None,
+                mode: Some("relative".into()),
+            }),
+            ..Default::default()
+        },
+    );
+    let resolved = settings.resolve(&asset, &clip.name);
+    let a = resolved.additive.as_ref().unwrap();
+    let layer = Layer {
+        mode: a.mode,
+        base: resolved.additive_base.clone().unwrap(),
+    };
+    let s = &asset.skeleton;
+    let n = s.len();
+    let ends: Vec<usize> = (0..n)
+        .filter(|&j| !resolved.limits.evaluated[j] && !s.joints.iter().any(|k| k.parent == Some(j)))
+        .collect();
+    assert!(ends.len() >= 5, "CMU's end sites: {ends:?}");
+    let c = common::compress(&asset, clip, &settings);
+    assert!(c.report.contract_met, "{:?}", c.report.failures);
+    let bytes = container::to_bytes(s, std::slice::from_ref(&c));
+    let skp = Skp::open(&bytes[..]).unwrap();
+    let mode = skp.clip_meta(0).additive.as_ref().unwrap().mode;
+    let rest: Vec<JointPose> = s.rest_pose().iter().map(to_joint_pose).collect();
+    let (mut src, mut dec) = (vec![Transform::IDENTITY; n], vec![Transform::IDENTITY; n]);
+    let mut add = vec![JointPose::default(); n];
+    let mut worst = (0.0f64, 0.0f64);
+    for half in 0..2 * clip.frame_count - 1 {
+        let f = half as f32 * 0.5;
+        clip.sample_local(f, &mut src);
+        let want: Vec<Transform> = (0..n).map(|j| layer.compose(j, f, &src[j])).collect();
+        c.sample_local(f, &mut dec);
+        let app: Vec<Transform> = (0..n).map(|j| layer.compose(j, f, &dec[j])).collect();
+        skp.clip(0).sample(f, &mut add);
+        let mut shown = rest.clone();
+        apply_additive(&mut shown, &add, 1.0, mode);
+        let runtime: Vec<Transform> = shown.iter().map(to_transform).collect();
+        let mut x = vec![DAffine3::IDENTITY; n];
+        local_to_object_f64(s, &want, &mut x);
+        for (k, got) in [(0, &app), (1, &runtime)] {
+            let mut y = vec![DAffine3::IDENTITY; n];
+            local_to_object_f64(s, got, &mut y);
+            for &j in &ends {
+                let e = (x[j].translation - y[j].translation).length();
+                // Its parent's error (within the parent's tolerance at its markers, scaled
+                // by the end site's lever over the marker offset) plus its own offset's.
+                let p = s.joints[j].parent.unwrap();
+                let lever = s.joints[j].rest.translation.length() as f64;
+                let bound = resolved.limits.tolerance[j] as f64
+                    + resolved.limits.tolerance[p] as f64 * lever.max(1e-9)
+                        / resolved.limits.local_marker(p) as f64;
+                let w = if k == 0 { &mut worst.0 } else { &mut worst.1 };
+                *w = w.max(e / bound);
+                assert!(
+                    e <= bound * 1.0001,
+                    "frame {f}: end site {} off by {e} over {bound} ({})",
+                    s.joints[j].name,
+                    ["codec clip", "runtime"][k]
+                );
+            }
+        }
+    }
+    println!(
+        "{} end sites: worst {:.3} (codec clip) / {:.3} (runtime) of their bound",
+        ends.len(),
+        worst.0,
+        worst.1
+    );
+}

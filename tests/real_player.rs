@@ -597,3 +597,166 @@ fn player_measures_a_rotation_error_as_animeval_does() {
         );
     }
 }
+
+/// An ACL SJSON file whose clip is `additive0` on a base clip (13_07 on itself, as
+/// tests/additive.rs builds it).
+fn acl_additive_file(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(common::asset("acl/13_07.acl.sjson")).unwrap();
+    let at = text.find("\ntracks =").expect("a tracks section");
+    let mut sjson = text[..at].replacen(
+        "error_threshold",
+        "additive_format = \"additive0\"\n\tadditive_base_name = \"13_07_base\"\n\terror_threshold",
+        1,
+    );
+    sjson.push_str(&text[at..]);
+    sjson.push_str(&text[at..].replacen("\ntracks =", "\nbase_tracks =", 1));
+    let path = dir.join("additive.acl.sjson");
+    std::fs::write(&path, sjson).unwrap();
+    path
+}
+
+/// World positions of every joint and of three markers `shell` along its axes, by joint name.
+fn marker_points(
+    skeleton: &skelpack::model::Skeleton,
+    locals: &[skelpack::model::Transform],
+    scale: f64,
+    shell: f64,
+) -> std::collections::HashMap<String, [glam::DVec3; 4]> {
+    let mut world = vec![glam::DAffine3::IDENTITY; skeleton.len()];
+    skelpack::model::local_to_object_f64(skeleton, locals, &mut world);
+    let m = |a: &glam::DAffine3, i: usize| -> glam::DVec3 {
+        let axis = a.matrix3.col(i);
+        a.translation * scale + axis.normalize() * shell
+    };
+    (skeleton.joints.iter().zip(&world))
+        .map(|(j, a)| {
+            let p = [a.translation * scale, m(a, 0), m(a, 1), m(a, 2)];
+            (j.name.clone(), p)
+        })
+        .collect()
+}
+
+/// Additive clips in glTF (docs/EXPORT.md "Additive and root-motion clips in glTF"): an ACL
+/// SJSON `additive0` clip and ufbx's layered FBX file's accumulate layer `Take 001/X` are
+/// written by `convert` and `compress -o x.glb` composed on their base. The converted scene's
+/// clip is, at every frame, within tolerance of what skelpack's runtime shows (the `.skp`'s
+/// additive decoded and applied on its decoded base with `apply_additive`, weight 1), and
+/// three.js plays the compressed export within tolerance of the converted scene, from rest
+/// and after every clip.
+#[test]
+fn additive_clips_play_composed_in_three_js_as_the_runtime_shows_them() {
+    use skelpack::codec::runtime::{to_joint_pose, to_transform};
+    use skelpack_runtime::{JointPose, Skp, apply_additive};
+    let dir = tempfile::tempdir().unwrap();
+    let sources = [
+        common::asset("fbx/maya_anim_layers_over_acc_orders_7500_binary.fbx"),
+        acl_additive_file(dir.path()),
+    ];
+    for (i, source) in sources.iter().enumerate() {
+        let conv = dir.path().join(format!("{i}.conv.glb"));
+        let exp = dir.path().join(format!("{i}.exp.glb"));
+        let skp_path = dir.path().join(format!("{i}.skp"));
+        let out = skelpack(&["convert"], &[source, &conv]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(said.contains("written composed on its base"), "{said}");
+        for (target, args) in [(&exp, "compress"), (&skp_path, "compress")] {
+            let out = skelpack(&[args, "--preset", "acl", "-o"], &[target, source]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let info: Value =
+            serde_json::from_slice(&skelpack(&["inspect", "--json"], &[&conv]).stdout).unwrap();
+        let (tol, shell) = (
+            info[0]["tolerance"].as_f64().unwrap(),
+            info[0]["marker_offset"].as_f64().unwrap(),
+        );
+        let src_info: Value =
+            serde_json::from_slice(&skelpack(&["inspect", "--json"], &[source]).stdout).unwrap();
+        let per_metre = src_info[0]["scene_units_per_metre"].as_f64().unwrap();
+
+        // The runtime: the additive decoded and applied on its decoded base.
+        let bytes = std::fs::read(&skp_path).unwrap();
+        let skp = Skp::open(&bytes[..]).unwrap();
+        let add = (0..skp.clip_count())
+            .find(|&c| skp.clip_meta(c).additive.is_some())
+            .expect("an additive clip in the .skp");
+        let mode = skp.clip_meta(add).additive.as_ref().unwrap().mode;
+        let base = skp
+            .find_clip(skp.additive_base_clip(add).expect("a base clip"))
+            .unwrap();
+        let name = skp.clip_name(add).to_owned();
+        let src = skelpack::import::load(source).unwrap();
+        let converted = skelpack::import::load(&conv).unwrap();
+        let clip = converted.clips.iter().find(|c| c.name == name).unwrap();
+        let n = skp.joint_count();
+        assert_eq!(n, src.skeleton.len());
+        let (mut a, mut b) = (vec![JointPose::default(); n], vec![JointPose::default(); n]);
+        let mut local = vec![skelpack::model::Transform::IDENTITY; converted.skeleton.len()];
+        let src_base = src
+            .clips
+            .iter()
+            .find(|c| c.name == skp.clip_name(base))
+            .unwrap();
+        let mut raw_base = vec![skelpack::model::Transform::IDENTITY; n];
+        // On the source's base (the contract, ACL's rule) and on the decoded base (what an
+        // engine playing both compressed clips shows: the two clips' errors add).
+        let (mut worst, mut worst_decoded) = (0.0f64, 0.0f64);
+        for f in 0..clip.frame_count {
+            skp.clip(add).sample(f as f32, &mut a);
+            clip.sample_local(f as f32, &mut local);
+            let scene = marker_points(&converted.skeleton, &local, 1.0, shell);
+            src_base.sample_local(f as f32, &mut raw_base);
+            let on_raw: Vec<JointPose> = raw_base.iter().map(to_joint_pose).collect();
+            skp.clip(base).sample(f as f32, &mut b);
+            for (pose, w) in [(on_raw, &mut worst), (b.clone(), &mut worst_decoded)] {
+                let mut shown = pose;
+                apply_additive(&mut shown, &a, 1.0, mode);
+                let shown: Vec<_> = shown.iter().map(to_transform).collect();
+                let runtime = marker_points(&src.skeleton, &shown, 1.0 / per_metre, shell);
+                for (joint, p) in &runtime {
+                    let q = &scene[joint];
+                    let e = (0..4).map(|k| p[k].distance(q[k])).fold(0.0, f64::max);
+                    *w = w.max(e);
+                }
+            }
+        }
+        println!(
+            "{}: '{name}' ({}) converted vs the runtime's additive on the source's base: \
+             {worst:e}, on the decoded base: {worst_decoded:e} (tolerance {tol:e})",
+            label(source),
+            mode.name()
+        );
+        assert!(worst <= tol * 1.01, "{name}: {worst} over {tol}");
+        assert!(worst_decoded > 0.0);
+
+        // three.js plays the compressed export as the converted scene.
+        let r = node_json(
+            "player.mjs",
+            &[&conv, &exp],
+            &["--json", "--shell", &shell.to_string()],
+        );
+        assert_eq!(r["clips_missing"].as_array().unwrap().len(), 0, "{r}");
+        let names: Vec<&str> = r["clips"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&name.as_str()), "{names:?}");
+        for c in r["clips"].as_array().unwrap() {
+            for which in ["clean", "after_any"] {
+                let e = c[which]["max"].as_f64().unwrap();
+                println!("  three.js {} ({which}): {e:e}", c["name"]);
+                assert!(e <= tol * 1.01, "{} ({which}): {e} in three.js", c["name"]);
+            }
+        }
+    }
+}

@@ -138,6 +138,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     let mut lines = Vec::new();
+    // glTF has no additive flag: an additive clip is written as its base with it applied.
+    let (asset, composed) = crate::export::additive::compose_additives(&asset, &settings);
+    for (name, a) in &composed {
+        lines.push(format!(
+            "{}: additive clip '{name}' ({}) written composed on its base",
+            args.input.display(),
+            a.mode.name()
+        ));
+    }
     let from = unit.unwrap_or(asset.units.unit);
     let asset = if metres::converts(asset.format) {
         if from != LengthUnit::Metre {

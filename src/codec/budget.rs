@@ -150,6 +150,12 @@ impl Budgets {
 
     /// The local error allowed on a joint's rotation (radians), translation and scale when its
     /// displacement budget is split among `tracks` moving tracks.
+    /// The translation tolerance that moves `joint`'s origin by at most `distance` in
+    /// object space (its parent's largest scale over the clip).
+    pub fn translation_tolerance(&self, joint: usize, distance: f32) -> f32 {
+        distance / self.parent_scale[joint].max(1e-9)
+    }
+
     pub fn local_tolerances(&self, joint: usize, tracks: usize, factor: f32) -> LocalTolerance {
         let e = self.displacement[joint] * factor / tracks.max(1) as f32;
         let r = self.reach[joint].max(1e-9);

@@ -1034,8 +1034,12 @@ pub fn compress_to_gltf_memo(
     let (original, converted, settings) = if super::metres::converts(asset.format) {
         // Converted in metres (glTF's unit) from the unit in force; the settings' unit
         // override, if any, was that conversion's.
-        let (doc, a) =
-            convert_in_memory(&super::metres::in_metres(asset, settings.unit_for(asset)))?;
+        // Additive clips become the full clips players show (export/additive.rs).
+        let (composed, _) = super::additive::compose_additives(asset, settings);
+        let (doc, a) = convert_in_memory(&super::metres::in_metres(
+            &composed,
+            settings.unit_for(asset),
+        ))?;
         in_metres = crate::settings::Settings {
             unit: None,
             ..settings.clone()

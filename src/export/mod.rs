@@ -8,6 +8,7 @@
 //! and a player under each [`Rule`]; [`verify`] fits them to the target [`Player`];
 //! [`compact`] drops the replaced data).
 
+pub mod additive;
 pub mod between;
 pub mod buffers;
 pub mod bulge;

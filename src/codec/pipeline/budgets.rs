@@ -14,4 +14,22 @@ pub(crate) fn budgets(st: &mut State) {
             [t.translation, t.rotation, t.scale]
         })
         .collect();
+    // An additive layer's end sites (leaves no marker measures) would decode to the additive
+    // identity, which on the base is not where the raw layer puts them: their translation is
+    // held to the joint's tolerance, so the compressed copy draws them where the raw
+    // composed pose does (a constant offset costs one constant track).
+    if st.layer.is_some() {
+        let s = st.skeleton;
+        let mut leaf = vec![true; s.len()];
+        for j in &s.joints {
+            if let Some(p) = j.parent {
+                leaf[p] = false;
+            }
+        }
+        for (j, &leaf) in leaf.iter().enumerate() {
+            if leaf && !st.held.evaluated[j] && !st.base[j][0].is_finite() {
+                st.base[j][0] = budgets.translation_tolerance(j, st.held.tolerance[j]);
+            }
+        }
+    }
 }
