@@ -27,7 +27,9 @@ fn main() {
         eprintln!("{}: {e}", args[1]);
         std::process::exit(2)
     });
-    let iters: u32 = args.get(3).map_or(20_000, |s| s.parse().expect("ITERATIONS"));
+    let iters: u32 = args
+        .get(3)
+        .map_or(20_000, |s| s.parse().expect("ITERATIONS"));
     let batches: usize = args.get(4).map_or(15, |s| s.parse().expect("BATCHES"));
     let skp = Skp::open(bytes.as_slice()).unwrap_or_else(|e| {
         eprintln!("{}: {e}", args[1]);
