@@ -15,7 +15,7 @@
 #          log) and to every export rewritten.
 #   watch: `skelpack watch FILE --export OUT.glb` (.skp for non-glTF sources); prints the
 #          time to the export rewritten.
-import json, os, shutil, struct, subprocess, sys, tempfile, threading, time, queue
+import json, os, shutil, signal, struct, subprocess, sys, tempfile, threading, time, queue
 
 exe, src, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 rest = sys.argv[4:]
@@ -113,9 +113,12 @@ if mode == 'app':
     side = ''.join('[[exports]]\npath = "%s"\nformat = "%s"\n\n' % (o, o[-3:]) for o in outs)
     open(f + '.skelpack.toml', 'w').write(side)
     env = dict(os.environ, XDG_RUNTIME_DIR=tempfile.mkdtemp())
+    # Its own process group: terminating xvfb-run alone leaves the app and Xvfb running
+    # (they went on using CPU beside the next measurements).
     p = subprocess.Popen(['xvfb-run', '-a', exe, 'view', f, '--window', '1280x800',
                           '--export-on-save', '--measure-idle', '3600'],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
     threading.Thread(target=reader, args=(p.stderr,), daemon=True).start()
     wait_line(lambda l: l.startswith('live: watching'))
     time.sleep(8)  # the opening's own compression
@@ -128,7 +131,7 @@ if mode == 'app':
             wait_line(lambda l: l.startswith('live: Export on save'))
         rows.append(((t1 - t0) * 1e3, (t2 - t0) * 1e3))
         time.sleep(1.0)
-    p.terminate(); p.wait()
+    os.killpg(p.pid, signal.SIGTERM); p.wait()
     print(name, 'app: save -> on screen ms:', ' '.join('%.0f' % r[0] for r in rows),
           '| save -> %d export(s) rewritten ms:' % len(outs), ' '.join('%.0f' % r[1] for r in rows))
     print('  last status:', l)
