@@ -42,6 +42,24 @@ fn layered(base: &Transform, add: &Transform) -> Transform {
     )
 }
 
+/// Marks `clip` additive on `base` (a clip's name, or "rest") in `settings`, as the sidecar's
+/// `[clips.NAME] additive = { base, frame, mode }` does.
+fn set_additive(
+    settings: &mut Settings,
+    clip: String,
+    base: String,
+    frame: Option<u32>,
+    mode: Option<String>,
+) {
+    settings.clips.insert(
+        clip,
+        ClipSettings {
+            additive: Some(AdditiveSettings { base, frame, mode }),
+            ..Default::default()
+        },
+    );
+}
+
 #[test]
 fn an_additive_clip_holds_the_tolerance_on_its_base() {
     let mut asset = import::load(&common::asset("Fox.glb")).unwrap();
@@ -54,16 +72,12 @@ fn an_additive_clip_holds_the_tolerance_on_its_base() {
     let additive = minus_first_frame(&source, "Survey_additive");
     asset.clips.push(additive.clone());
     let mut settings = Settings::from_preset(Preset::Acl);
-    settings.clips.insert(
+    set_additive(
+        &mut settings,
         additive.name.clone(),
-        ClipSettings {
-            additive: Some(AdditiveSettings {
-                base: "rest".into(),
-                frame: None,
-                mode: Some("additive1".into()),
-            }),
-            ..Default::default()
-        },
+        "rest".into(),
+        None,
+        Some("additive1".into()),
     );
     let resolved = settings.resolve(&asset, &additive.name);
     let c = common::compress(&asset, &additive, &settings);
@@ -155,16 +169,12 @@ fn an_additive_base_the_asset_lacks_is_a_clear_error() {
     let asset = import::load(&common::asset("Fox.glb")).unwrap();
     let clip = &asset.clips[0];
     let mut settings = Settings::from_preset(Preset::Acl);
-    settings.clips.insert(
+    set_additive(
+        &mut settings,
         clip.name.clone(),
-        ClipSettings {
-            additive: Some(AdditiveSettings {
-                base: "NoSuchClip".into(),
-                frame: Some(0),
-                mode: None,
-            }),
-            ..Default::default()
-        },
+        "NoSuchClip".into(),
+        Some(0),
+        None,
     );
     let r = settings.resolve(&asset, &clip.name);
     let e = skelpack::codec::compress(&asset.skeleton, clip, &r, &skelpack::codec::Control::new())
@@ -196,16 +206,12 @@ fn an_additive_clip_on_a_clip_in_sync_holds_the_tolerance() {
     let additive = minus_first_frame(&source, "Survey_on_run");
     asset.clips.push(additive.clone());
     let mut settings = Settings::from_preset(Preset::Acl);
-    settings.clips.insert(
+    set_additive(
+        &mut settings,
         additive.name.clone(),
-        ClipSettings {
-            additive: Some(AdditiveSettings {
-                base: "Run".into(),
-                frame: None,
-                mode: None,
-            }),
-            ..Default::default()
-        },
+        "Run".into(),
+        None,
+        None,
     );
     let resolved = settings.resolve(&asset, &additive.name);
     let c = common::compress(&asset, &additive, &settings);
@@ -252,16 +258,7 @@ fn an_additive_clip_on_a_clip_in_sync_holds_the_tolerance() {
 /// runtime's layer on the source base holds it at every sample.
 #[test]
 fn an_acl_additive_clip_is_read_with_its_base() {
-    let path = common::asset("acl/13_07.acl.sjson");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let at = text.find("\ntracks =").expect("a tracks section");
-    let mut sjson = text[..at].replacen(
-        "error_threshold",
-        "additive_format = \"additive0\"\n\tadditive_base_name = \"13_07_base\"\n\terror_threshold",
-        1,
-    );
-    sjson.push_str(&text[at..]);
-    sjson.push_str(&text[at..].replacen("\ntracks =", "\nbase_tracks =", 1));
+    let sjson = common::acl_additive_13_07_sjson();
     let asset =
         import::load_bytes(std::path::Path::new("additive.acl.sjson"), sjson.as_bytes()).unwrap();
     assert_eq!(asset.clips.len(), 2);
@@ -333,16 +330,12 @@ fn an_additive_clips_end_sites_are_where_the_raw_layer_puts_them() {
     let asset = import::load(&common::asset("CMU_131_01.bvh")).unwrap();
     let clip = &asset.clips[0];
     let mut settings = Settings::from_preset(Preset::Acl);
-    settings.clips.insert(
+    set_additive(
+        &mut settings,
         clip.name.clone(),
-        ClipSettings {
-            additive: Some(AdditiveSettings {
-                base: "rest".into(),
-                frame: None,
-                mode: Some("relative".into()),
-            }),
-            ..Default::default()
-        },
+        "rest".into(),
+        None,
+        Some("relative".into()),
     );
     let resolved = settings.resolve(&asset, &clip.name);
     let a = resolved.additive.as_ref().unwrap();

@@ -601,17 +601,8 @@ fn player_measures_a_rotation_error_as_animeval_does() {
 /// An ACL SJSON file whose clip is `additive0` on a base clip (13_07 on itself, as
 /// tests/additive.rs builds it).
 fn acl_additive_file(dir: &Path) -> PathBuf {
-    let text = std::fs::read_to_string(common::asset("acl/13_07.acl.sjson")).unwrap();
-    let at = text.find("\ntracks =").expect("a tracks section");
-    let mut sjson = text[..at].replacen(
-        "error_threshold",
-        "additive_format = \"additive0\"\n\tadditive_base_name = \"13_07_base\"\n\terror_threshold",
-        1,
-    );
-    sjson.push_str(&text[at..]);
-    sjson.push_str(&text[at..].replacen("\ntracks =", "\nbase_tracks =", 1));
     let path = dir.join("additive.acl.sjson");
-    std::fs::write(&path, sjson).unwrap();
+    std::fs::write(&path, common::acl_additive_13_07_sjson()).unwrap();
     path
 }
 

@@ -258,3 +258,19 @@ pub fn scaled_node_copy(path: &Path, node: &str, factor: f64, dir: &Path, name: 
     std::fs::write(&out, doc.to_bytes(GltfFormat::Binary).unwrap()).unwrap();
     out
 }
+
+/// ACL's 13_07 as an additive clip on itself, as an SJSON file holds one: the clip's
+/// tracks marked `additive_format = "additive0"` on a base clip `13_07_base` whose tracks
+/// are the same (`base_tracks`).
+pub fn acl_additive_13_07_sjson() -> String {
+    let text = std::fs::read_to_string(asset("acl/13_07.acl.sjson")).unwrap();
+    let at = text.find("\ntracks =").expect("a tracks section");
+    let mut sjson = text[..at].replacen(
+        "error_threshold",
+        "additive_format = \"additive0\"\n\tadditive_base_name = \"13_07_base\"\n\terror_threshold",
+        1,
+    );
+    sjson.push_str(&text[at..]);
+    sjson.push_str(&text[at..].replacen("\ntracks =", "\nbase_tracks =", 1));
+    sjson
+}
