@@ -4,6 +4,7 @@
 //! root-motion clip played 100 cycles ends where the source's own 100 cycles end.
 
 mod common;
+use common::player::skelpack_ok;
 
 use glam::{DAffine3, Quat, Vec3};
 use skelpack::character::{DEFAULT_CHARACTER_GLB, DEFAULT_CHARACTER_NAME};
@@ -389,29 +390,12 @@ fn gltf_export_root_travel_over_100_cycles() {
     let walk = dir.path().join("default.glb");
     std::fs::write(&walk, DEFAULT_CHARACTER_GLB).unwrap();
     let cmu = dir.path().join("cmu.glb");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
-        .arg("convert")
-        .arg(common::asset("CMU_131_01.bvh"))
-        .arg(&cmu)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    skelpack_ok(&["convert"], &[&common::asset("CMU_131_01.bvh"), &cmu]);
     for (original, name) in [(&walk, "Walk"), (&cmu, "")] {
         let exported = original.with_extension("exp.glb");
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
-            .args(["compress", "--preset", "acl", "-o"])
-            .arg(&exported)
-            .arg(original)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        skelpack_ok(
+            &["compress", "--preset", "acl", "-o"],
+            &[&exported, original],
         );
         let (a, b) = (
             import::load(original).unwrap(),

@@ -106,6 +106,17 @@ fn compressed_clips_hold_every_socket_and_a_sockets_own_tolerance() {
     }
 }
 
+/// RobotExpressive and its compressed glTF at the acl preset, written into `dir`.
+fn robot_acl_export(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let original = common::asset("RobotExpressive.glb");
+    let exported = dir.join("robot.glb");
+    skelpack_ok(
+        &["compress", "--preset", "acl", "-o"],
+        &[&exported, &original],
+    );
+    (original, exported)
+}
+
 /// The glTF export of RobotExpressive (acl preset: 0.1 mm) played in three.js: every one of
 /// its 27 sockets, picked from the original by the player itself, within 0.1 mm at every key
 /// and midpoint, from a clean start and after every other clip stopped anywhere. Before
@@ -113,12 +124,7 @@ fn compressed_clips_hold_every_socket_and_a_sockets_own_tolerance() {
 #[test]
 fn robot_expressive_export_holds_every_socket_in_three_js() {
     let dir = tempfile::tempdir().unwrap();
-    let original = common::asset("RobotExpressive.glb");
-    let exported = dir.path().join("robot.glb");
-    skelpack_ok(
-        &["compress", "--preset", "acl", "-o"],
-        &[&exported, &original],
-    );
+    let (original, exported) = robot_acl_export(dir.path());
     let r = node_json(
         "player.mjs",
         &[&original, &exported],
@@ -198,12 +204,7 @@ fn robot_expressive_export_holds_every_socket_in_blender() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let original = common::asset("RobotExpressive.glb");
-    let exported = dir.path().join("robot.glb");
-    skelpack_ok(
-        &["compress", "--preset", "acl", "-o"],
-        &[&exported, &original],
-    );
+    let (original, exported) = robot_acl_export(dir.path());
     let out = dir.path().join("blender.json");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/blender/gltf_sockets.py");
     let run = std::process::Command::new("blender")

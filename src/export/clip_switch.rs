@@ -14,7 +14,7 @@
 
 use super::channels::Player;
 use super::clip_memo::{ClipMemo, MemoKey, clip_state_key, pair_key};
-use super::gltf_compressed::{GltfClip, GltfOptions, encode_for_gltf};
+use super::gltf_compressed::{GltfClip, GltfOptions, encode_for_gltf_memo};
 use super::start_states::{AfterStops, Sampled, after_every_stop};
 use crate::metric::JointLimits;
 use crate::model::{Clip, Skeleton};
@@ -331,20 +331,18 @@ pub fn hold_switches(
     if clips.len() < 2 {
         return Ok(vec![0.0; clips.len()]);
     }
+    // What the pair measures read; each update sets the clips as they stand.
+    let fixed = Inputs {
+        skeleton,
+        raws,
+        keyed,
+        clips: &[],
+        limits: &limits,
+        resolved: Some(resolved),
+        player: options.player,
+    };
     let mut pairs = Pairs::new(keyed, clips.len());
-    pairs.update(
-        &Inputs {
-            skeleton,
-            raws,
-            keyed,
-            clips,
-            limits: &limits,
-            resolved: Some(resolved),
-            player: options.player,
-        },
-        None,
-        memo,
-    );
+    pairs.update(&Inputs { clips, ..fixed }, None, memo);
     let (mut ratios, mut blame) = pairs.report(skeleton.len());
     for _ in 0..MAX_ROUNDS {
         // A clip is tightened where it misses after another clip, and where another clip
@@ -368,24 +366,15 @@ pub fn hold_switches(
             failing
                 .par_iter()
                 .map(|&i| {
-                    let keyed_i = Some(file.of(i));
-                    let encode = || {
-                        encode_for_gltf(
-                            skeleton,
-                            &raws[i],
-                            &tightened[i],
-                            control,
-                            options,
-                            keyed_i,
-                        )
-                    };
-                    match memo {
-                        Some(m) => m.get_or(
-                            ClipMemo::key(skeleton, &raws[i], &tightened[i], options, keyed_i),
-                            encode,
-                        ),
-                        None => encode(),
-                    }
+                    encode_for_gltf_memo(
+                        memo,
+                        skeleton,
+                        &raws[i],
+                        &tightened[i],
+                        control,
+                        options,
+                        Some(file.of(i)),
+                    )
                 })
                 .collect::<Result<_, _>>()?
         };
@@ -394,19 +383,7 @@ pub fn hold_switches(
             clips[i] = c;
             changed[i] = true;
         }
-        pairs.update(
-            &Inputs {
-                skeleton,
-                raws,
-                keyed,
-                clips,
-                limits: &limits,
-                resolved: Some(resolved),
-                player: options.player,
-            },
-            Some(&changed),
-            memo,
-        );
+        pairs.update(&Inputs { clips, ..fixed }, Some(&changed), memo);
         (ratios, blame) = pairs.report(skeleton.len());
     }
     Ok(ratios

@@ -365,6 +365,27 @@ pub const TRANSLATION_STEP: f32 = 1.0 / 32.0;
 /// rotations, which halve a rotation key.
 pub const TOLERANCE_FACTORS: [f32; 3] = [1.0, 0.8, 0.6];
 
+/// [`encode_for_gltf`], taken from `memo` when it holds the same clip encoded with the
+/// same settings, options and keyed channels (and recorded there when it does not).
+pub(super) fn encode_for_gltf_memo(
+    memo: Option<&super::clip_memo::ClipMemo>,
+    skeleton: &Skeleton,
+    raw: &crate::model::Clip,
+    settings: &Resolved,
+    control: &crate::codec::Control,
+    options: &GltfOptions,
+    keyed: Option<Keyed<'_>>,
+) -> Result<GltfClip, crate::codec::CodecError> {
+    let encode = || encode_for_gltf(skeleton, raw, settings, control, options, keyed);
+    match memo {
+        Some(m) => m.get_or(
+            super::clip_memo::ClipMemo::key(skeleton, raw, settings, options, keyed),
+            encode,
+        ),
+        None => encode(),
+    }
+}
+
 /// Compresses `raw` for glTF: runs the codec at the user's tolerance and at tighter ones
 /// ([`TOLERANCE_FACTORS`]), prepares each for glTF and keeps the smallest whose error is no
 /// worse than the first run's (which meets the tolerance whenever the codec can).
@@ -1070,29 +1091,15 @@ pub fn compress_to_gltf_memo(
             .par_iter()
             .enumerate()
             .map(|(i, clip)| {
-                let encode = || {
-                    encode_for_gltf(
-                        &source.skeleton,
-                        clip,
-                        &limits[i],
-                        &control,
-                        options,
-                        Some(keyed.of(i)),
-                    )
-                };
-                match memo {
-                    Some(m) => m.get_or(
-                        super::clip_memo::ClipMemo::key(
-                            &source.skeleton,
-                            clip,
-                            &limits[i],
-                            options,
-                            Some(keyed.of(i)),
-                        ),
-                        encode,
-                    ),
-                    None => encode(),
-                }
+                encode_for_gltf_memo(
+                    memo,
+                    &source.skeleton,
+                    clip,
+                    &limits[i],
+                    &control,
+                    options,
+                    Some(keyed.of(i)),
+                )
                 .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
             })
             .collect()
