@@ -580,18 +580,49 @@ fn clicking_a_joint_in_the_viewport_selects_it() {
     h.get_by_label(&joints::tolerance_label("Head"));
 }
 
+/// An FBX take with a piece in its sidecar exports from the File menu's compressed glTF
+/// as the command line writes it: a new scene in metres holding the take and its piece,
+/// byte for byte the file `skelpack compress` writes.
 #[test]
-fn gltf_export_of_a_non_gltf_source_says_why_and_writes_nothing() {
-    let (mut h, _) = acl();
+fn gltf_export_of_an_fbx_take_with_a_piece_writes_what_the_cli_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("13_07.glb");
+    let src = dir.path().join("run.fbx");
+    std::fs::copy(app_harness::shared_asset("fbx/pab_run.fbx"), &src).unwrap();
+    std::fs::write(
+        skelpack::settings::Settings::sidecar_path(&src),
+        "[takes.Stride]\nsource = \"run\"\nstart = 3\nend = 15\n",
+    )
+    .unwrap();
+    let mut h = harness(Some(src.clone()));
+    let out = dir.path().join("app.glb");
     h.state_mut().perform(Action::ExportGltf(Some(out.clone())));
-    h.run_steps(2);
-    let (title, message) = h.state().error_banner().expect("a banner");
-    assert_eq!(title, "Export Compressed glTF is not available");
-    assert!(message.contains("skelpack convert"), "{message}");
-    assert!(!h.state().export_running());
-    assert!(!out.exists());
+    wait_for_export(&mut h);
+    let status = h.state().status().to_owned();
+    assert!(status.contains("wrote"), "{status}");
+    assert!(h.state().error_banner().is_none());
+    let cli = dir.path().join("cli.glb");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args([
+            "compress",
+            src.to_str().unwrap(),
+            "-o",
+            cli.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let back = skelpack::import::load(&out).expect("the app's export imports");
+    let names: Vec<&str> = back.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["run", "Stride"]);
+    assert_eq!(back.clips[1].frame_count, 13);
+    assert!(
+        std::fs::read(&out).unwrap() == std::fs::read(&cli).unwrap(),
+        "the same bytes"
+    );
 }
 
 #[test]

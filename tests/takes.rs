@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
@@ -168,8 +169,7 @@ fn a_trimmed_piece_keeps_its_settings_and_inner_events_and_reports_the_others() 
 
 /// A compressed glTF of a BVH take carries its pieces as animations of their own, each
 /// within tolerance as animeval measures it against `convert`'s uncompressed scene of the
-/// same pieces; a glTF source, whose own animations the export keeps, refuses pieces in
-/// one line naming the ways that hold them.
+/// same pieces, and each starting at time 0, where players start an animation.
 #[test]
 fn the_pieces_of_a_take_export_as_compressed_gltf_animations() {
     let dir = tempfile::tempdir().unwrap();
@@ -209,22 +209,107 @@ fn the_pieces_of_a_take_export_as_compressed_gltf_animations() {
                 a["name"]
             );
         }
-        // A piece plays from its place in the take (frame 120 at 120 fps).
+        // The piece of frames 120-300 at 120 fps plays from 0 to 1.5 s.
         let piece = anims.iter().find(|a| a["name"] == "Swing").unwrap();
         let t = piece["time_range"].as_array().unwrap();
-        assert!((t[0].as_f64().unwrap() - 1.0).abs() < 1e-3, "{t:?}");
+        assert!(t[0].as_f64().unwrap().abs() < 1e-6, "{t:?}");
+        assert!((t[1].as_f64().unwrap() - 1.5).abs() < 1e-3, "{t:?}");
     }
-    // A glTF source keeps its animations: its pieces go to a .skp or a converted scene.
-    let robot = common::asset("RobotExpressive.glb");
-    let out = run(&[
-        "compress",
-        robot.to_str().unwrap(),
-        "-o",
-        dir.path().join("r.glb").to_str().unwrap(),
-        "--take",
-        "Part=Dance:0-20",
-    ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("skelpack convert"), "{err}");
+}
+
+/// Runs `tests/pieces/piece_eval.py` (animeval's evaluation of a piece against its window
+/// of the original animation); `None` when python3 with numpy is missing.
+fn piece_eval(
+    original: &Path,
+    export: &Path,
+    piece: &str,
+    source: &str,
+    t0: f32,
+    t1: f32,
+) -> Option<Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pieces/piece_eval.py");
+    let animeval = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tools/animeval.py");
+    let probe = Command::new("python3")
+        .args(["-c", "import numpy"])
+        .output();
+    if !matches!(probe, Ok(ref o) if o.status.success()) {
+        eprintln!("SKIPPED piece_eval: python3 with numpy is not available");
+        return None;
+    }
+    let out = Command::new("python3")
+        .arg(&script)
+        .args([animeval.as_path(), original, export])
+        .args([piece, source, &t0.to_string(), &t1.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// A glTF source's pieces are added to its compressed export as animations of their own
+/// (the file's own animations stay): each plays from time 0 to its length, within the
+/// tolerance of the window of the source animation it was cut from as animeval's
+/// evaluation measures it (the portable players' rules, physical markers), and reads back
+/// as a clip of the piece's frames. The app writes the same file.
+#[test]
+fn the_pieces_of_a_gltf_take_are_added_to_its_compressed_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("cesium.glb");
+    std::fs::copy(common::asset("CesiumMan.glb"), &src).unwrap();
+    let s = src.to_str().unwrap();
+    let source = skelpack::import::load(&src).unwrap();
+    let take = &source.clips[0];
+    let last = take.frame_count as u32 - 1;
+    let pieces = [("Stride", 0, last / 2), ("Return", last / 2, last)];
+    let glb = dir.path().join("out.glb");
+    let mut args = vec!["compress", s, "-o", glb.to_str().unwrap(), "--json"];
+    let flags: Vec<String> = pieces
+        .iter()
+        .map(|(n, a, b)| format!("{n}={}:{a}-{b}", take.name))
+        .collect();
+    for f in &flags {
+        args.extend(["--take", f.as_str()]);
+    }
+    let report: Value = serde_json::from_slice(&ok(&args).stdout).unwrap();
+    let names: Vec<&str> = report
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    // After the file's own animation, the pieces in name order (as `takes::split` adds them).
+    assert_eq!(names, [take.name.as_str(), "Return", "Stride"]);
+    let tolerance = report[0]["tolerance"].as_f64().unwrap();
+    let back = skelpack::import::load(&glb).unwrap();
+    for (name, a, b) in pieces {
+        let clip = back.clips.iter().find(|c| c.name == name).unwrap();
+        assert_eq!(clip.frame_count as u32, b - a + 1, "{name}");
+        assert_eq!(clip.start_time, 0.0, "{name}");
+        let rate = take.sample_rate;
+        let (t0, t1) = (
+            take.start_time + a as f32 / rate,
+            take.start_time + b as f32 / rate,
+        );
+        // The source animation by its index: CesiumMan's has no name in the file.
+        let Some(e) = piece_eval(&src, &glb, name, "0", t0, t1) else {
+            continue;
+        };
+        let max = e["max"].as_f64().unwrap();
+        assert!(max <= tolerance * 1.001, "{name}: {max} over {tolerance}");
+        assert!(e["first_key"].as_f64().unwrap().abs() < 1e-6, "{e}");
+        assert!(
+            (e["last_key"].as_f64().unwrap() - (t1 - t0) as f64).abs() < 1e-4,
+            "{e}"
+        );
+        // The measure can fail: the same piece against the wrong window of the source.
+        let shifted = piece_eval(&src, &glb, name, "0", t0 + 0.25, t1 + 0.25).unwrap();
+        assert!(
+            shifted["max"].as_f64().unwrap() > 10.0 * tolerance,
+            "{shifted}"
+        );
+    }
 }

@@ -68,7 +68,7 @@ pub struct Exporter {
 pub const GLTF: Exporter = Exporter {
     what: "Export Compressed glTF",
     ext: "glb",
-    check: check_gltf,
+    check: |_| Ok(()),
     write: export_gltf,
 };
 
@@ -80,28 +80,17 @@ pub const SKP: Exporter = Exporter {
     write: export_skp,
 };
 
+/// `x` in the asset's unit (the unit in force) in millimetres.
 fn mm(asset: &Asset, settings: &Settings, x: f32) -> f64 {
     let unit = settings.unit_for(asset);
     x as f64 * 1000.0 / unit.per_metre() as f64
 }
 
-/// Only glTF sources can be rewritten with compressed animations.
-fn check_gltf(input: &ExportInput) -> Result<(), String> {
-    let a = &input.asset;
-    if a.format == crate::import::SourceFormat::Gltf {
-        return Ok(());
-    }
-    Err(format!(
-        "{}: compressed glTF export needs a glTF source; convert it first (`skelpack convert`)",
-        a.path.display()
-    ))
-}
-
-/// Writes the document's file with its animations replaced by the compressed result.
-/// Only glTF sources can be rewritten this way; BVH and ACL clips are exported as a new glTF
-/// scene with `skelpack convert` first.
+/// Writes the document's file with its animations replaced by the compressed result (a
+/// glTF source, its takes' pieces added as animations), or for a BVH, FBX or ACL source a
+/// new glTF scene in metres of every clip and piece, compressed (as `skelpack compress
+/// SOURCE -o OUT.glb` writes them).
 fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String> {
-    check_gltf(input)?;
     let a = &input.asset;
     let r = crate::export::compress_to_gltf_memo(
         a,
@@ -134,7 +123,12 @@ fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String
     Ok(ExportSummary {
         bytes,
         ratio: orig as f64 / out.max(1) as f64,
-        max_error_mm: mm(a, &input.settings, max),
+        // A BVH, FBX or ACL source is exported (and measured) in metres (`export::metres`).
+        max_error_mm: if crate::export::metres::converts(a.format) {
+            max as f64 * 1000.0
+        } else {
+            mm(a, &input.settings, max)
+        },
     })
 }
 

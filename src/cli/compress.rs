@@ -418,15 +418,6 @@ pub(super) fn export_gltf(
     output: &Path,
     cache: Option<&ResultCache>,
 ) -> anyhow::Result<GltfWritten> {
-    // A BVH, FBX or ACL source becomes a glTF scene of every clip, pieces included; a
-    // glTF source keeps its own animations, so its pieces have nowhere to go.
-    if !settings.takes.is_empty() && !crate::export::metres::converts(asset.format) {
-        bail!(
-            "{}: a compressed glTF keeps the source's animations; write the takes' pieces \
-             to a .skp, or as a glTF scene with `skelpack convert`",
-            asset.path.display()
-        );
-    }
     // glTF has no loop, root-motion or additive flag: its clips are the source's frames.
     let settings = settings.without_playback();
     let options = gltf_options(args);

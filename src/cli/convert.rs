@@ -160,6 +160,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     } else {
         asset
     };
+    // Pieces start at time 0, where players start an animation.
+    let asset = crate::export::gltf_animations::pieces_from_time_zero(&asset, &settings);
     write_scene(
         &args.output,
         &asset.skeleton,

@@ -26,6 +26,7 @@ use glam::Vec4;
 use serde_json::{Map, Value, json};
 
 use super::channels::{Channel, Interp, Player, Storage, TICKS, channels_of, tick_frame};
+use super::gltf_animations::keyed_channels;
 use super::gltf_doc::component;
 use super::verify::Splits;
 use super::{ExportError, GltfDoc, GltfFormat, compact};
@@ -730,37 +731,6 @@ fn add_rest_channels(channels: &mut Vec<Channel>, skeleton: &Skeleton, keyed: Ke
     channels.sort_by_key(|c| (c.joint, c.kind));
 }
 
-/// Which properties (translation, rotation, scale) of each skeleton joint animation
-/// `index` of `doc` drives.
-pub fn keyed_channels(doc: &GltfDoc, index: usize, skeleton: &Skeleton) -> Vec<[bool; 3]> {
-    let mut node_joint: HashMap<usize, usize> = HashMap::new();
-    for (j, joint) in skeleton.joints.iter().enumerate() {
-        if let Some(n) = joint.source_node {
-            node_joint.insert(n, j);
-        }
-    }
-    let mut keyed = vec![[false; 3]; skeleton.len()];
-    let channels = doc
-        .array("animations")
-        .get(index)
-        .and_then(|a| a.get("channels"))
-        .and_then(Value::as_array);
-    for ch in channels.into_iter().flatten() {
-        let target = ch.get("target");
-        let node = target.and_then(|t| t.get("node")).and_then(Value::as_u64);
-        let kind = match target.and_then(|t| t.get("path")).and_then(Value::as_str) {
-            Some("translation") => 0,
-            Some("rotation") => 1,
-            Some("scale") => 2,
-            _ => continue,
-        };
-        if let Some(&j) = node.and_then(|n| node_joint.get(&(n as usize))) {
-            keyed[j][kind] = true;
-        }
-    }
-    keyed
-}
-
 /// Makes sure the key times let an importer recover the clip's rate and length: some
 /// channel must hold two consecutive frames and some the last frame. Where none does, a
 /// key is inserted that leaves the curve unchanged (a split at frame 1), or a constant
@@ -1051,6 +1021,8 @@ pub fn compress_to_gltf_memo(
     use rayon::prelude::*;
     // The measuring buffers kept per thread live as long as this export.
     let _spares = super::remeasure::SpareRelease;
+    let from_zero = super::gltf_animations::pieces_from_time_zero(asset, settings);
+    let asset = from_zero.as_ref();
     let in_metres;
     let (original, converted, settings) = if super::metres::converts(asset.format) {
         // Converted in metres (glTF's unit) from the unit in force; the settings' unit
@@ -1067,7 +1039,9 @@ pub fn compress_to_gltf_memo(
         };
         (doc, Some(a), &in_metres)
     } else {
-        (GltfDoc::read(&asset.path)?, None, settings)
+        let mut doc = GltfDoc::read(&asset.path)?;
+        super::gltf_animations::append_pieces(&mut doc, asset, settings)?;
+        (doc, None, settings)
     };
     let source = converted.as_ref().unwrap_or(asset);
     // Without a memo from the caller, one for this export: the tighter presets' passes and

@@ -16,6 +16,7 @@ pub mod channels;
 pub mod clip_memo;
 pub mod clip_switch;
 pub mod compact;
+pub mod gltf_animations;
 pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;
@@ -38,10 +39,11 @@ pub mod verify;
 use std::path::Path;
 
 pub use channels::{Player, Rule};
+pub use gltf_animations::keyed_channels;
 pub use gltf_compressed::{
     AnimationExport, ChannelExport, CompressedGltf, FileKeyed, GltfClip, GltfOptions, Keyed,
     compress_to_gltf, compress_to_gltf_memo, compressed_gltf, encode_for_gltf, export_gltf,
-    keyed_channels, write_compressed_gltf,
+    write_compressed_gltf,
 };
 pub use gltf_doc::{GltfDoc, GltfFormat};
 pub use gltf_scene::{scene_to_gltf, write_scene};

@@ -46,6 +46,11 @@ pub(super) struct Live {
     pub(super) on_screen: (Option<Duration>, Option<Duration>),
     /// Per export-on-save target, the clip encodings of its last export.
     memos: std::collections::HashMap<PathBuf, Arc<ClipMemo>>,
+    /// Whether the open file's glTF targets were exported once in the background to fill
+    /// their memos (so that the first save costs what every later one does).
+    warmed: bool,
+    /// That background export, while it runs (exports on save wait for it).
+    warming: Option<std::thread::JoinHandle<()>>,
 }
 
 /// One export on save done: the target, what was written (or why not), and when after the
@@ -77,6 +82,8 @@ impl Live {
             log: Vec::new(),
             on_screen: (None, None),
             memos: Default::default(),
+            warmed: false,
+            warming: None,
         }
     }
 
@@ -94,6 +101,7 @@ impl App {
         live.watch = None;
         live.report = None;
         live.memos.clear();
+        live.warmed = false;
         live.settle = Settle::new(SETTLE);
         let Some(Source::File(p)) = self.session.doc.as_ref().map(|d| &d.source) else {
             return;
@@ -151,6 +159,7 @@ impl App {
             ctx.request_repaint_after(at.saturating_duration_since(now));
         }
         self.report_reload();
+        self.warm_exports_on_save();
         self.poll_exports_on_save();
         if self.live.exports.is_some() {
             ctx.request_repaint_after(Duration::from_millis(50));
@@ -363,7 +372,12 @@ impl App {
             .map(|t| self.live.memos.entry(t.path.clone()).or_default().clone())
             .collect();
         let (tx, rx) = std::sync::mpsc::channel();
+        let warming = self.live.warming.take();
         std::thread::spawn(move || {
+            // The memos are filled one export at a time: after the warm-up, if it runs.
+            if let Some(w) = warming {
+                let _ = w.join();
+            }
             for (t, memo) in targets.into_iter().zip(memos) {
                 let mut input = input.clone();
                 input.gltf_meshopt = t.meshopt;
@@ -380,6 +394,51 @@ impl App {
             }
         });
         self.live.exports = Some(rx);
+    }
+
+    /// With "Export on save" on, once the open file's refined result is on screen: exports
+    /// each remembered glTF target once in the background, to a temporary file removed
+    /// afterwards, so that its memo holds every clip's encoding and every clip pair's
+    /// measure before the first save (which then re-encodes only what changed, as later
+    /// saves do). `.skp` targets keep no memo and need none.
+    fn warm_exports_on_save(&mut self) {
+        if !self.view.options.export_on_save || self.live.warmed {
+            return;
+        }
+        let Some(doc) = &self.session.doc else { return };
+        let refined = doc.result.as_ref().is_some_and(|r| !r.refining);
+        if !refined || self.live.report.is_some() || self.live.exports.is_some() {
+            return;
+        }
+        self.live.warmed = true;
+        let targets: Vec<ExportTarget> = (doc.saved_settings.exports.iter())
+            .filter(|t| t.format != "skp")
+            .cloned()
+            .collect();
+        if targets.is_empty() {
+            return;
+        }
+        let input = ExportInput::from_document(doc, false);
+        let memos: Vec<Arc<ClipMemo>> = targets
+            .iter()
+            .map(|t| self.live.memos.entry(t.path.clone()).or_default().clone())
+            .collect();
+        self.live.say(format!(
+            "Export on save: preparing {} glTF target(s) in the background",
+            targets.len()
+        ));
+        self.live.warming = Some(std::thread::spawn(move || {
+            for (i, (t, memo)) in targets.into_iter().zip(memos).enumerate() {
+                let ext = t.path.extension().and_then(|e| e.to_str()).unwrap_or("glb");
+                let scratch = std::env::temp_dir()
+                    .join(format!("skelpack-warm-{}-{i}.{ext}", std::process::id()));
+                let mut input = input.clone();
+                input.gltf_meshopt = t.meshopt;
+                input.memo = Some(memo);
+                let _ = (exporter::GLTF.write)(&input, &scratch);
+                let _ = std::fs::remove_file(&scratch);
+            }
+        }));
     }
 
     fn poll_exports_on_save(&mut self) {
