@@ -2,7 +2,8 @@
 #
 #   python3 docs/live_latency.py SKELPACK SOURCE app   [--saves N]
 #   python3 docs/live_latency.py SKELPACK SOURCE watch [--saves N] [watch flags...]
-#   (either: --touch saves the same bytes; --clip NAME moves a key of that glTF animation)
+#   (either: --touch saves the same bytes; --clip NAME moves a key of that glTF animation;
+#    --glb exports a compressed glTF of a BVH / FBX / ACL source too, not only its .skp)
 #
 # SOURCE is copied to a temporary folder and saved there N times the way Blender and
 # Maya save (a modified copy written under a temporary name, renamed over it). Each save
@@ -35,6 +36,10 @@ f = os.path.join(d, name)
 shutil.copy(src, f)
 data = open(src, 'rb').read()
 is_gltf = name.lower().endswith(('.glb', '.gltf'))
+# --glb: a compressed glTF target for a BVH / FBX / ACL source too (a new scene in metres).
+want_glb = is_gltf or '--glb' in rest
+if '--glb' in rest:
+    rest.remove('--glb')
 
 
 def modified(k):
@@ -109,7 +114,7 @@ def wait_exports(outs, before, timeout=120):
 
 rows = []
 if mode == 'app':
-    outs = [os.path.join(d, 'out.skp')] + ([os.path.join(d, 'out.glb')] if is_gltf else [])
+    outs = [os.path.join(d, 'out.skp')] + ([os.path.join(d, 'out.glb')] if want_glb else [])
     side = ''.join('[[exports]]\npath = "%s"\nformat = "%s"\n\n' % (o, o[-3:]) for o in outs)
     open(f + '.skelpack.toml', 'w').write(side)
     env = dict(os.environ, XDG_RUNTIME_DIR=tempfile.mkdtemp())
@@ -122,6 +127,8 @@ if mode == 'app':
     threading.Thread(target=reader, args=(p.stderr,), daemon=True).start()
     wait_line(lambda l: l.startswith('live: watching'))
     time.sleep(8)  # the opening's own compression
+    if want_glb:  # and the glTF target's first export, in the background (its memo)
+        wait_line(lambda l: 'target(s) prepared' in l, timeout=300)
     for k in range(saves):
         before = mtimes(outs)
         t0 = save(k)
@@ -136,7 +143,7 @@ if mode == 'app':
           '| save -> %d export(s) rewritten ms:' % len(outs), ' '.join('%.0f' % r[1] for r in rows))
     print('  last status:', l)
 else:
-    out = os.path.join(d, 'out.' + ('glb' if is_gltf else 'skp'))
+    out = os.path.join(d, 'out.' + ('glb' if want_glb else 'skp'))
     p = subprocess.Popen([exe, 'watch', f, '--export', out] + rest, stdout=subprocess.PIPE, text=True)
     threading.Thread(target=reader, args=(p.stdout,), daemon=True).start()
     wait_line(lambda l: 'watching' in l)

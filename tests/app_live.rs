@@ -194,6 +194,75 @@ fn export_on_save_rewrites_the_remembered_export() {
     );
 }
 
+/// With "Export on save" on and a compressed glTF remembered in the sidecar, opening the
+/// file prepares that target in the background (its memo filled, no scratch file left),
+/// so that the first save re-encodes only what changed; the file written is byte for byte
+/// what `skelpack compress` writes from the saved file.
+#[test]
+fn export_on_save_prepares_gltf_targets_before_the_first_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("take.bvh");
+    let out = dir.path().join("take.glb");
+    std::fs::write(&file, bvh(true, 1.0)).unwrap();
+    std::fs::write(
+        dir.path().join("take.bvh.skelpack.toml"),
+        format!(
+            "[[exports]]\npath = {:?}\nformat = \"glb\"\n",
+            out.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let scratch = |pid: u32| {
+        std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(Result::ok)
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.starts_with(&format!("skelpack-warm-{pid}-"))
+            })
+            .count()
+    };
+    let mut h = app_harness::opened(Some(file.clone()), app_harness::SIZE);
+    assert!(h.state().exports_prepared().is_none(), "not asked for yet");
+    h.state_mut().view_options_mut().export_on_save = true;
+    step_until(&mut h, "the glTF target prepared", |a| {
+        a.exports_prepared().is_some()
+    });
+    let prepared = h.state().exports_prepared().unwrap();
+    assert_eq!(prepared.len(), 1, "{prepared:?}");
+    assert_eq!(prepared[0].0, out);
+    assert!(prepared[0].1 >= 1, "the memo holds the clip: {prepared:?}");
+    assert!(!out.exists(), "preparing writes no target");
+    assert_eq!(scratch(std::process::id()), 0, "no scratch file left");
+
+    save_like_a_dcc(&file, &bvh(true, 2.0));
+    step_until(&mut h, "the export on save", |a| {
+        a.live_log()
+            .iter()
+            .any(|l| l.starts_with("Export on save: wrote"))
+            && !a.live_busy()
+    });
+    let cli = dir.path().join("cli.glb");
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args([
+            "compress",
+            file.to_str().unwrap(),
+            "-o",
+            cli.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        std::fs::read(&out).unwrap() == std::fs::read(&cli).unwrap(),
+        "the export on save is the command line's file"
+    );
+}
+
 /// A file whose sidecar cuts a take into a piece: after a save the piece is cut once from
 /// the new file (not again from the clips already holding it), and it is reported as
 /// modified, not as added or removed.

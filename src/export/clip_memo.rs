@@ -98,6 +98,11 @@ impl ClipMemo {
         found
     }
 
+    /// How many clip encodings the memo holds from its last finished export.
+    pub fn kept(&self) -> usize {
+        self.inner.lock().expect("memo").kept.len()
+    }
+
     /// How many pair measures the export under way took from the memo.
     pub fn pair_hits(&self) -> usize {
         self.inner.lock().expect("memo").pair_hits

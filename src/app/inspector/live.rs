@@ -123,6 +123,20 @@ impl App {
         live.file = file;
     }
 
+    /// Whether "Export on save" has prepared the open file's glTF targets (their memos
+    /// filled by a background export; see `warm_exports_on_save`), and per target path how
+    /// many clip encodings its memo holds.
+    pub fn exports_prepared(&self) -> Option<Vec<(PathBuf, usize)>> {
+        let done = self.live.warmed && self.live.warming.as_ref().is_none_or(|w| w.is_finished());
+        done.then(|| {
+            let mut v: Vec<(PathBuf, usize)> = (self.live.memos.iter())
+                .map(|(p, m)| (p.clone(), m.kept()))
+                .collect();
+            v.sort();
+            v
+        })
+    }
+
     /// Lines the live source reported (reloads, settings kept aside, exports on save).
     pub fn live_log(&self) -> &[String] {
         &self.live.log
@@ -428,6 +442,8 @@ impl App {
             targets.len()
         ));
         self.live.warming = Some(std::thread::spawn(move || {
+            let start = Instant::now();
+            let n = targets.len();
             for (i, (t, memo)) in targets.into_iter().zip(memos).enumerate() {
                 let ext = t.path.extension().and_then(|e| e.to_str()).unwrap_or("glb");
                 let scratch = std::env::temp_dir()
@@ -438,6 +454,11 @@ impl App {
                 let _ = (exporter::GLTF.write)(&input, &scratch);
                 let _ = std::fs::remove_file(&scratch);
             }
+            // On stderr only, as the other live lines are (the log is the UI thread's).
+            eprintln!(
+                "live: Export on save: {n} glTF target(s) prepared in {} ms",
+                start.elapsed().as_millis()
+            );
         }));
     }
 
