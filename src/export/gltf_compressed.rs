@@ -252,14 +252,13 @@ impl GltfClip {
         let sourced = super::layout::source_frames(&mut source, raw, false);
         let mut dense_source = dense.clone();
         let dense_sourced = densified && super::layout::source_frames(&mut dense_source, raw, true);
-        // (Fitted below: the codec's keys with wide segments split first, then the others.)
-        let codec_keys = channels.clone();
-        let (mut max_error, mut worst_ratio) = fit(&mut channels, Splits::First);
-        let mut best_cost = cost(&channels);
+        // Fitted below: the codec's keys with wide segments split first, then the others.
         // Each layout is also tried with nlerp splits only where measured over (sparse keys
         // far apart often stay within tolerance under nlerp: SimpleSkin), the codec's keys
         // also with the whole rotation budget for the first split.
+        let codec_keys = std::mem::take(&mut channels);
         let mut tries = vec![
+            (codec_keys.clone(), Splits::First),
             (codec_keys.clone(), Splits::WhereOver),
             (codec_keys, Splits::WhereOverWide),
         ];
@@ -281,9 +280,21 @@ impl GltfClip {
         if dense_sourced {
             tries.push((dense_source, Splits::WhereOver));
         }
-        for (mut candidate, splits) in tries {
-            let (e, r) = fit(&mut candidate, splits);
-            let c = cost(&candidate);
+        // The fits are independent: run at once (a save that changed one long clip leaves
+        // it alone to encode), then chosen in order, as one after the other would.
+        use rayon::prelude::*;
+        let fitted: Vec<(Vec<Channel>, f32, f32, usize)> = tries
+            .into_par_iter()
+            .map(|(mut candidate, splits)| {
+                let (e, r) = fit(&mut candidate, splits);
+                let c = cost(&candidate);
+                (candidate, e, r, c)
+            })
+            .collect();
+        let mut fitted = fitted.into_iter();
+        let (mut channels, mut max_error, mut worst_ratio, mut best_cost) =
+            fitted.next().expect("the codec's keys are always tried");
+        for (candidate, e, r, c) in fitted {
             // Within tolerance beats over it; then the smaller wins among those no worse.
             let better = if (r <= 1.0) != (worst_ratio <= 1.0) {
                 r <= 1.0
