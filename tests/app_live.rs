@@ -243,20 +243,7 @@ fn export_on_save_prepares_gltf_targets_before_the_first_save() {
             && !a.live_busy()
     });
     let cli = dir.path().join("cli.glb");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
-        .args([
-            "compress",
-            file.to_str().unwrap(),
-            "-o",
-            cli.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    app_harness::cli_compress(&file, &cli);
     assert!(
         std::fs::read(&out).unwrap() == std::fs::read(&cli).unwrap(),
         "the export on save is the command line's file"

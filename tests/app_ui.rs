@@ -601,20 +601,7 @@ fn gltf_export_of_an_fbx_take_with_a_piece_writes_what_the_cli_writes() {
     assert!(status.contains("wrote"), "{status}");
     assert!(h.state().error_banner().is_none());
     let cli = dir.path().join("cli.glb");
-    let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
-        .args([
-            "compress",
-            src.to_str().unwrap(),
-            "-o",
-            cli.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    app_harness::cli_compress(&src, &cli);
     let back = skelpack::import::load(&out).expect("the app's export imports");
     let names: Vec<&str> = back.clips.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(names, ["run", "Stride"]);

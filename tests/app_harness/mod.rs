@@ -90,3 +90,22 @@ pub fn shared_asset(name: &str) -> PathBuf {
         .join("../shared/assets")
         .join(name)
 }
+
+/// Runs `skelpack compress SOURCE -o OUT` (the command line, for files the app must write
+/// byte for byte alike); panics with its stderr when it fails.
+pub fn cli_compress(source: &std::path::Path, out: &std::path::Path) {
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args([
+            "compress",
+            source.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}

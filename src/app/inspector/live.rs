@@ -87,6 +87,13 @@ impl Live {
         }
     }
 
+    /// Each target's export memo (a new one for a target not exported yet).
+    fn memos_of(&mut self, targets: &[ExportTarget]) -> Vec<Arc<ClipMemo>> {
+        (targets.iter())
+            .map(|t| self.memos.entry(t.path.clone()).or_default().clone())
+            .collect()
+    }
+
     fn say(&mut self, line: String) {
         eprintln!("live: {line}");
         self.log.push(line);
@@ -381,10 +388,7 @@ impl App {
             return;
         }
         let input = ExportInput::from_document(doc, false);
-        let memos: Vec<Arc<ClipMemo>> = targets
-            .iter()
-            .map(|t| self.live.memos.entry(t.path.clone()).or_default().clone())
-            .collect();
+        let memos = self.live.memos_of(&targets);
         let (tx, rx) = std::sync::mpsc::channel();
         let warming = self.live.warming.take();
         std::thread::spawn(move || {
@@ -433,10 +437,7 @@ impl App {
             return;
         }
         let input = ExportInput::from_document(doc, false);
-        let memos: Vec<Arc<ClipMemo>> = targets
-            .iter()
-            .map(|t| self.live.memos.entry(t.path.clone()).or_default().clone())
-            .collect();
+        let memos = self.live.memos_of(&targets);
         self.live.say(format!(
             "Export on save: preparing {} glTF target(s) in the background",
             targets.len()
