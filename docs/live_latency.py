@@ -152,10 +152,12 @@ else:
         before = mtimes([out])
         t0 = save(k)
         t2 = wait_exports([out], before)
-        _, l = wait_line(lambda l: 'after the save' in l)
-        rows.append((t2 - t0) * 1e3)
+        # A compressed glTF is written at `fast` effort first, then the final one.
+        t3, l = wait_line(lambda l: 'after the save' in l and '(fast' not in l)
+        rows.append(((t2 - t0) * 1e3, (t3 - t0) * 1e3))
     p.terminate(); p.wait()
     print(name, 'watch -> %s: save -> export rewritten ms:' % os.path.basename(out),
-          ' '.join('%.0f' % r for r in rows))
+          ' '.join('%.0f' % r[0] for r in rows), '| final export ms:',
+          ' '.join('%.0f' % r[1] for r in rows))
     print('  last line:', l)
 shutil.rmtree(d)

@@ -99,3 +99,93 @@ fn watch_rewrites_the_export_after_a_save_and_leaves_no_temp_files_on_sigterm() 
     names.sort();
     assert_eq!(names, ["char.glb", "char.skp"]);
 }
+
+/// A compressed glTF target is written twice after a save: first at `fast` effort (a line
+/// saying the final export follows; the bytes `compress --effort fast` writes), then at the
+/// effort in force, which replaces it with the bytes `compress` writes.
+#[test]
+fn a_gltf_export_is_written_fast_first_then_final() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("man.glb");
+    let out = dir.path().join("man_out.glb");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/CesiumMan.glb");
+    std::fs::copy(&source, &src).unwrap();
+    let compress = |effort: &str, to: &Path| {
+        let run = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+            .args([
+                "compress",
+                src.to_str().unwrap(),
+                "-o",
+                to.to_str().unwrap(),
+            ])
+            .args(["--effort", effort])
+            .output()
+            .unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        std::fs::read(to).unwrap()
+    };
+    let fast = compress("fast", &dir.path().join("fast.glb"));
+    let final_ = compress("default", &dir.path().join("final.glb"));
+    assert_ne!(
+        fast.len(),
+        final_.len(),
+        "the two efforts differ on this file"
+    );
+    let mut child = Killed(
+        Command::new(env!("CARGO_BIN_EXE_skelpack"))
+            .args([
+                "watch",
+                src.to_str().unwrap(),
+                "--export",
+                out.to_str().unwrap(),
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap(),
+    );
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    wait_line(&rx, |l| l.starts_with("watching"));
+    // A save: the same file written under another name and renamed over the source.
+    let tmp = dir.path().join("man.glb@");
+    std::fs::copy(&source, &tmp).unwrap();
+    std::fs::rename(&tmp, &src).unwrap();
+    // `..., 449364 -> 449036 bytes, ...`: the size written.
+    let bytes = |line: &str| -> usize {
+        let (before, _) = line.split_once(" bytes").unwrap();
+        before.rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let quick = wait_line(&rx, |l| l.contains("after the save"));
+    assert!(
+        quick.contains("(fast, the final export follows)"),
+        "{quick}"
+    );
+    assert_eq!(bytes(&quick), fast.len(), "{quick}");
+    let last = wait_line(&rx, |l| l.contains("after the save"));
+    assert!(!last.contains("(fast"), "{last}");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        final_,
+        "the final export replaced it"
+    );
+}
+
+/// A child process stopped when the test ends, passing or not.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

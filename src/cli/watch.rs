@@ -70,8 +70,9 @@ struct Target {
     /// The last reason it could not be read, said once.
     said: Option<String>,
     /// The last compressed-glTF export's clip encodings (unchanged clips are not encoded
-    /// again).
+    /// again), for the final export and for the quick one written first.
     memo: crate::export::clip_memo::ClipMemo,
+    quick_memo: crate::export::clip_memo::ClipMemo,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -106,6 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             settle: Settle::new(settle),
             said: None,
             memo: Default::default(),
+            quick_memo: Default::default(),
         });
     }
     let cache = args.cache.open_with(args.tuning.settings.as_deref())?;
@@ -160,14 +162,45 @@ fn export(
     let (mut settings, _) = tuning.settings_for(&t.file)?;
     crate::settings::takes::split(&mut asset, &mut settings)
         .map_err(|m| anyhow::anyhow!("{}: {m}", t.file.display()))?;
+    let took = |saved: Option<Instant>| {
+        saved.map_or(String::new(), |s| {
+            format!(", {} ms after the save", s.elapsed().as_millis())
+        })
+    };
+    // A compressed glTF is written first at `fast` effort (within the same tolerance, a
+    // few percent larger, in a fraction of the time), then at the effort in force, which
+    // replaces it. (At start too: each pass's memo then holds the file's clips.)
+    if let Some(quick) = quick_settings(&t.out, &settings) {
+        let now = write(&asset, &quick, &t.out, cache, &t.quick_memo)?;
+        let line = change_line(t.last.as_ref(), &now);
+        println!(
+            "{} -> {} (fast, the final export follows): {line}{}",
+            t.file.display(),
+            t.out.display(),
+            took(saved)
+        );
+    }
     let now = write(&asset, &settings, &t.out, cache, &t.memo)?;
     let line = change_line(t.last.as_ref(), &now);
-    let took = saved.map_or(String::new(), |s| {
-        format!(", {} ms after the save", s.elapsed().as_millis())
-    });
-    println!("{} -> {}: {line}{took}", t.file.display(), t.out.display());
+    println!(
+        "{} -> {}: {line}{}",
+        t.file.display(),
+        t.out.display(),
+        took(saved)
+    );
     t.last = Some(now);
     Ok(())
+}
+
+/// `settings` at `fast` effort when `out` is a compressed glTF and the effort in force is
+/// not `fast` already (a `.skp` export is fast at every effort: no quick pass).
+pub fn quick_settings(out: &Path, settings: &Settings) -> Option<Settings> {
+    let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let gltf = ext.eq_ignore_ascii_case("glb") || ext.eq_ignore_ascii_case("gltf");
+    (gltf && settings.effort != crate::settings::Effort::Fast).then(|| Settings {
+        effort: crate::settings::Effort::Fast,
+        ..settings.clone()
+    })
 }
 
 /// Compresses and writes `asset` to `out` (`.skp`, or a compressed `.glb` / `.gltf`).
@@ -183,7 +216,12 @@ fn write(
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let unit = settings.unit_for(asset);
+    // A compressed glTF of a BVH, FBX or ACL source is written (and measured) in metres.
+    let unit = if ext != "skp" && crate::export::metres::converts(asset.format) {
+        crate::model::LengthUnit::Metre
+    } else {
+        settings.unit_for(asset)
+    };
     let to_mm = |e: f32| e as f64 / unit.per_metre() as f64 * 1000.0;
     let mut done = Exported {
         clips: crate::live::changes::clip_keys(asset, settings),
@@ -200,9 +238,6 @@ fn write(
                 .fold(0.0, f64::max);
         }
         "glb" | "gltf" => {
-            if !settings.takes.is_empty() {
-                bail!("a compressed glTF keeps the source's animations: export takes to a .skp");
-            }
             let options = crate::export::GltfOptions::default();
             let r = crate::export::compress_to_gltf_memo(
                 asset,

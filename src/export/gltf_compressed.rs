@@ -33,7 +33,7 @@ use super::{ExportError, GltfDoc, GltfFormat, compact};
 use crate::codec::CompressedClip;
 use crate::import::Asset;
 use crate::model::Skeleton;
-use crate::settings::{Method, Resolved};
+use crate::settings::{Effort, Method, Resolved};
 
 /// What a glTF export targets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -256,28 +256,33 @@ impl GltfClip {
         // Each layout is also tried with nlerp splits only where measured over (sparse keys
         // far apart often stay within tolerance under nlerp: SimpleSkin), the codec's keys
         // also with the whole rotation budget for the first split.
+        // At `fast` effort (the edit loop's export) only the codec's keys as they are and
+        // the source's frames, each verified like every layout.
+        let fast = settings.effort == Effort::Fast;
         let codec_keys = std::mem::take(&mut channels);
-        let mut tries = vec![
-            (codec_keys.clone(), Splits::First),
-            (codec_keys.clone(), Splits::WhereOver),
-            (codec_keys, Splits::WhereOverWide),
-        ];
-        if let Some(keys) = unanchored {
-            tries.push((keys, Splits::WhereOverWide));
-        }
-        if densified {
-            tries.extend([(dense.clone(), Splits::WhereOver), (dense, Splits::First)]);
-        }
-        if all_densified {
+        let mut tries = vec![(codec_keys.clone(), Splits::First)];
+        if !fast {
             tries.extend([
-                (all_dense.clone(), Splits::WhereOver),
-                (all_dense, Splits::First),
+                (codec_keys.clone(), Splits::WhereOver),
+                (codec_keys, Splits::WhereOverWide),
             ]);
+            if let Some(keys) = unanchored {
+                tries.push((keys, Splits::WhereOverWide));
+            }
+            if densified {
+                tries.extend([(dense.clone(), Splits::WhereOver), (dense, Splits::First)]);
+            }
+            if all_densified {
+                tries.extend([
+                    (all_dense.clone(), Splits::WhereOver),
+                    (all_dense, Splits::First),
+                ]);
+            }
         }
         if sourced {
             tries.push((source, Splits::WhereOver));
         }
-        if dense_sourced {
+        if dense_sourced && !fast {
             tries.push((dense_source, Splits::WhereOver));
         }
         // The fits are independent: run at once (a save that changed one long clip leaves
@@ -412,7 +417,12 @@ pub fn encode_for_gltf(
     use rayon::prelude::*;
     // The factors' runs are independent: run at once (a save that changed one clip has
     // only that clip to encode, which would otherwise leave a core idle), chosen in order.
-    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> = TOLERANCE_FACTORS
+    let factors = match settings.effort {
+        // The edit loop's export: the user's tolerance only.
+        Effort::Fast => &TOLERANCE_FACTORS[..1],
+        Effort::Default | Effort::Max => &TOLERANCE_FACTORS[..],
+    };
+    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> = factors
         .par_iter()
         .map(|&factor| {
             let mut tighter = settings.clone();
@@ -1116,7 +1126,11 @@ pub fn compress_to_gltf_memo(
         .clips
         .iter()
         .zip(&resolved)
-        .map(|(c, r)| tighter_presets(settings, source, &c.name, r))
+        .map(|(c, r)| match r.effort {
+            // The edit loop's export: the clip's own limits only.
+            Effort::Fast => Vec::new(),
+            Effort::Default | Effort::Max => tighter_presets(settings, source, &c.name, r),
+        })
         .collect();
     for k in 0..tighter.iter().map(Vec::len).max().unwrap_or(0) {
         let limits: Vec<Resolved> = (0..clips.len())

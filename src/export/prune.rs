@@ -116,8 +116,10 @@ pub fn without_keys(channels: &[Channel], keys: &[&Removable]) -> Vec<Channel> {
     out
 }
 
-/// Most verifications [`GltfClip::prune_keys`] spends on one clip.
+/// Most verifications [`GltfClip::prune_keys`] spends on one clip (at `fast` effort,
+/// [`PRUNE_FITS_FAST`]).
 const PRUNE_FITS: usize = 12;
+const PRUNE_FITS_FAST: usize = 3;
 
 impl GltfClip {
     /// A removable key by its channels and its time (stable while other keys go).
@@ -162,7 +164,11 @@ impl GltfClip {
         let mut fits = 0;
         // Keys that did not hold on their own (by channel group and time).
         let mut failed: Vec<(Vec<usize>, u32)> = Vec::new();
-        while fits < PRUNE_FITS {
+        let most = match settings.effort {
+            crate::settings::Effort::Fast => PRUNE_FITS_FAST,
+            _ => PRUNE_FITS,
+        };
+        while fits < most {
             let all = removable_keys(&self.channels, raw, &angle_budget, &move_budget);
             // One key of any two neighbours in a group (each was scored against its
             // neighbours), and only keys whose segment stays within the joint's budget.
