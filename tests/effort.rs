@@ -183,3 +183,80 @@ fn the_default_first_pass_is_the_repaired_clip_then_the_fast_relaxation() {
     assert_eq!(shown.len(), 1, "previews at the fast effort");
     assert_eq!(shown[0].report.payload_bytes, repaired.report.payload_bytes);
 }
+
+/// A compressed glTF at `fast` effort (the edit loop's export, `skelpack watch`'s first
+/// write): every animation within tolerance as animeval measures it independently (the
+/// portable players' rules, physical markers), on a glTF source, a BVH capture converted
+/// to a scene, and the default character; and near the default effort's size.
+#[test]
+fn a_fast_gltf_export_holds_the_tolerance_as_animeval_measures_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let character =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/default_character.glb");
+    for src in [
+        common::asset("CesiumMan.glb"),
+        common::asset("pirouette.bvh"),
+        character,
+    ] {
+        let name = src.file_stem().unwrap().to_string_lossy().into_owned();
+        let export = |effort: &str| {
+            let out = dir.path().join(format!("{name}_{effort}.glb"));
+            let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
+                .args([
+                    "compress",
+                    src.to_str().unwrap(),
+                    "-o",
+                    out.to_str().unwrap(),
+                ])
+                .args(["--effort", effort, "--json"])
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+            (out, report)
+        };
+        let (fast, report) = export("fast");
+        let (default, _) = export("default");
+        let (fb, db) = (
+            std::fs::metadata(&fast).unwrap().len() as f64,
+            std::fs::metadata(&default).unwrap().len() as f64,
+        );
+        assert!(
+            fb <= db * 1.10,
+            "{name}: fast {fb} B against default {db} B"
+        );
+        let tolerance = report[0]["tolerance"].as_f64().unwrap();
+        let shell = report[0]["marker_offset"].as_f64().unwrap() as f32;
+        // A converted source's reference is its own scene (`convert`), in metres.
+        let original = if src.extension().is_some_and(|e| e == "bvh") {
+            let scene = dir.path().join(format!("{name}_scene.glb"));
+            let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
+                .args(["convert", src.to_str().unwrap(), scene.to_str().unwrap()])
+                .output()
+                .unwrap();
+            assert!(
+                run.status.success(),
+                "{}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            scene
+        } else {
+            src.clone()
+        };
+        let Some(eval) = common::animeval_portable(&original, &fast, shell) else {
+            return;
+        };
+        for a in eval["animations"].as_array().unwrap() {
+            let max = a["error"]["max"].as_f64().unwrap();
+            assert!(
+                max <= tolerance * 1.001,
+                "{name} {}: {max} over {tolerance}",
+                a["name"]
+            );
+        }
+    }
+}
