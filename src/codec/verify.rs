@@ -125,6 +125,84 @@ impl<'a> Verifier<'a> {
         true
     }
 
+    /// True when replacing every track of `changes` at once (joint, kind, track, the value a
+    /// rest track decodes to) keeps every evaluated joint within tolerance at every sample
+    /// and midpoint; the changes are then kept together. One composition of the changed
+    /// joints and everything below them, where [`Verifier::accept`] composes a subtree per
+    /// change: a sweep whose changes mostly pass tests them in groups.
+    pub fn accept_all(&mut self, changes: &[Change]) -> bool {
+        let n = self.skeleton.len();
+        // The changed joints, then every joint below one, parents first, each with the slot
+        // of its parent when the parent moves too.
+        let mut slot = vec![usize::MAX; n];
+        let mut moved: Vec<(usize, Option<usize>)> = Vec::new();
+        let mut own: Vec<usize> = changes.iter().map(|c| c.joint).collect();
+        own.sort_unstable();
+        own.dedup();
+        for j in 0..n {
+            let parent = self.skeleton.joints[j].parent;
+            let parent_slot = parent.map(|a| slot[a]).filter(|&s| s != usize::MAX);
+            if parent_slot.is_some() || own.binary_search(&j).is_ok() {
+                slot[j] = moved.len();
+                moved.push((j, parent_slot));
+            }
+        }
+        self.changed_local.clear();
+        self.changed_object.clear();
+        let mut matrices = Vec::with_capacity(own.len());
+        for p in 0..positions(self.reference) {
+            let frame = position_frame(self.reference, p);
+            matrices.clear();
+            for &j in &own {
+                let mut local = self.local[p * n + j];
+                for c in changes.iter().filter(|c| c.joint == j) {
+                    let v = c.track.sample(frame, c.rest);
+                    match c.kind {
+                        0 => local.translation = v.truncate(),
+                        1 => local.rotation = Quat::from_vec4(v).normalize(),
+                        _ => local.scale = v.truncate(),
+                    }
+                }
+                self.changed_local.push(local);
+                matrices.push(shown_local(self.layer, j, frame, &local).to_daffine());
+            }
+            let start = self.changed_object.len();
+            for &(j, parent_slot) in &moved {
+                let m = match own.binary_search(&j) {
+                    Ok(i) => matrices[i],
+                    Err(_) => self.local_matrix[p * n + j],
+                };
+                let object = match (parent_slot, self.skeleton.joints[j].parent) {
+                    (Some(s), _) => self.changed_object[start + s] * m,
+                    (None, Some(a)) => self.object[p * n + a] * m,
+                    (None, None) => m,
+                };
+                self.changed_object.push(object);
+                if self.limits.evaluated[j] {
+                    let reference = &reference_at(self.reference, p)[j];
+                    let e = marker_error(self.limits, j, reference, &object);
+                    if exceeds(e, self.limits.tolerance[j]) {
+                        return false;
+                    }
+                }
+            }
+        }
+        for p in 0..positions(self.reference) {
+            let frame = position_frame(self.reference, p);
+            for (i, &j) in own.iter().enumerate() {
+                let local = self.changed_local[p * own.len() + i];
+                self.local[p * n + j] = local;
+                self.local_matrix[p * n + j] =
+                    shown_local(self.layer, j, frame, &local).to_daffine();
+            }
+            let changed = &self.changed_object[p * moved.len()..(p + 1) * moved.len()];
+            for (&(j, _), object) in moved.iter().zip(changed) {
+                self.object[p * n + j] = *object;
+            }
+        }
+        true
+    }
+
     /// Stores the change just tested as the current pose.
     fn keep(&mut self, joint: usize) {
         let n = self.skeleton.len();
@@ -141,6 +219,18 @@ impl<'a> Verifier<'a> {
             }
         }
     }
+}
+
+/// One track change for [`Verifier::accept_all`].
+pub struct Change<'t> {
+    /// The joint whose track changes.
+    pub joint: usize,
+    /// Which track: 0 translation, 1 rotation, 2 scale.
+    pub kind: usize,
+    /// The new track.
+    pub track: &'t TrackData,
+    /// The value a rest track decodes to.
+    pub rest: Vec4,
 }
 
 /// Joint `j`'s local transform as players show it: on the additive layer's base.

@@ -13,8 +13,9 @@ use crate::codec::compressed::CompressedClip;
 use crate::codec::error::CodecError;
 use crate::codec::reuse::Encodings;
 use crate::codec::track::{TrackData, TrackEncoder, TrackInput, WidthSearch, encode_track};
-use crate::codec::verify::Verifier;
+use crate::codec::verify::{Change, Verifier};
 use crate::model::Skeleton;
+use crate::settings::Effort;
 
 /// Tolerance factors of the relaxation sweeps with plain encodings: at every effort these
 /// first, the whole relaxation at `Effort::Fast`...
@@ -39,6 +40,19 @@ pub(crate) struct Search<'s> {
     above_pinned: Vec<bool>,
     /// Progress per sweep.
     progress_step: f32,
+    /// `Effort::Fast`: candidates are tested in groups rather than one at a time, and a
+    /// track is not re-encoded at a tolerance tighter than one that saved it nothing.
+    quick: bool,
+}
+
+/// A track re-encoded at a looser tolerance that saves bits: track `k` of joint `j` at `s`
+/// times its base tolerance.
+struct Candidate {
+    j: usize,
+    k: usize,
+    s: f32,
+    track: TrackData,
+    bits: u64,
 }
 
 impl<'s> Search<'s> {
@@ -54,6 +68,7 @@ impl<'s> Search<'s> {
             encoders,
             above_pinned: pinned_ancestors(st.skeleton, &st.pinned),
             progress_step: 0.4 / sweeps.max(1) as f32,
+            quick: st.settings.effort == Effort::Fast,
         }
     }
 
@@ -120,6 +135,81 @@ impl<'s> Search<'s> {
         (smaller && passes(&st.measure(&trial, &st.held), &st.held)).then_some(trial)
     }
 
+    /// Keeps candidate `c` when it still saves bits and `verifier` accepts the clip with it
+    /// (or the clip with the pinned joints below it re-derived passes).
+    fn accept_one(
+        &self,
+        verifier: &mut Verifier,
+        work: &mut Work,
+        bits: &mut Vec<[u64; 3]>,
+        c: &Candidate,
+    ) -> bool {
+        let (j, k) = (c.j, c.k);
+        // A re-derived pinned track may have become smaller than its candidate.
+        if c.bits >= bits[j][k] {
+            return false;
+        }
+        let out = &mut work.out;
+        if verifier.accept(j, k, &c.track, out.rest_value(j, k)) {
+            out.tracks[j][k] = c.track.clone();
+            bits[j][k] = c.bits;
+        } else if let Some(trial) = self.repinned(out, (j, k), &c.track, &work.scale) {
+            *out = trial;
+            verifier.reset(out);
+            *bits = track_bits(out);
+        } else {
+            return false;
+        }
+        work.scale[j][k] = c.s;
+        true
+    }
+
+    /// The candidates of one sweep tested in groups: the whole group at once, and when
+    /// that fails each half of it in turn, down to one candidate at a time
+    /// ([`Search::accept_one`]). Most candidates of the loose first sweeps pass, and a
+    /// group costs one composition of the joints it moves where one at a time costs one per
+    /// candidate. A group is kept only when the whole clip with it passes, so the result
+    /// holds the contract as the one-at-a-time sweep does, though which candidates it keeps
+    /// may differ. Returns how many changes were kept.
+    fn accept_grouped(
+        &self,
+        verifier: &mut Verifier,
+        work: &mut Work,
+        bits: &mut Vec<[u64; 3]>,
+        group: &[Candidate],
+    ) -> Result<usize, CodecError> {
+        if self.st.control.is_cancelled() {
+            return Err(CodecError::Cancelled);
+        }
+        let live: Vec<&Candidate> = group.iter().filter(|c| c.bits < bits[c.j][c.k]).collect();
+        if live.len() <= 1 {
+            return Ok(live
+                .into_iter()
+                .filter(|c| self.accept_one(verifier, work, bits, c))
+                .count());
+        }
+        let changes: Vec<Change> = live
+            .iter()
+            .map(|c| Change {
+                joint: c.j,
+                kind: c.k,
+                track: &c.track,
+                rest: work.out.rest_value(c.j, c.k),
+            })
+            .collect();
+        if verifier.accept_all(&changes) {
+            for c in &live {
+                work.out.tracks[c.j][c.k] = c.track.clone();
+                bits[c.j][c.k] = c.bits;
+                work.scale[c.j][c.k] = c.s;
+            }
+            return Ok(live.len());
+        }
+        let (a, b) = group.split_at(group.len() / 2);
+        Ok(self.accept_grouped(verifier, work, bits, a)?
+            + self.accept_grouped(verifier, work, bits, b)?)
+    }
+
     /// One sweep per factor over the moving tracks, largest first: each is re-encoded at
     /// `factor` times its current tolerance (in parallel: candidates depend only on their
     /// own track), then accepted one at a time when it saves bits and `verifier` still
@@ -138,6 +228,9 @@ impl<'s> Search<'s> {
         // Each track's bits, kept as tracks change (the cost model is not free).
         let mut bits = track_bits(&work.out);
         let mut relaxed = 0;
+        // At `Effort::Fast`: per track, the loosest tolerance of this call whose encoding
+        // saved no bits. A tighter one is not tried (it would keep at least as many keys).
+        let mut no_gain = vec![[0.0f32; 3]; moving.len()];
         for &factor in factors {
             // Largest tracks first (a stable sort: ties keep joint order).
             let mut order: Vec<(usize, usize, u64)> = (0..moving.len())
@@ -148,42 +241,47 @@ impl<'s> Search<'s> {
                 .collect();
             order.sort_by_key(|&(_, _, b)| std::cmp::Reverse(b));
             let scale = &work.scale;
-            let candidates: Vec<(usize, usize, f32, TrackData, u64)> = order
+            let tried: Vec<Result<Candidate, (usize, usize, f32)>> = order
                 .par_iter()
                 .filter_map(|&(j, k, b)| {
-                    if control.is_cancelled() {
+                    let s = scale[j][k] * factor;
+                    if control.is_cancelled() || (self.quick && s <= no_gain[j][k]) {
                         return None;
                     }
-                    let s = scale[j][k] * factor;
                     let c = self.encode_at(j, k, s, refined);
                     let c_bits = c.cost(k == 1, frames).bits;
-                    (c_bits < b).then_some((j, k, s, c, c_bits))
+                    Some(if c_bits < b {
+                        Ok(Candidate {
+                            j,
+                            k,
+                            s,
+                            track: c,
+                            bits: c_bits,
+                        })
+                    } else {
+                        Err((j, k, s))
+                    })
                 })
                 .collect();
+            let mut candidates = Vec::with_capacity(tried.len());
+            for t in tried {
+                match t {
+                    Ok(c) => candidates.push(c),
+                    Err((j, k, s)) => no_gain[j][k] = no_gain[j][k].max(s),
+                }
+            }
             if control.is_cancelled() {
                 return Err(CodecError::Cancelled);
             }
-            for (j, k, s, candidate, c_bits) in candidates {
-                if control.is_cancelled() {
-                    return Err(CodecError::Cancelled);
+            if self.quick {
+                relaxed += self.accept_grouped(verifier, work, &mut bits, &candidates)?;
+            } else {
+                for c in &candidates {
+                    if control.is_cancelled() {
+                        return Err(CodecError::Cancelled);
+                    }
+                    relaxed += usize::from(self.accept_one(verifier, work, &mut bits, c));
                 }
-                // A re-derived pinned track may have become smaller than its candidate.
-                if c_bits >= bits[j][k] {
-                    continue;
-                }
-                let out = &mut work.out;
-                if verifier.accept(j, k, &candidate, out.rest_value(j, k)) {
-                    out.tracks[j][k] = candidate;
-                    bits[j][k] = c_bits;
-                } else if let Some(trial) = self.repinned(out, (j, k), &candidate, &work.scale) {
-                    *out = trial;
-                    verifier.reset(out);
-                    bits = track_bits(out);
-                } else {
-                    continue;
-                }
-                work.scale[j][k] = s;
-                relaxed += 1;
             }
             control.set_progress(control.progress() + self.progress_step);
         }
