@@ -91,6 +91,62 @@ impl Sampled {
     }
 }
 
+impl Sampled {
+    /// Per joint, whether any of its sampled local values (any source, any check point)
+    /// differs bit for bit from `other`'s; every joint when the two differ in shape.
+    pub fn moved_joints(&self, other: &Sampled, n: usize) -> Vec<bool> {
+        if self.points != other.points || self.local.len() != other.local.len() {
+            return vec![true; n];
+        }
+        let bits = |t: &Transform| {
+            let (tr, r, sc) = (t.translation, t.rotation, t.scale);
+            [
+                tr.x, tr.y, tr.z, r.x, r.y, r.z, r.w, sc.x, sc.y, sc.z,
+            ]
+            .map(f32::to_bits)
+        };
+        let mut moved = vec![false; n];
+        for (x, y) in self.local.iter().zip(&other.local) {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                if !moved[i % n] && bits(p) != bits(q) {
+                    moved[i % n] = true;
+                }
+            }
+        }
+        moved
+    }
+}
+
+/// The joints whose sampled values [`after_every_stop`] reads for clip `b` started from
+/// clip `a`: of a, the joints where a keys a property b does not (the start state); of b,
+/// those joints, every joint below them and every joint above them (the parents' poses the
+/// affected chains hang from). A clip re-encoded with no sampled value changed on these
+/// joints ([`Sampled::moved_joints`]) leaves the pair's measure exactly as it was.
+pub fn pair_reads(
+    skeleton: &Skeleton,
+    keyed: &[Vec<[bool; 3]>],
+    a: usize,
+    b: usize,
+) -> (Vec<bool>, Vec<bool>) {
+    let n = skeleton.len();
+    let key = |i: usize, j: usize| keyed[i].get(j).copied().unwrap_or([false; 3]);
+    let of_a: Vec<bool> = (0..n)
+        .map(|j| {
+            let (ka, kb) = (key(a, j), key(b, j));
+            (0..3).any(|k| ka[k] && !kb[k])
+        })
+        .collect();
+    let set: Vec<usize> = (0..n).filter(|&j| of_a[j]).collect();
+    let of_b = (0..n)
+        .map(|j| {
+            set.iter().any(|&s| {
+                skeleton.is_ancestor_or_self(s, j) || skeleton.is_ancestor_or_self(j, s)
+            })
+        })
+        .collect();
+    (of_a, of_b)
+}
+
 /// The rules a start state is played under: the player's, but [`Rule::RawLimit`] (a key's
 /// normalized value where `Raw` shows it as stored: a stop at an instant beside a key, which
 /// this enumeration of stops at samples and midpoints leaves out as it leaves out every
