@@ -197,7 +197,9 @@ impl Pairs {
         let old: Vec<Option<Sampled>> = (0..m)
             .map(|i| {
                 if changed(i) {
-                    self.sampled[i].take().filter(|_| !first && self.involved[i])
+                    self.sampled[i]
+                        .take()
+                        .filter(|_| !first && self.involved[i])
                 } else {
                     None
                 }
