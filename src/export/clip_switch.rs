@@ -15,7 +15,7 @@
 use super::channels::Player;
 use super::clip_memo::{ClipMemo, MemoKey, clip_state_key, pair_key};
 use super::gltf_compressed::{GltfClip, GltfOptions, encode_for_gltf_memo};
-use super::start_states::{AfterStops, Sampled, after_every_stop};
+use super::start_states::{AfterStops, Sampled, after_every_stop, pair_reads};
 use crate::metric::JointLimits;
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -141,6 +141,8 @@ struct Pairs {
     sampled: Vec<Option<Sampled>>,
     /// Per clip b, the measure after each of `reach.partners[b]`.
     after: Vec<Vec<AfterStops>>,
+    /// Pairs of a re-encoded clip kept without measuring (no joint they read moved).
+    kept: usize,
 }
 
 /// A clip in no pair: never read.
@@ -174,6 +176,7 @@ impl Pairs {
             reach,
             sampled: Vec::new(),
             after: Vec::new(),
+            kept: 0,
         }
     }
 
@@ -187,9 +190,46 @@ impl Pairs {
         if first {
             self.sampled = (0..m).map(|_| None).collect();
         }
-        for i in (0..m).filter(|&i| changed(i)) {
-            self.sampled[i] = None;
+        // A changed clip whose pairs were measured is sampled again at once and compared,
+        // joint by joint, with the samples they were measured from: a pair reading none of
+        // its moved joints keeps its measure ([`pair_reads`]).
+        let n = at.skeleton.len();
+        let old: Vec<Option<Sampled>> = (0..m)
+            .map(|i| {
+                if changed(i) {
+                    self.sampled[i]
+                        .take()
+                        .filter(|_| !first && self.involved[i])
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let resampled: Vec<Option<(Sampled, Vec<bool>)>> = old
+            .par_iter()
+            .enumerate()
+            .map(|(i, o)| {
+                o.as_ref().map(|o| {
+                    let s = Sampled::new(at.skeleton, &at.raws[i], &at.clips[i], at.player);
+                    let moved = s.moved_joints(o, n);
+                    (s, moved)
+                })
+            })
+            .collect();
+        let mut moved: Vec<Option<Vec<bool>>> = vec![None; m];
+        for (i, r) in resampled.into_iter().enumerate() {
+            if let Some((s, mv)) = r {
+                self.sampled[i] = Some(s);
+                moved[i] = Some(mv);
+            }
         }
+        // Whether clip i changed none of the joints `reads` says the pair reads of it.
+        let still = |i: usize, reads: &[bool]| {
+            !changed(i)
+                || moved[i]
+                    .as_ref()
+                    .is_some_and(|mv| !mv.iter().zip(reads).any(|(&x, &r)| x && r))
+        };
         // The pairs to measure, by clip b and slot: from the memo where it has them.
         let states: Option<Vec<MemoKey>> = memo.zip(at.resolved).map(|(_, resolved)| {
             (0..m)
@@ -219,6 +259,17 @@ impl Pairs {
             for (slot, &a) in partners[b].iter().enumerate() {
                 if !(changed(a) || changed(b)) {
                     continue;
+                }
+                if !first {
+                    let (ra, rb) = pair_reads(at.skeleton, at.keyed, a, b);
+                    if still(a, &ra) && still(b, &rb) {
+                        // The same samples on every joint the measure reads: the same measure.
+                        if let (Some(memo), Some(st)) = (memo, &states) {
+                            memo.put_pair(pair_key(&st[a], &st[b]), &self.after[b][slot]);
+                        }
+                        self.kept += 1;
+                        continue;
+                    }
                 }
                 let hit = match (memo, &states) {
                     (Some(memo), Some(st)) => memo.pair(&pair_key(&st[a], &st[b])),
@@ -385,6 +436,12 @@ pub fn hold_switches(
         }
         pairs.update(&Inputs { clips, ..fixed }, Some(&changed), memo);
         (ratios, blame) = pairs.report(skeleton.len());
+    }
+    if std::env::var_os("SKELPACK_TRACE_PASSES").is_some() {
+        eprintln!(
+            "hold_switches: {} pairs of re-encoded clips kept unmeasured",
+            pairs.kept
+        );
     }
     Ok(ratios
         .iter()

@@ -91,6 +91,58 @@ impl Sampled {
     }
 }
 
+impl Sampled {
+    /// Per joint, whether any of its sampled local values (any source, any check point)
+    /// differs bit for bit from `other`'s; every joint when the two differ in shape.
+    pub fn moved_joints(&self, other: &Sampled, n: usize) -> Vec<bool> {
+        if self.points != other.points || self.local.len() != other.local.len() {
+            return vec![true; n];
+        }
+        let bits = |t: &Transform| {
+            let (tr, r, sc) = (t.translation, t.rotation, t.scale);
+            [tr.x, tr.y, tr.z, r.x, r.y, r.z, r.w, sc.x, sc.y, sc.z].map(f32::to_bits)
+        };
+        let mut moved = vec![false; n];
+        for (x, y) in self.local.iter().zip(&other.local) {
+            for (i, (p, q)) in x.iter().zip(y).enumerate() {
+                if !moved[i % n] && bits(p) != bits(q) {
+                    moved[i % n] = true;
+                }
+            }
+        }
+        moved
+    }
+}
+
+/// The joints whose sampled values [`after_every_stop`] reads for clip `b` started from
+/// clip `a`: of a, the joints where a keys a property b does not (the start state); of b,
+/// those joints, every joint below them and every joint above them (the parents' poses the
+/// affected chains hang from). A clip re-encoded with no sampled value changed on these
+/// joints ([`Sampled::moved_joints`]) leaves the pair's measure exactly as it was.
+pub fn pair_reads(
+    skeleton: &Skeleton,
+    keyed: &[Vec<[bool; 3]>],
+    a: usize,
+    b: usize,
+) -> (Vec<bool>, Vec<bool>) {
+    let n = skeleton.len();
+    let key = |i: usize, j: usize| keyed[i].get(j).copied().unwrap_or([false; 3]);
+    let of_a: Vec<bool> = (0..n)
+        .map(|j| {
+            let (ka, kb) = (key(a, j), key(b, j));
+            (0..3).any(|k| ka[k] && !kb[k])
+        })
+        .collect();
+    let set: Vec<usize> = (0..n).filter(|&j| of_a[j]).collect();
+    let of_b = (0..n)
+        .map(|j| {
+            set.iter()
+                .any(|&s| skeleton.is_ancestor_or_self(s, j) || skeleton.is_ancestor_or_self(j, s))
+        })
+        .collect();
+    (of_a, of_b)
+}
+
 /// The rules a start state is played under: the player's, but [`Rule::RawLimit`] (a key's
 /// normalized value where `Raw` shows it as stored: a stop at an instant beside a key, which
 /// this enumeration of stops at samples and midpoints leaves out as it leaves out every
@@ -229,8 +281,9 @@ pub fn after_every_stop(
             err.fill(0.0);
             for s in 1..sources {
                 for (i, &j) in affected.iter().enumerate() {
-                    // A pose the previous source also reached has its error already.
-                    let repeat = s > 1 && obj[s][i] == obj[s - 1][i];
+                    // A pose an earlier played source also reached has its error already
+                    // (rules often agree: at a sample, slerp, nlerp and three.js alike).
+                    let repeat = (1..s).any(|r| obj[s][i] == obj[r][i]);
                     if limits.evaluated[j] && !repeat {
                         let e = marker_error(limits, j, &obj[0][i], &obj[s][i]);
                         err[i] = err[i].max(f64::from(e));
@@ -278,5 +331,124 @@ fn push_bits(out: &mut Vec<u32>, t: &Transform, mask: [bool; 3]) {
     }
     if mask[2] {
         out.extend(t.scale.to_array().map(f32::to_bits));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Joint;
+    use glam::{Quat, Vec3};
+
+    /// 0 root; 1 below 0, 2 below 1; 3 below 0, 4 below 3.
+    fn skeleton() -> Skeleton {
+        let at = |x: f32| Transform {
+            translation: Vec3::new(0.0, x, 0.0),
+            ..Transform::IDENTITY
+        };
+        Skeleton::new(vec![
+            Joint::new("0", None, at(0.0)),
+            Joint::new("1", Some(0), at(0.3)),
+            Joint::new("2", Some(1), at(0.3)),
+            Joint::new("3", Some(0), at(0.2)),
+            Joint::new("4", Some(3), at(0.2)),
+        ])
+        .unwrap()
+    }
+
+    /// A hand-made sampling: `points` check points, an original and two played sources,
+    /// rotations varying with the point, source and joint (`nudge` moved on one joint).
+    fn sampled(s: &Skeleton, points: usize, nudge: Option<(usize, f32)>) -> Sampled {
+        let n = s.len();
+        let local: Vec<Vec<Transform>> = (0..3)
+            .map(|src| {
+                (0..points * n)
+                    .map(|i| {
+                        let (p, j) = (i / n, i % n);
+                        let mut angle = 0.1 * p as f32 + 0.01 * j as f32 + 0.003 * src as f32;
+                        if let Some((_, by)) = nudge.filter(|&(nj, _)| nj == j && src > 0) {
+                            angle += by;
+                        }
+                        Transform {
+                            rotation: Quat::from_rotation_z(angle),
+                            ..s.joints[j].rest
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let local_m: Vec<Vec<DAffine3>> = local
+            .iter()
+            .map(|l| l.iter().map(Transform::to_daffine).collect())
+            .collect();
+        let clean = local
+            .iter()
+            .map(|l| {
+                let mut out = vec![DAffine3::IDENTITY; points * n];
+                for p in 0..points {
+                    let at = p * n..(p + 1) * n;
+                    local_to_object_f64(s, &l[at.clone()], &mut out[at]);
+                }
+                out
+            })
+            .collect();
+        Sampled {
+            points,
+            local,
+            local_m,
+            clean,
+        }
+    }
+
+    #[test]
+    fn a_pair_changes_only_through_the_joints_it_reads() {
+        let s = skeleton();
+        let (t, f) = (true, false);
+        // a keys rotation on 0 and 1; b on 0, 3 and 4: a's start state sets joint 1.
+        let keyed = vec![
+            vec![[f, t, f], [f, t, f], [f, f, f], [f, f, f], [f, f, f]],
+            vec![[f, t, f], [f, f, f], [f, f, f], [f, t, f], [f, t, f]],
+        ];
+        let (ra, rb) = pair_reads(&s, &keyed, 0, 1);
+        assert_eq!(ra, vec![f, t, f, f, f]);
+        assert_eq!(rb, vec![t, t, t, f, f]);
+        // b started from a: b's 3 and 4 set, read by a at 0, 3 and 4.
+        let (ra, rb) = pair_reads(&s, &keyed, 1, 0);
+        assert_eq!(ra, vec![f, f, f, t, t]);
+        assert_eq!(rb, vec![t, f, f, t, t]);
+
+        let limits = JointLimits::uniform(&s, 0.03, 1e-4);
+        let (sa, sb) = (sampled(&s, 4, None), sampled(&s, 3, None));
+        let base = after_every_stop(&s, &sa, &sb, &keyed, &limits, 0, 1);
+        assert!(base.ratio.iter().any(|&r| r > 0.0));
+        for j in 0..s.len() {
+            // a moved on joint j: the measure changes where the pair reads j (a mutant that
+            // kept such a pair would be caught here), and is bit for bit the same elsewhere.
+            let a2 = sampled(&s, 4, Some((j, 0.05)));
+            let moved = a2.moved_joints(&sa, s.len());
+            assert!(moved[j]);
+            assert_eq!(moved.iter().filter(|&&x| x).count(), 1);
+            let x = after_every_stop(&s, &a2, &sb, &keyed, &limits, 0, 1);
+            let (ra, rb) = pair_reads(&s, &keyed, 0, 1);
+            assert_eq!(x != base, ra[j], "a moved on {j}");
+            // b moved on joint j.
+            let b2 = sampled(&s, 3, Some((j, 0.05)));
+            let y = after_every_stop(&s, &sa, &b2, &keyed, &limits, 0, 1);
+            if !rb[j] {
+                assert_eq!(y, base, "b moved on {j}, not read");
+            } else if j == 1 {
+                // Joint 1 is a's state on b's side: b's own value there is overwritten.
+                assert_eq!(y, base);
+            } else {
+                assert_ne!(y, base, "b moved on {j}, read");
+            }
+        }
+        // A different number of check points moves every joint.
+        assert!(
+            sampled(&s, 5, None)
+                .moved_joints(&sa, s.len())
+                .iter()
+                .all(|&x| x)
+        );
     }
 }
