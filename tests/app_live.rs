@@ -196,8 +196,9 @@ fn export_on_save_rewrites_the_remembered_export() {
 
 /// With "Export on save" on and a compressed glTF remembered in the sidecar, opening the
 /// file prepares that target in the background (its memo filled, no scratch file left),
-/// so that the first save re-encodes only what changed; the file written is byte for byte
-/// what `skelpack compress` writes from the saved file.
+/// so that the first save re-encodes only what changed. A save writes the target at `fast`
+/// effort first, then at the effort in force: byte for byte what `skelpack compress`
+/// writes from the saved file.
 #[test]
 fn export_on_save_prepares_gltf_targets_before_the_first_save() {
     let dir = tempfile::tempdir().unwrap();
@@ -242,6 +243,16 @@ fn export_on_save_prepares_gltf_targets_before_the_first_save() {
             .any(|l| l.starts_with("Export on save: wrote"))
             && !a.live_busy()
     });
+    // The quick export (fast effort) first, then the final one replacing it.
+    let wrote: Vec<&String> = (h.state().live_log().iter())
+        .filter(|l| l.starts_with("Export on save: wrote"))
+        .collect();
+    assert_eq!(wrote.len(), 2, "{wrote:?}");
+    assert!(
+        wrote[0].contains("(fast; the final export follows)"),
+        "{wrote:?}"
+    );
+    assert!(!wrote[1].contains("(fast"), "{wrote:?}");
     let cli = dir.path().join("cli.glb");
     app_harness::cli_compress(&file, &cli);
     assert!(

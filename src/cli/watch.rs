@@ -170,7 +170,7 @@ fn export(
     // A compressed glTF is written first at `fast` effort (within the same tolerance, a
     // few percent larger, in a fraction of the time), then at the effort in force, which
     // replaces it. (At start too: each pass's memo then holds the file's clips.)
-    if let Some(quick) = quick_settings(&t.out, &settings) {
+    if let Some(quick) = crate::live::quick_settings(&t.out, &settings) {
         let now = write(&asset, &quick, &t.out, cache, &t.quick_memo)?;
         let line = change_line(t.last.as_ref(), &now);
         println!(
@@ -190,17 +190,6 @@ fn export(
     );
     t.last = Some(now);
     Ok(())
-}
-
-/// `settings` at `fast` effort when `out` is a compressed glTF and the effort in force is
-/// not `fast` already (a `.skp` export is fast at every effort: no quick pass).
-pub fn quick_settings(out: &Path, settings: &Settings) -> Option<Settings> {
-    let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let gltf = ext.eq_ignore_ascii_case("glb") || ext.eq_ignore_ascii_case("gltf");
-    (gltf && settings.effort != crate::settings::Effort::Fast).then(|| Settings {
-        effort: crate::settings::Effort::Fast,
-        ..settings.clone()
-    })
 }
 
 /// Compresses and writes `asset` to `out` (`.skp`, or a compressed `.glb` / `.gltf`).

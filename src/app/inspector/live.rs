@@ -44,8 +44,10 @@ pub(super) struct Live {
     pub(super) log: Vec<String>,
     /// From the save to the reloaded result on screen (first pass, refined).
     pub(super) on_screen: (Option<Duration>, Option<Duration>),
-    /// Per export-on-save target, the clip encodings of its last export.
+    /// Per export-on-save target, the clip encodings of its last export, and of its last
+    /// quick export (`live::quick_settings`).
     memos: std::collections::HashMap<PathBuf, Arc<ClipMemo>>,
+    quick_memos: std::collections::HashMap<PathBuf, Arc<ClipMemo>>,
     /// Whether the open file's glTF targets were exported once in the background to fill
     /// their memos (so that the first save costs what every later one does).
     warmed: bool,
@@ -53,9 +55,9 @@ pub(super) struct Live {
     warming: Option<std::thread::JoinHandle<()>>,
 }
 
-/// One export on save done: the target, what was written (or why not), and when after the
-/// save.
-type ExportDone = (ExportTarget, Result<ExportSummary, String>, Duration);
+/// One export on save done: the target, what was written (or why not), when after the
+/// save, and whether it was the quick export a final one follows.
+type ExportDone = (ExportTarget, Result<ExportSummary, String>, Duration, bool);
 
 /// A reload in progress: when the save was seen, what changed, the shown clip's size and
 /// error before.
@@ -82,15 +84,22 @@ impl Live {
             log: Vec::new(),
             on_screen: (None, None),
             memos: Default::default(),
+            quick_memos: Default::default(),
             warmed: false,
             warming: None,
         }
     }
 
-    /// Each target's export memo (a new one for a target not exported yet).
-    fn memos_of(&mut self, targets: &[ExportTarget]) -> Vec<Arc<ClipMemo>> {
+    /// Each target's export memo and quick export memo (new ones for a target not
+    /// exported yet).
+    fn memos_of(&mut self, targets: &[ExportTarget]) -> Vec<(Arc<ClipMemo>, Arc<ClipMemo>)> {
         (targets.iter())
-            .map(|t| self.memos.entry(t.path.clone()).or_default().clone())
+            .map(|t| {
+                (
+                    self.memos.entry(t.path.clone()).or_default().clone(),
+                    self.quick_memos.entry(t.path.clone()).or_default().clone(),
+                )
+            })
             .collect()
     }
 
@@ -108,6 +117,7 @@ impl App {
         live.watch = None;
         live.report = None;
         live.memos.clear();
+        live.quick_memos.clear();
         live.warmed = false;
         live.settle = Settle::new(SETTLE);
         let Some(Source::File(p)) = self.session.doc.as_ref().map(|d| &d.source) else {
@@ -396,17 +406,42 @@ impl App {
             if let Some(w) = warming {
                 let _ = w.join();
             }
-            for (t, memo) in targets.into_iter().zip(memos) {
+            // Every target first (a compressed glTF at `fast` effort), then the compressed
+            // glTF targets at the effort in force, each replacing its quick file.
+            let mut finals = Vec::new();
+            for (t, (memo, quick_memo)) in targets.into_iter().zip(memos) {
                 let mut input = input.clone();
                 input.gltf_meshopt = t.meshopt;
-                input.memo = Some(memo);
                 let e = if t.format == "skp" {
                     &exporter::SKP
                 } else {
                     &exporter::GLTF
                 };
-                let r = (e.write)(&input, &t.path);
-                if tx.send((t, r, saved.elapsed())).is_err() {
+                let quick = crate::live::quick_settings(&t.path, &input.settings);
+                let is_quick = quick.is_some();
+                let first = match quick {
+                    Some(q) => ExportInput {
+                        settings: q,
+                        memo: Some(quick_memo),
+                        ..input.clone()
+                    },
+                    None => ExportInput {
+                        memo: Some(memo.clone()),
+                        ..input.clone()
+                    },
+                };
+                let r = (e.write)(&first, &t.path);
+                if is_quick && r.is_ok() {
+                    input.memo = Some(memo);
+                    finals.push((t.clone(), input));
+                }
+                if tx.send((t, r, saved.elapsed(), is_quick)).is_err() {
+                    return;
+                }
+            }
+            for (t, input) in finals {
+                let r = (exporter::GLTF.write)(&input, &t.path);
+                if tx.send((t, r, saved.elapsed(), false)).is_err() {
                     return;
                 }
             }
@@ -445,12 +480,21 @@ impl App {
         self.live.warming = Some(std::thread::spawn(move || {
             let start = Instant::now();
             let n = targets.len();
-            for (i, (t, memo)) in targets.into_iter().zip(memos).enumerate() {
+            for (i, (t, (memo, quick_memo))) in targets.into_iter().zip(memos).enumerate() {
                 let ext = t.path.extension().and_then(|e| e.to_str()).unwrap_or("glb");
                 let scratch = std::env::temp_dir()
                     .join(format!("skelpack-warm-{}-{i}.{ext}", std::process::id()));
                 let mut input = input.clone();
                 input.gltf_meshopt = t.meshopt;
+                // The quick export's memo first: the first save writes it first.
+                if let Some(q) = crate::live::quick_settings(&t.path, &input.settings) {
+                    let quick = ExportInput {
+                        settings: q,
+                        memo: Some(quick_memo),
+                        ..input.clone()
+                    };
+                    let _ = (exporter::GLTF.write)(&quick, &scratch);
+                }
                 input.memo = Some(memo);
                 let _ = (exporter::GLTF.write)(&input, &scratch);
                 let _ = std::fs::remove_file(&scratch);
@@ -469,15 +513,20 @@ impl App {
         let mut done = false;
         loop {
             match rx.try_recv() {
-                Ok((t, Ok(s), took)) => lines.push(format!(
-                    "Export on save: wrote {} ({}, {:.1}:1, max error {:.4} mm) {} ms after the save",
+                Ok((t, Ok(s), took, quick)) => lines.push(format!(
+                    "Export on save: wrote {}{} ({}, {:.1}:1, max error {:.4} mm) {} ms after the save",
                     t.path.display(),
+                    if quick {
+                        " (fast; the final export follows)"
+                    } else {
+                        ""
+                    },
                     panels::fmt_bytes(s.bytes),
                     s.ratio,
                     s.max_error_mm,
                     took.as_millis()
                 )),
-                Ok((t, Err(e), _)) => {
+                Ok((t, Err(e), _, _)) => {
                     lines.push(format!("Export on save: {} failed: {e}", t.path.display()))
                 }
                 Err(TryRecvError::Empty) => break,
