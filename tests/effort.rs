@@ -201,20 +201,9 @@ fn a_fast_gltf_export_holds_the_tolerance_as_animeval_measures_it() {
         let name = src.file_stem().unwrap().to_string_lossy().into_owned();
         let export = |effort: &str| {
             let out = dir.path().join(format!("{name}_{effort}.glb"));
-            let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
-                .args([
-                    "compress",
-                    src.to_str().unwrap(),
-                    "-o",
-                    out.to_str().unwrap(),
-                ])
-                .args(["--effort", effort, "--json"])
-                .output()
-                .unwrap();
-            assert!(
-                run.status.success(),
-                "{}",
-                String::from_utf8_lossy(&run.stderr)
+            let run = common::player::skelpack_ok(
+                &["compress", "--effort", effort, "--json", "-o"],
+                &[&out, &src],
             );
             let report: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
             (out, report)
@@ -234,15 +223,7 @@ fn a_fast_gltf_export_holds_the_tolerance_as_animeval_measures_it() {
         // A converted source's reference is its own scene (`convert`), in metres.
         let original = if src.extension().is_some_and(|e| e == "bvh") {
             let scene = dir.path().join(format!("{name}_scene.glb"));
-            let run = std::process::Command::new(env!("CARGO_BIN_EXE_skelpack"))
-                .args(["convert", src.to_str().unwrap(), scene.to_str().unwrap()])
-                .output()
-                .unwrap();
-            assert!(
-                run.status.success(),
-                "{}",
-                String::from_utf8_lossy(&run.stderr)
-            );
+            common::player::skelpack_ok(&["convert"], &[&src, &scene]);
             scene
         } else {
             src.clone()

@@ -43,24 +43,7 @@ fn watch_rewrites_the_export_after_a_save_and_leaves_no_temp_files_on_sigterm() 
     let src = dir.path().join("char.glb");
     let out = dir.path().join("char.skp");
     std::fs::write(&src, skelpack::character::DEFAULT_CHARACTER_GLB).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skelpack"))
-        .args([
-            "watch",
-            src.to_str().unwrap(),
-            "--export",
-            out.to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
+    let (mut child, rx) = start_watch(&src, &out);
     wait_line(&rx, |l| l.starts_with("watching"));
     let first = std::fs::read(&out).unwrap();
     let events = |bytes: &[u8]| {
@@ -80,13 +63,13 @@ fn watch_rewrites_the_export_after_a_save_and_leaves_no_temp_files_on_sigterm() 
     assert_eq!(events(&second), 1, "the export holds the new event");
     // SIGTERM: the process ends; the folder holds the source and the export only.
     let st = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args(["-TERM", &child.0.id().to_string()])
         .status()
         .unwrap();
     assert!(st.success());
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        if child.try_wait().unwrap().is_some() {
+        if child.0.try_wait().unwrap().is_some() {
             break;
         }
         assert!(Instant::now() < deadline, "watch did not stop on SIGTERM");
@@ -135,26 +118,7 @@ fn a_gltf_export_is_written_fast_first_then_final() {
         final_.len(),
         "the two efforts differ on this file"
     );
-    let mut child = Killed(
-        Command::new(env!("CARGO_BIN_EXE_skelpack"))
-            .args([
-                "watch",
-                src.to_str().unwrap(),
-                "--export",
-                out.to_str().unwrap(),
-            ])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap(),
-    );
-    let (tx, rx) = mpsc::channel();
-    let stdout = child.0.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
+    let (_child, rx) = start_watch(&src, &out);
     wait_line(&rx, |l| l.starts_with("watching"));
     // A save: the same file written under another name and renamed over the source.
     let tmp = dir.path().join("man.glb@");
@@ -178,6 +142,29 @@ fn a_gltf_export_is_written_fast_first_then_final() {
         final_,
         "the final export replaced it"
     );
+}
+
+/// Starts `skelpack watch SRC --export OUT`; its output lines arrive on the receiver.
+fn start_watch(src: &Path, out: &Path) -> (Killed, mpsc::Receiver<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skelpack"))
+        .args([
+            "watch",
+            src.to_str().unwrap(),
+            "--export",
+            out.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    (Killed(child), rx)
 }
 
 /// A child process stopped when the test ends, passing or not.

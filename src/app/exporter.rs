@@ -123,12 +123,8 @@ fn export_gltf(input: &ExportInput, path: &Path) -> Result<ExportSummary, String
     Ok(ExportSummary {
         bytes,
         ratio: orig as f64 / out.max(1) as f64,
-        // A BVH, FBX or ACL source is exported (and measured) in metres (`export::metres`).
-        max_error_mm: if crate::export::metres::converts(a.format) {
-            max as f64 * 1000.0
-        } else {
-            mm(a, &input.settings, max)
-        },
+        max_error_mm: max as f64 * 1000.0
+            / crate::export::metres::gltf_unit(a, &input.settings).per_metre() as f64,
     })
 }
 

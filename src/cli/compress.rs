@@ -488,12 +488,7 @@ fn print_gltf(
     if args.json {
         println!("{}", written.report_json);
     } else {
-        // A BVH / ACL source was exported in metres.
-        let unit = if crate::export::metres::converts(asset.format) {
-            crate::model::LengthUnit::Metre
-        } else {
-            settings.unit_for(asset)
-        };
+        let unit = crate::export::metres::gltf_unit(asset, settings);
         println!(
             "{:<40} {:>12} {:>12} {:>10} {:>8} {:>10} {:>6}  ok",
             "animation", "original B", "exported B", "stored B", "ratio", "max err", "ratio"

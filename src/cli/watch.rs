@@ -205,11 +205,9 @@ fn write(
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
-    // A compressed glTF of a BVH, FBX or ACL source is written (and measured) in metres.
-    let unit = if ext != "skp" && crate::export::metres::converts(asset.format) {
-        crate::model::LengthUnit::Metre
-    } else {
-        settings.unit_for(asset)
+    let unit = match ext.as_str() {
+        "skp" => settings.unit_for(asset),
+        _ => crate::export::metres::gltf_unit(asset, settings),
     };
     let to_mm = |e: f32| e as f64 / unit.per_metre() as f64 * 1000.0;
     let mut done = Exported {

@@ -112,12 +112,8 @@ impl<'a> Verifier<'a> {
                     self.changed_object[start + parent_slot] * self.local_matrix[p * n + j]
                 };
                 self.changed_object.push(object);
-                if self.limits.evaluated[j] {
-                    let reference = &reference_at(self.reference, p)[j];
-                    let e = marker_error(self.limits, j, reference, &object);
-                    if exceeds(e, self.limits.tolerance[j]) {
-                        return false;
-                    }
+                if !holds(self.limits, self.reference, p, j, &object) {
+                    return false;
                 }
             }
         }
@@ -178,12 +174,8 @@ impl<'a> Verifier<'a> {
                     (None, None) => m,
                 };
                 self.changed_object.push(object);
-                if self.limits.evaluated[j] {
-                    let reference = &reference_at(self.reference, p)[j];
-                    let e = marker_error(self.limits, j, reference, &object);
-                    if exceeds(e, self.limits.tolerance[j]) {
-                        return false;
-                    }
+                if !holds(self.limits, self.reference, p, j, &object) {
+                    return false;
                 }
             }
         }
@@ -281,4 +273,20 @@ fn subtree_of(skeleton: &Skeleton, root: usize) -> Vec<(usize, usize)> {
         }
     }
     list
+}
+
+/// Whether joint `j` posed at `object` at position `p` of `reference` is within its
+/// tolerance (a joint not evaluated always is).
+fn holds(
+    limits: &JointLimits,
+    reference: &Reference,
+    p: usize,
+    j: usize,
+    object: &DAffine3,
+) -> bool {
+    !limits.evaluated[j]
+        || !exceeds(
+            marker_error(limits, j, &reference_at(reference, p)[j], object),
+            limits.tolerance[j],
+        )
 }

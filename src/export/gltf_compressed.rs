@@ -404,8 +404,9 @@ pub(super) fn encode_for_gltf_memo(
 }
 
 /// Compresses `raw` for glTF: runs the codec at the user's tolerance and at tighter ones
-/// ([`TOLERANCE_FACTORS`]), prepares each for glTF and keeps the smallest whose error is no
-/// worse than the first run's (which meets the tolerance whenever the codec can).
+/// ([`TOLERANCE_FACTORS`]; at `fast` effort the user's alone), prepares each for glTF and
+/// keeps the smallest whose error is no worse than the first run's (which meets the
+/// tolerance whenever the codec can).
 pub fn encode_for_gltf(
     skeleton: &Skeleton,
     raw: &crate::model::Clip,

@@ -21,6 +21,16 @@ pub fn converts(format: SourceFormat) -> bool {
     format != SourceFormat::Gltf
 }
 
+/// The unit a compressed glTF of `asset` is written and measured in: metres for the
+/// formats [`converts`] applies to, else the unit in force.
+pub fn gltf_unit(asset: &Asset, settings: &crate::settings::Settings) -> LengthUnit {
+    if converts(asset.format) {
+        LengthUnit::Metre
+    } else {
+        settings.unit_for(asset)
+    }
+}
+
 /// `asset` with every length converted from `unit` to metres; its units then say metres
 /// (sizes converted too). A unit of one metre returns the asset unchanged.
 pub fn in_metres(asset: &Asset, unit: LengthUnit) -> Asset {
