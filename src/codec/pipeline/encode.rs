@@ -8,10 +8,15 @@ use crate::codec::error::CodecError;
 use crate::codec::reuse::Encodings;
 use crate::codec::track::TrackData;
 
-/// The first encoding of the clip, measured against the held tolerances.
-pub(crate) fn encode_all(st: &mut State, memo: &Encodings) -> Result<Work, CodecError> {
+/// The first encoding of the clip, every track at `start` times its base tolerance,
+/// measured against the held tolerances.
+pub(crate) fn encode_all(
+    st: &mut State,
+    memo: &Encodings,
+    start: f32,
+) -> Result<Work, CodecError> {
     let n = st.len();
-    let scale = vec![[1.0f32; 3]; n];
+    let scale = vec![[start; 3]; n];
     // A cancelled compression stops between two joints' encodings (a newer edit waits).
     let control = st.control;
     let tracks: Option<Vec<[TrackData; 3]>> = (0..n)
@@ -25,7 +30,7 @@ pub(crate) fn encode_all(st: &mut State, memo: &Encodings) -> Result<Work, Codec
                         &st.base,
                         &st.pinned,
                         &st.inputs,
-                        (j, k, 1.0),
+                        (j, k, start),
                     )
                 })
             })

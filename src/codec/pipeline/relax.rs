@@ -47,12 +47,12 @@ pub(crate) struct Search<'s> {
 
 /// A track re-encoded at a looser tolerance that saves bits: track `k` of joint `j` at `s`
 /// times its base tolerance.
-struct Candidate {
-    j: usize,
-    k: usize,
-    s: f32,
-    track: TrackData,
-    bits: u64,
+pub(super) struct Candidate {
+    pub j: usize,
+    pub k: usize,
+    pub s: f32,
+    pub track: TrackData,
+    pub bits: u64,
 }
 
 impl<'s> Search<'s> {
@@ -72,9 +72,14 @@ impl<'s> Search<'s> {
         }
     }
 
+    /// The state the search runs on.
+    pub(super) fn state(&self) -> &'s State<'s> {
+        self.st
+    }
+
     /// Track `k` of joint `j` at `s` times its base tolerance, with refined key values when
     /// `refined`.
-    fn encode_at(&self, j: usize, k: usize, s: f32, refined: bool) -> TrackData {
+    pub(super) fn encode_at(&self, j: usize, k: usize, s: f32, refined: bool) -> TrackData {
         let st = self.st;
         let tolerance = st.base[j][k] * s;
         let samples = (!st.is_pinned(j)).then(|| (st.inputs.input(j, k), self.start[j][k]));

@@ -69,7 +69,7 @@ pub(crate) fn repair(st: &mut State, work: &mut Work, memo: &Encodings) -> Resul
 }
 
 /// Joints above their tolerance at some sample or midpoint.
-fn violating_joints(e: &ErrorReport, limits: &JointLimits) -> Vec<usize> {
+pub(super) fn violating_joints(e: &ErrorReport, limits: &JointLimits) -> Vec<usize> {
     let n = e.joints;
     let mut bad = vec![false; n];
     for m in std::iter::once(&e.at_samples).chain(e.at_midpoints.as_ref()) {

@@ -14,7 +14,7 @@ use crate::codec::playback::{Layer, Layered, Prepared};
 use crate::codec::report::{ClipReport, payload_bytes};
 use crate::codec::reuse::Encodings;
 use crate::codec::track::{TrackData, WidthSearch, encode_track};
-use crate::metric::{ErrorReport, JointLimits, Reference, measure};
+use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
 
@@ -85,8 +85,9 @@ impl State<'_> {
         self.pinned.get(j).copied().unwrap_or(false)
     }
 
-    /// A candidate measured as players show it (an additive clip on its base).
-    pub fn measure(&self, candidate: &CompressedClip, limits: &JointLimits) -> ErrorReport {
+    /// A candidate (a compressed clip, or its [`Decoded`](super::decoded::Decoded)
+    /// values) measured as players show it (an additive clip on its base).
+    pub fn measure(&self, candidate: &dyn PoseSource, limits: &JointLimits) -> ErrorReport {
         measure(
             self.skeleton,
             &self.reference,

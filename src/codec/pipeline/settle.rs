@@ -1,0 +1,227 @@
+//! The settle pass, `Effort::Fast`'s search: instead of sweeping every track through fixed
+//! factors and verifying each candidate on its own, it decides each track's tolerance from
+//! the slack measured on the whole clip, encodes once, verifies the whole clip once, and
+//! takes back only the changes on the paths of the joints that fail.
+//!
+//! A joint's error depends only on the tracks on its path from the root, and grows about in
+//! proportion to their tolerances (13_07 at the budgets' tolerances: 3–15 % of each joint's
+//! bound; with its rotations at 8 times those, 23–52 %). So a track may loosen by the
+//! slack of the tightest joint below it: `SAFETY / max(error / tolerance)` over its subtree
+//! (at most [`MAX_GROWTH`] a round). A round encodes every track that would save bits at
+//! its grown tolerance, applies them all and measures the clip; where joints fail, every
+//! change on their paths is taken back (each such joint is then exactly as before the round,
+//! which passed) and the clip measured again, until it passes. A track taken back is not
+//! tried again above the tolerance that failed. The last round refines: every track's keys
+//! nudged off the samples at [`REFINE_FACTOR`] of the tolerance it reached.
+
+use rayon::prelude::*;
+
+use super::decoded::Decoded;
+use super::relax::{Candidate, Search};
+use super::repair::violating_joints;
+use super::state::{State, Work, passes, track_bits};
+use crate::codec::error::CodecError;
+
+/// Each round of growth's least factor: a track whose subtree shows less slack than that
+/// still tries it (a joint's error is mostly its own tracks' on many leaves, which its
+/// ancestors' do not move).
+const LEAST_GROWTH: &[f32] = &[2.0, 1.4];
+/// Rounds of growth before the refinement round.
+pub(crate) const GROWTH_ROUNDS: usize = LEAST_GROWTH.len();
+/// The share of a joint's measured slack its tracks take in one round (errors are not
+/// exactly proportional to the tolerances: some headroom keeps most changes passing).
+const SAFETY: f32 = 0.8;
+/// The largest growth of a track's tolerance in one round.
+const MAX_GROWTH: f32 = 8.0;
+/// Below this growth a track is not re-encoded (it would save next to nothing).
+const MIN_GROWTH: f32 = 1.15;
+/// The refinement round's tolerance, as a share of the tolerance reached (see
+/// `refine::FAST_REFINE_FACTORS`, the sweep this replaces).
+const REFINE_FACTOR: f32 = 0.6;
+
+/// Settles `work` in place: [`GROWTH_ROUNDS`] rounds of growth from the measured slack,
+/// then one of refinement. `work.errors` is current after it.
+pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError> {
+    let st = search.state();
+    let n = st.len();
+    let frames = work.out.frame_count;
+    let control = st.control;
+    let mut bits = track_bits(&work.out);
+    let mut decoded = Decoded::new(&work.out);
+    // Per track: a scale that failed (not tried again at or above it) and one that saved
+    // nothing (not tried again at or below it).
+    let mut ceiling = vec![[f32::INFINITY; 3]; n];
+    let mut no_gain = vec![[0.0f32; 3]; n];
+    for round in 0..=GROWTH_ROUNDS {
+        if control.is_cancelled() {
+            return Err(CodecError::Cancelled);
+        }
+        let refined = round == GROWTH_ROUNDS;
+        let growth = (!refined).then(|| subtree_growth(st, work, LEAST_GROWTH[round]));
+        let tracks: Vec<(usize, usize)> = (0..n)
+            .filter(|&j| st.moving[j])
+            .flat_map(|j| (0..3).map(move |k| (j, k)))
+            .filter(|&(j, k)| bits[j][k] > 0)
+            .collect();
+        let t0 = std::time::Instant::now();
+        let scale = &work.scale;
+        let tried: Vec<Result<Candidate, (usize, usize, f32)>> = tracks
+            .par_iter()
+            .filter_map(|&(j, k)| {
+                let now = scale[j][k];
+                let s = match &growth {
+                    Some(g) => {
+                        let s = (now * g[j]).min((now * ceiling[j][k]).sqrt());
+                        if s < now * MIN_GROWTH || s <= no_gain[j][k] {
+                            return None;
+                        }
+                        s
+                    }
+                    None => now * REFINE_FACTOR,
+                };
+                if control.is_cancelled() {
+                    return None;
+                }
+                let track = search.encode_at(j, k, s, refined);
+                let b = track.cost(k == 1, frames).bits;
+                Some(if b < bits[j][k] {
+                    Ok(Candidate {
+                        j,
+                        k,
+                        s,
+                        track,
+                        bits: b,
+                    })
+                } else {
+                    Err((j, k, s))
+                })
+            })
+            .collect();
+        if std::env::var_os("DUMP").is_some() { eprintln!("  encode {} tracks: {:.2} ms", tried.len(), t0.elapsed().as_secs_f64()*1e3); }
+        let mut candidates = Vec::with_capacity(tried.len());
+        for t in tried {
+            match t {
+                Ok(c) => candidates.push(c),
+                Err((j, k, s)) if !refined => no_gain[j][k] = no_gain[j][k].max(s),
+                Err(_) => {}
+            }
+        }
+        if control.is_cancelled() {
+            return Err(CodecError::Cancelled);
+        }
+        let nc = candidates.len();
+        let kept = trial(st, work, &mut decoded, &mut bits, candidates, &mut ceiling);
+        if std::env::var_os("DUMP").is_some() { eprintln!("round {round}: {nc} candidates, {kept} kept, bits {}", bits.iter().flatten().sum::<u64>()); }
+        work.relaxed += kept;
+        control.set_progress(control.progress() + 0.4 / (GROWTH_ROUNDS + 1) as f32);
+    }
+    Ok(())
+}
+
+/// Per joint, how far its tracks may loosen: `SAFETY` over the largest share of its
+/// tolerance any evaluated joint of its subtree uses, at most `MAX_GROWTH`.
+fn subtree_growth(st: &State, work: &Work, least: f32) -> Vec<f32> {
+    let n = st.len();
+    let held = &st.held;
+    let mut worst = vec![0.0f32; n];
+    for k in (0..n).rev() {
+        if held.evaluated[k] && held.tolerance[k] > 0.0 {
+            worst[k] = worst[k].max(work.errors.joint_max[k] / held.tolerance[k]);
+        }
+        if let Some(p) = st.skeleton.joints[k].parent {
+            worst[p] = worst[p].max(worst[k]);
+        }
+    }
+    worst
+        .iter()
+        .map(|&w| (SAFETY / w).clamp(least, MAX_GROWTH))
+        .collect()
+}
+
+/// Applies every candidate, measures the clip, and takes back every change on the path of a
+/// joint that fails, until the clip passes (at worst every change is taken back: the clip
+/// as it was, which passed). A change taken back sets its track's ceiling. Leaves the last
+/// measurement in `work.errors`; returns how many changes were kept.
+fn trial(
+    st: &State,
+    work: &mut Work,
+    decoded: &mut Decoded,
+    bits: &mut [[u64; 3]],
+    candidates: Vec<Candidate>,
+    ceiling: &mut [[f32; 3]],
+) -> usize {
+    if candidates.is_empty() {
+        return 0;
+    }
+    // Each applied change holds what it replaced: the old track, scale and bits.
+    let mut applied = candidates;
+    for c in &mut applied {
+        std::mem::swap(&mut work.out.tracks[c.j][c.k], &mut c.track);
+        std::mem::swap(&mut work.scale[c.j][c.k], &mut c.s);
+        std::mem::swap(&mut bits[c.j][c.k], &mut c.bits);
+        decoded.update(&work.out, c.j, c.k);
+    }
+    loop {
+        let t0 = std::time::Instant::now();
+        let errors = st.measure(&decoded.source(&work.out), &st.held);
+        if std::env::var_os("DUMP").is_some() { eprintln!("  measure: {} applied {:.2} ms", applied.len(), t0.elapsed().as_secs_f64()*1e3); }
+        if passes(&errors, &st.held) || applied.is_empty() {
+            work.errors = errors;
+            return applied.len();
+        }
+        // Per failing joint, one change on its path is taken back: the one adding the most
+        // error per bit it saves (the budgets give every track on a path the same share at
+        // scale 1, so a track adds error about in proportion to its scale's growth).
+        let mut on_joint: Vec<Vec<usize>> = vec![Vec::new(); st.len()];
+        for (i, c) in applied.iter().enumerate() {
+            on_joint[c.j].push(i);
+        }
+        let cost = |i: usize| {
+            let c = &applied[i];
+            let grown = work.scale[c.j][c.k] - c.s;
+            let saved = c.bits.saturating_sub(bits[c.j][c.k]).max(1);
+            grown / saved as f32
+        };
+        let mut back = vec![false; applied.len()];
+        for k in violating_joints(&errors, &st.held) {
+            let mut worst: Option<(f32, usize)> = None;
+            let mut a = Some(k);
+            while let Some(j) = a {
+                for &i in &on_joint[j] {
+                    let e = cost(i);
+                    if worst.is_none_or(|(w, _)| e > w) {
+                        worst = Some((e, i));
+                    }
+                }
+                a = st.skeleton.joints[j].parent;
+            }
+            if let Some((_, i)) = worst {
+                back[i] = true;
+            }
+        }
+        let mut index = 0;
+        let before = applied.len();
+        applied.retain_mut(|c| {
+            index += 1;
+            if !back[index - 1] {
+                return true;
+            }
+            std::mem::swap(&mut work.out.tracks[c.j][c.k], &mut c.track);
+            std::mem::swap(&mut work.scale[c.j][c.k], &mut c.s);
+            std::mem::swap(&mut bits[c.j][c.k], &mut c.bits);
+            decoded.update(&work.out, c.j, c.k);
+            ceiling[c.j][c.k] = ceiling[c.j][c.k].min(c.s);
+            false
+        });
+        // A failing joint whose path changed nothing is as it was before the round, which
+        // passed: unreachable, but take everything back rather than loop.
+        if applied.len() == before {
+            for mut c in applied.drain(..) {
+                std::mem::swap(&mut work.out.tracks[c.j][c.k], &mut c.track);
+                std::mem::swap(&mut work.scale[c.j][c.k], &mut c.s);
+                std::mem::swap(&mut bits[c.j][c.k], &mut c.bits);
+                decoded.update(&work.out, c.j, c.k);
+            }
+        }
+    }
+}
