@@ -50,7 +50,10 @@ impl Decoded {
 
     /// The clip as a pose source reading these values (`clip` for any other frame).
     pub fn source<'a>(&'a self, clip: &'a CompressedClip) -> DecodedSource<'a> {
-        DecodedSource { decoded: self, clip }
+        DecodedSource {
+            decoded: self,
+            clip,
+        }
     }
 
     fn at(&self, track: usize, p: usize) -> Vec4 {

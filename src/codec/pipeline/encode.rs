@@ -10,11 +10,7 @@ use crate::codec::track::TrackData;
 
 /// The first encoding of the clip, every track at `start` times its base tolerance,
 /// measured against the held tolerances.
-pub(crate) fn encode_all(
-    st: &mut State,
-    memo: &Encodings,
-    start: f32,
-) -> Result<Work, CodecError> {
+pub(crate) fn encode_all(st: &mut State, memo: &Encodings, start: f32) -> Result<Work, CodecError> {
     let n = st.len();
     let scale = vec![[start; 3]; n];
     // A cancelled compression stops between two joints' encodings (a newer edit waits).

@@ -3,13 +3,18 @@
 //! 1. [`prepare`]: the clip checked, its reference poses, its tracks in codec form;
 //! 2. [`floors`]: each joint's floor and the tolerances held;
 //! 3. [`budgets`]: each track's local tolerance from the hierarchical budgets;
-//! 4. [`encode`](encode::encode_all): every track encoded, the clip measured;
+//! 4. [`encode`](encode::encode_all): every track encoded (at `Effort::Fast` at 4 times
+//!    its budget), the clip measured;
 //! 5. [`repair`]: tracks above violating joints tightened until every joint holds (the
 //!    first pass, handed out to a caller that shows progress);
 //! 6. [`relax`]: tracks loosened one at a time where that saves bits and still holds
-//!    (its first three sweeps are all `Effort::Fast` makes; at the other efforts a second
-//!    preview is handed out after them);
-//! 7. [`refine`]: the same with refined key values (one sweep at `Effort::Fast`);
+//!    (at the default and `Effort::Max`; a second preview is handed out after its first
+//!    three sweeps);
+//! 7. [`refine`]: the same with refined key values;
+//! 6'. at `Effort::Fast` instead of 6 and 7, [`settle`]: every track's tolerance decided
+//!    from the slack measured on the whole clip, the clip verified whole, the changes that
+//!    fail taken back; then one refinement round the same way (a clip that pins joints
+//!    takes 6 and 7, three sweeps and one);
 //! 8. [`report`](report::finish): sizes, errors, failures, playback.
 //!
 //! Every pass reads what the passes before it left in the state; the encodings, floors and
@@ -87,9 +92,8 @@ pub(super) fn run(
             let search = Search::new(&st, memo, &work, plan.sweeps());
             // Made when a stage first needs it (composing every pose): settling does not.
             let mut verifier = None;
-            let verify = |work: &Work| {
-                Verifier::new(skeleton, &st.reference, &st.held, &work.out, st.layer)
-            };
+            let verify =
+                |work: &Work| Verifier::new(skeleton, &st.reference, &st.held, &work.out, st.layer);
             t.lap("search setup");
             // What the default's stages reached: a larger effort's extra stages are kept
             // only when they shrink the payload (the sweeps' cost model is per track).
@@ -127,9 +131,6 @@ pub(super) fn run(
         if stale && work.relaxed > 0 {
             work.errors = st.measure(&work.out, &st.held);
         }
-    }
-    if std::env::var_os("DUMP").is_some() {
-        for j in 0..st.len() { eprintln!("S {j} {:?} err/held {:.3} bits {:?}", work.scale[j], work.errors.joint_max[j]/st.held.tolerance[j], state::track_bits(&work.out)[j]); }
     }
     let done = report::finish(&st, work);
     t.lap("report");
@@ -186,9 +187,9 @@ impl Plan {
             Stage::Refine(REFINE_FACTORS),
         ];
         match effort {
-            // The default's first stage (three plain sweeps from the loosest factor down)
-            // and one refinement sweep at 0.6 of the tolerance reached (about 7 % more
-            // time, and up to 30 % smaller on short smooth clips).
+            // With pinned joints: the default's first stage (three plain sweeps from the
+            // loosest factor down) and one refinement sweep at 0.6 of the tolerance reached
+            // (about 7 % more time, and up to 30 % smaller on short smooth clips).
             Effort::Fast if pinned => Self {
                 start: 1.0,
                 stages: &[FAST, Stage::Refine(FAST_REFINE_FACTORS)],
@@ -196,13 +197,8 @@ impl Plan {
                 preview_after: None,
             },
             // Tracks start looser than their budgets (which split each bound along its
-            // chain for the worst case: 13_07's joints reach 3-15 % of theirs) and settle.
-            Effort::Fast if std::env::var_os("SKP_RELAX").is_some() => Self {
-                start: FAST_START_SCALE,
-                stages: &[Stage::Relax(&[2.0, 1.4]), Stage::Refine(FAST_REFINE_FACTORS)],
-                default_stages: 1,
-                preview_after: None,
-            },
+            // chain for the worst case: 13_07's joints reach 3-15 % of theirs) and settle
+            // (the first sweep, ×4 from the budgets, kept every candidate on 13_07).
             Effort::Fast => Self {
                 start: FAST_START_SCALE,
                 stages: &[Stage::Settle],

@@ -7,11 +7,14 @@
 //! proportion to their tolerances (13_07 at the budgets' tolerances: 3–15 % of each joint's
 //! bound; with its rotations at 8 times those, 23–52 %). So a track may loosen by the
 //! slack of the tightest joint below it: `SAFETY / max(error / tolerance)` over its subtree
-//! (at most [`MAX_GROWTH`] a round). A round encodes every track that would save bits at
-//! its grown tolerance, applies them all and measures the clip; where joints fail, every
-//! change on their paths is taken back (each such joint is then exactly as before the round,
-//! which passed) and the clip measured again, until it passes. A track taken back is not
-//! tried again above the tolerance that failed. The last round refines: every track's keys
+//! (at most [`MAX_GROWTH`] a round, at least the round's [`LEAST_GROWTH`]). A round
+//! encodes every track that would save bits at its grown tolerance, applies them all and
+//! measures the clip once (through [`Decoded`]: only the changed tracks are decoded
+//! again); where joints fail, one change on each failing joint's path is taken back (the
+//! one adding the most error per bit it saves) and the clip measured again, until it
+//! passes (at worst every change is taken back: the clip before the round, which passed).
+//! A track taken back is tried next round at most halfway (geometrically) to the tolerance
+//! that failed. The last round refines: every track's keys
 //! nudged off the samples at [`REFINE_FACTOR`] of the tolerance it reached.
 
 use rayon::prelude::*;
@@ -63,7 +66,6 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
             .flat_map(|j| (0..3).map(move |k| (j, k)))
             .filter(|&(j, k)| bits[j][k] > 0)
             .collect();
-        let t0 = std::time::Instant::now();
         let scale = &work.scale;
         let tried: Vec<Result<Candidate, (usize, usize, f32)>> = tracks
             .par_iter()
@@ -97,7 +99,6 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
                 })
             })
             .collect();
-        if std::env::var_os("DUMP").is_some() { eprintln!("  encode {} tracks: {:.2} ms", tried.len(), t0.elapsed().as_secs_f64()*1e3); }
         let mut candidates = Vec::with_capacity(tried.len());
         for t in tried {
             match t {
@@ -109,10 +110,7 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
         }
-        let nc = candidates.len();
-        let kept = trial(st, work, &mut decoded, &mut bits, candidates, &mut ceiling);
-        if std::env::var_os("DUMP").is_some() { eprintln!("round {round}: {nc} candidates, {kept} kept, bits {}", bits.iter().flatten().sum::<u64>()); }
-        work.relaxed += kept;
+        work.relaxed += trial(st, work, &mut decoded, &mut bits, candidates, &mut ceiling);
         control.set_progress(control.progress() + 0.4 / (GROWTH_ROUNDS + 1) as f32);
     }
     Ok(())
@@ -138,9 +136,9 @@ fn subtree_growth(st: &State, work: &Work, least: f32) -> Vec<f32> {
         .collect()
 }
 
-/// Applies every candidate, measures the clip, and takes back every change on the path of a
-/// joint that fails, until the clip passes (at worst every change is taken back: the clip
-/// as it was, which passed). A change taken back sets its track's ceiling. Leaves the last
+/// Applies every candidate, measures the clip, and takes back one change on the path of
+/// each joint that fails, until the clip passes (at worst every change is taken back: the
+/// clip as it was, which passed). A change taken back sets its track's ceiling. Leaves the last
 /// measurement in `work.errors`; returns how many changes were kept.
 fn trial(
     st: &State,
@@ -162,9 +160,7 @@ fn trial(
         decoded.update(&work.out, c.j, c.k);
     }
     loop {
-        let t0 = std::time::Instant::now();
         let errors = st.measure(&decoded.source(&work.out), &st.held);
-        if std::env::var_os("DUMP").is_some() { eprintln!("  measure: {} applied {:.2} ms", applied.len(), t0.elapsed().as_secs_f64()*1e3); }
         if passes(&errors, &st.held) || applied.is_empty() {
             work.errors = errors;
             return applied.len();
