@@ -92,3 +92,95 @@ impl PoseSource for DecodedSource<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use glam::{Quat, Vec3, Vec4};
+
+    use super::*;
+    use crate::codec::report::ClipReport;
+    use crate::codec::track::{TrackData, TrackInput, encode_track};
+    use crate::settings::{Bits, Method};
+
+    /// A two-joint clip: a moving translation and rotation on the root, a rest track, a
+    /// constant one, and a moving rotation on the child; `tolerance` its encodings'.
+    fn clip(frames: usize, tolerance: f32) -> CompressedClip {
+        let t: Vec<Vec4> = (0..frames)
+            .map(|f| Vec4::new((f as f32 * 0.3).sin(), 0.5 * f as f32, 0.0, 0.0))
+            .collect();
+        let r = |speed: f32| -> Vec<Vec4> {
+            (0..frames)
+                .map(|f| Vec4::from(Quat::from_rotation_y(speed * f as f32)))
+                .collect()
+        };
+        let encode = |raw: &[Vec4], is_rotation: bool, rest: Vec4| {
+            let input = TrackInput {
+                raw,
+                mids: None,
+                rest,
+                is_rotation,
+            };
+            encode_track(&input, tolerance, Method::Auto, Bits::Auto)
+        };
+        let (r0, r1) = (r(0.2), r(-0.45));
+        let id = Vec4::from(Quat::IDENTITY);
+        CompressedClip {
+            name: "decoded".into(),
+            sample_rate: 30.0,
+            frame_count: frames,
+            start_time: 0.0,
+            rest: vec![crate::model::Transform::IDENTITY; 2],
+            tracks: vec![
+                [
+                    encode(&t, false, Vec4::ZERO),
+                    encode(&r0, true, id),
+                    TrackData::Rest,
+                ],
+                [
+                    TrackData::Constant {
+                        value: Vec3::new(0.0, 1.0, 0.0).extend(0.0),
+                        quantized: false,
+                    },
+                    encode(&r1, true, id),
+                    TrackData::Rest,
+                ],
+            ],
+            local_tolerance: vec![[tolerance; 3]; 2],
+            report: ClipReport::default(),
+            playback: Default::default(),
+        }
+    }
+
+    fn same_poses(decoded: &Decoded, clip: &CompressedClip) {
+        let source = decoded.source(clip);
+        let mut a = vec![Transform::IDENTITY; 2];
+        let mut b = vec![Transform::IDENTITY; 2];
+        let last = clip.frame_count as f32 - 1.0;
+        // Samples, midpoints, a quarter point (read from the clip) and past either end.
+        let frames = (0..clip.frame_count)
+            .map(|f| f as f32)
+            .chain((0..clip.frame_count - 1).map(|f| f as f32 + 0.5))
+            .chain([1.25, -1.0, last + 2.0]);
+        for frame in frames {
+            source.sample_local(frame, &mut a);
+            clip.sample_local(frame, &mut b);
+            assert_eq!(a, b, "frame {frame}");
+        }
+    }
+
+    #[test]
+    fn reads_what_the_clip_decodes_before_and_after_a_track_changes() {
+        let mut clip = clip(40, 1e-3);
+        assert!(clip.tracks[0][1].keys() > 1 && clip.tracks[0][0].keys() > 1);
+        let mut decoded = Decoded::new(&clip);
+        same_poses(&decoded, &clip);
+        // The root turns the other way: the cache answers the old turn until updated.
+        clip.tracks[0][1] = clip.tracks[1][1].clone();
+        let (mut stale, mut now) = (vec![Transform::IDENTITY; 2], vec![Transform::IDENTITY; 2]);
+        decoded.source(&clip).sample_local(3.5, &mut stale);
+        clip.sample_local(3.5, &mut now);
+        assert_ne!(stale[0].rotation, now[0].rotation);
+        decoded.update(&clip, 0, 1);
+        same_poses(&decoded, &clip);
+    }
+}
