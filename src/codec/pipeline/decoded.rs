@@ -4,18 +4,25 @@
 //! [`CompressedClip::joint_at`] gives (the same `TrackData::sample` calls), so a measurement
 //! through it is the measurement of the clip.
 
-use glam::{Quat, Vec4};
+use glam::{DAffine3, Quat, Vec4};
 
+use super::state::State;
 use crate::codec::compressed::CompressedClip;
-use crate::metric::PoseSource;
+use crate::metric::{ErrorReport, PoseSource, marker_error};
 use crate::model::Transform;
 
-/// Every track's values at the samples, then the midpoints.
+/// Every track's values at the samples, then the midpoints; and once measured, every
+/// joint's object transform and error there, recomputed for the joints whose path changed.
 pub(crate) struct Decoded {
     frames: usize,
     /// Per track (`3 * joint + kind`): its value at each position (one value for a track
     /// that does not move).
     values: Vec<Vec<Vec4>>,
+    /// Joints whose tracks changed since the last [`Decoded::measure`].
+    dirty: Vec<bool>,
+    /// `positions * joints`: object transforms and errors as last measured (empty before).
+    object: Vec<DAffine3>,
+    errors: Vec<f32>,
 }
 
 impl Decoded {
@@ -24,6 +31,9 @@ impl Decoded {
         let mut me = Self {
             frames: clip.frame_count,
             values: vec![Vec::new(); 3 * clip.tracks.len()],
+            dirty: vec![true; clip.tracks.len()],
+            object: Vec::new(),
+            errors: Vec::new(),
         };
         for j in 0..clip.tracks.len() {
             for k in 0..3 {
@@ -37,6 +47,7 @@ impl Decoded {
     pub fn update(&mut self, clip: &CompressedClip, j: usize, k: usize) {
         let track = &clip.tracks[j][k];
         let rest = clip.rest_value(j, k);
+        self.dirty[j] = true;
         let v = &mut self.values[3 * j + k];
         v.clear();
         if track.keys() <= 1 {
@@ -54,6 +65,65 @@ impl Decoded {
             decoded: self,
             clip,
         }
+    }
+
+    /// `clip` (whose tracks these values decode) measured as [`State::measure`] measures
+    /// it, the same arithmetic in the same order; only the joints at or below a changed
+    /// one are composed and measured again.
+    pub fn measure(&mut self, st: &State, clip: &CompressedClip) -> ErrorReport {
+        let reference = &st.reference;
+        if reference.inner != 1 || !reference.extra.is_empty() {
+            return st.measure(&self.source(clip), &st.held);
+        }
+        let n = clip.tracks.len();
+        let frames = self.frames;
+        let positions = frames + frames.saturating_sub(1);
+        if self.object.is_empty() {
+            self.object = vec![DAffine3::IDENTITY; positions * n];
+            self.errors = vec![0.0; positions * n];
+            self.dirty.iter_mut().for_each(|d| *d = true);
+        }
+        // Joints whose path changed, parents first.
+        let mut moved = std::mem::take(&mut self.dirty);
+        for (j, joint) in st.skeleton.joints.iter().enumerate() {
+            if let Some(p) = joint.parent {
+                moved[j] |= moved[p];
+            }
+        }
+        for p in 0..positions {
+            let (frame, refs) = if p < frames {
+                (p as f32, reference.sample(p))
+            } else {
+                let m = p - frames;
+                (m as f32 + 0.5, &reference.at_midpoints[m * n..(m + 1) * n])
+            };
+            for j in (0..n).filter(|&j| moved[j]) {
+                let local = Transform::new(
+                    self.at(3 * j, p).truncate(),
+                    Quat::from_vec4(self.at(3 * j + 1, p)).normalize(),
+                    self.at(3 * j + 2, p).truncate(),
+                );
+                let shown = match st.layer {
+                    Some(l) => l.compose(j, frame, &local),
+                    None => local,
+                };
+                let m = shown.to_daffine();
+                let object = match st.skeleton.joints[j].parent {
+                    Some(a) => self.object[p * n + a] * m,
+                    None => m,
+                };
+                self.object[p * n + j] = object;
+                self.errors[p * n + j] = marker_error(&st.held, j, &refs[j], &object);
+            }
+        }
+        moved.iter_mut().for_each(|d| *d = false);
+        self.dirty = moved;
+        let at_samples = self.errors[..frames * n].to_vec();
+        let at_midpoints = self.errors[frames * n..]
+            .iter()
+            .map(|&e| 0.0f32.max(e))
+            .collect();
+        ErrorReport::new(n, frames, at_samples, Some(at_midpoints), &st.held)
     }
 
     fn at(&self, track: usize, p: usize) -> Vec4 {

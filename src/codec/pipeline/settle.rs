@@ -160,7 +160,7 @@ fn trial(
         decoded.update(&work.out, c.j, c.k);
     }
     loop {
-        let errors = st.measure(&decoded.source(&work.out), &st.held);
+        let errors = decoded.measure(st, &work.out);
         if passes(&errors, &st.held) || applied.is_empty() {
             work.errors = errors;
             return applied.len();
