@@ -10,11 +10,10 @@
 //! 6. [`relax`]: tracks loosened one at a time where that saves bits and still holds
 //!    (at the default and `Effort::Max`; a second preview is handed out after its first
 //!    three sweeps);
-//! 7. [`refine`]: the same with refined key values;
-//! 6'. at `Effort::Fast` instead of 6 and 7, [`settle`]: every track's tolerance decided
-//!    from the slack measured on the whole clip, the clip verified whole, the changes that
-//!    fail taken back; then one refinement round the same way (a clip that pins joints
-//!    takes 6 and 7, three sweeps and one);
+//! 7. [`refine`]: the same with refined key values; at `Effort::Fast` 6 and 7 give way to
+//!    [`settle`]: every track's tolerance decided from the slack measured on the whole
+//!    clip, the clip verified whole, the changes that fail taken back; then one refinement
+//!    round the same way (a clip that pins joints takes 6 and 7, three sweeps and one);
 //! 8. [`report`](report::finish): sizes, errors, failures, playback.
 //!
 //! Every pass reads what the passes before it left in the state; the encodings, floors and

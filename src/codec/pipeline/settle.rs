@@ -55,12 +55,13 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
     // nothing (not tried again at or below it).
     let mut ceiling = vec![[f32::INFINITY; 3]; n];
     let mut no_gain = vec![[0.0f32; 3]; n];
-    for round in 0..=GROWTH_ROUNDS {
+    // The growth rounds' least factors, then the refinement round (none).
+    for least in LEAST_GROWTH.iter().map(Some).chain([None]) {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
         }
-        let refined = round == GROWTH_ROUNDS;
-        let growth = (!refined).then(|| subtree_growth(st, work, LEAST_GROWTH[round]));
+        let refined = least.is_none();
+        let growth = least.map(|&least| subtree_growth(st, work, least));
         let tracks: Vec<(usize, usize)> = (0..n)
             .filter(|&j| st.moving[j])
             .flat_map(|j| (0..3).map(move |k| (j, k)))
