@@ -248,3 +248,35 @@ fn a_fast_gltf_export_holds_the_tolerance_as_animeval_measures_it() {
         }
     }
 }
+
+/// The app compresses at `fast` first, then at the effort in force, on one
+/// `Recompressor`: the fast effort's encoder states (recorded down to 4 times the budgets,
+/// where the default records down to the budgets) leave the default's result what a fresh
+/// default compression gives, track for track; and the other way round.
+#[test]
+fn a_default_after_a_fast_one_is_the_default_own() {
+    for file in ["acl/13_07.acl.sjson", "CesiumMan.glb", "fbx/ozz_robot.fbx"] {
+        let asset = import::load(&common::asset(file)).unwrap();
+        let clip = &asset.clips[0];
+        let resolve = |effort| at(Preset::Acl, effort).resolve(&asset, &clip.name);
+        let fresh = |effort| {
+            codec::compress(&asset.skeleton, clip, &resolve(effort), &Control::new()).unwrap()
+        };
+        for (first, then) in [
+            (Effort::Fast, Effort::Default),
+            (Effort::Default, Effort::Fast),
+        ] {
+            let mut r = Recompressor::new();
+            let a = r
+                .compress(&asset.skeleton, clip, &resolve(first), &Control::new())
+                .unwrap();
+            let b = r
+                .compress(&asset.skeleton, clip, &resolve(then), &Control::new())
+                .unwrap();
+            let (fa, fb) = (fresh(first), fresh(then));
+            assert!(a.tracks == fa.tracks, "{file}: {first:?} first");
+            assert!(b.tracks == fb.tracks, "{file}: {then:?} after {first:?}");
+            assert_eq!(b.report.payload_bytes, fb.report.payload_bytes, "{file}");
+        }
+    }
+}
