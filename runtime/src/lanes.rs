@@ -26,6 +26,8 @@
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+#[cfg(target_arch = "x86_64")]
+use std::mem::MaybeUninit;
 
 use glam::Vec4;
 
@@ -44,9 +46,17 @@ pub(crate) fn lanes_fit(theta: f32) -> bool {
     (0.0..=2.3).contains(&theta)
 }
 
-/// Samples `count` linear rotation tracks eight at a time: `segment(i)` is track `i`'s
-/// segment at frame `f`, `write(i, q)` receives its rotation (the last group is padded
-/// with its last track, written once).
+/// How many of `count` linear rotation tracks go through the lanes: every full group of
+/// eight. The rest are sampled one at a time: a partial group padded to eight lanes cost
+/// more than its few tracks in the scalar code, whose short chains overlap (measured on
+/// RobotExpressive Idle's 6 tracks and the tails of 13_07's and CesiumMan's; docs/RUNTIME.md).
+pub(crate) fn lane_count(count: usize) -> usize {
+    count - count % 8
+}
+
+/// Samples `count` linear rotation tracks (a multiple of 8, [`lane_count`]) eight at a
+/// time: `segment(i)` is track `i`'s segment at frame `f`, `write(i, q)` receives its
+/// rotation.
 ///
 /// Each group's work is one long chain of dependent long-latency instructions (a
 /// division, the sines, divisions, two square roots and divisions); the processor overlaps
@@ -64,26 +74,20 @@ pub(crate) unsafe fn slerp_tracks<'a>(
     mut write: impl FnMut(usize, Vec4),
     f: f32,
 ) {
-    let zero = _mm256_setzero_ps();
-    let mut weighed = [Weighed {
-        a: [zero; 4],
-        b: [zero; 4],
-        w0: zero,
-        w1: zero,
-    }; BATCH];
-    let last = count.saturating_sub(1);
+    debug_assert_eq!(count % 8, 0);
+    let mut weighed = [MaybeUninit::<Weighed>::uninit(); BATCH];
     let mut first = 0;
-    while first < count {
-        let groups = (count - first).div_ceil(8).min(BATCH);
+    while first + 8 <= count {
+        let groups = ((count - first) / 8).min(BATCH);
         for (g, w) in weighed.iter_mut().enumerate().take(groups) {
-            let s = |i: usize| segment((first + 8 * g + i).min(last));
-            *w = weigh8([s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7)], f);
+            let s = |i: usize| segment(first + 8 * g + i);
+            w.write(weigh8([s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7)], f));
         }
         for (g, w) in weighed.iter().enumerate().take(groups) {
-            let start = first + 8 * g;
-            let q = rotate8(w);
-            for (i, q) in q.into_iter().enumerate().take(count - start) {
-                write(start + i, q);
+            // SAFETY: the first loop wrote groups `0..groups`.
+            let q = rotate8(unsafe { w.assume_init_ref() });
+            for (i, q) in q.into_iter().enumerate() {
+                write(first + 8 * g + i, q);
             }
         }
         first += 8 * BATCH;

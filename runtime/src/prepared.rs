@@ -273,7 +273,13 @@ impl Prepared {
         #[cfg(target_arch = "x86_64")]
         if LANES && self.slerps_fit_lanes {
             // Tracks are in joint order: those whose joint is in `out`.
-            let n = slerps.partition_point(|t| (t.joint as usize) < out.len());
+            let fits = |t: &Track| (t.joint as usize) < out.len();
+            let n = if slerps.last().is_none_or(fits) {
+                slerps.len()
+            } else {
+                slerps.partition_point(fits)
+            };
+            let n = crate::lanes::lane_count(n);
             let lane_tracks = &slerps[..n];
             let segment = |i: usize| {
                 let t = &lane_tracks[i];
@@ -283,7 +289,7 @@ impl Prepared {
                 |i: usize, q: Vec4| out[lane_tracks[i].joint as usize].rotation = q.to_array();
             // SAFETY: LANES is only set where the CPU has FMA (`sample`); the segments fit.
             unsafe { crate::lanes::slerp_tracks(n, segment, write, f) };
-            slerps = &[];
+            slerps = &slerps[n..];
         }
         for t in slerps {
             let Some(pose) = out.get_mut(t.joint as usize) else {
