@@ -1,28 +1,32 @@
-//! The lane kernel: eight linear rotation tracks sampled at once, one track per SIMD lane,
-//! with the same values bit for bit as [`crate::curve::slerp`] and the pose's
-//! normalization evaluated one track at a time.
+//! The lane kernel: linear rotation tracks sampled eight at a time, one track per lane of
+//! 256-bit registers, with the same values bit for bit as the scalar path
+//! ([`crate::curve::slerp`] and the pose's normalization, one track at a time).
 //!
 //! Why it keeps the bits: every operation of the scalar code is an IEEE operation that is
 //! correctly rounded per lane (`+`, `-`, `*`, `/`, `sqrt`, conversions, and the sine's
 //! fused multiply-adds as `vfmadd`, which is what [`f64::mul_add`] compiles to), and the
 //! kernel performs them in the same order per lane: the segment fraction's division and
-//! clamp, the two sines of [`crate::sin`] (computed in `f64`, four lanes of a 256-bit
-//! register), the weights' divisions, `a * w0 + b * w1`, and twice glam's `Vec4::normalize`
+//! clamp, the two sines of [`crate::sin`] (in `f64`, four lanes per register), the weights'
+//! divisions, `a * w0 + b * w1`, and twice glam's `Vec4::normalize`
 //! (`v / sqrt((x*x + z*z) + (y*y + w*w))`). No reciprocal or reciprocal-square-root
 //! estimate, no reordered sum, no contraction of a multiply and an add that the scalar code
 //! keeps apart. Branches of the scalar code become both sides computed and a per-lane
-//! select: a segment whose sine is below `1e-6` (plain lerp weights); the sine's tiny inputs
+//! select: a segment whose sine is below `1e-6` (plain lerp weights), the sine's tiny inputs
 //! (`|y| < 2^-12` returns `y`) and its two quadrants (sine polynomial below `π/4`, cosine
-//! polynomial of `y - π/2` above). The kernel requires every segment's angle in `[0, 2.3]`
-//! (so each sine's input is below `3π/4`, quadrant 0 or 1): [`lanes_fit`] says whether a
-//! segment fits, and a clip with a segment that does not samples one track at a time.
+//! polynomial of `y - π/2` above). A group whose arcs are all below 0.75 rad (nearly every
+//! group: keys a few frames apart) skips the cosine side, which no lane can need. The
+//! kernel requires every segment's angle in `[0, 2.3]` (each sine's input below `3π/4`,
+//! quadrant 0 or 1): [`lanes_fit`] says whether a segment fits; a clip with a segment that
+//! does not is sampled one track at a time.
 //!
-//! Where the time goes without it: the two normalizations' square roots and divisions and
-//! the sines' divisions, each a long-latency instruction per track; four tracks share each.
+//! Where the time went without it: per track, two square roots and five divisions (the
+//! fraction, the two weights, two normalizations), long-latency instructions that eight
+//! tracks now share, and the sines' polynomials, evaluated for four tracks per instruction.
 //!
-//! x86-64 only, and only on CPUs with FMA (which implies AVX): the sine's multiply-adds must
-//! be fused to give glibc's `sinf` bits ([`crate::sin`]). Elsewhere the prepared layout
-//! samples one track at a time, the same values.
+//! x86-64 only, and only on CPUs with FMA (which implies AVX, so the kernel uses 256-bit
+//! registers): the sine's multiply-adds must be fused to give glibc's `sinf` bits
+//! ([`crate::sin`]). Elsewhere the prepared layout samples one track at a time, the same
+//! values. `tests/lanes.rs` compares the two paths on the shared assets.
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
@@ -37,6 +41,7 @@ use crate::sin::{HPI, HPI_INV, POLY};
 /// One linear rotation segment as a lane reads it: its arc's ends `a` and `b`, and
 /// `(theta, sin_theta, f0, dt)`: the arc's angle and its sine, the segment's first frame
 /// and its length in frames.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) type SlerpLanes = [Vec4; 3];
 
 /// Whether a segment of angle `theta` can be sampled in a lane (see the module
@@ -50,6 +55,7 @@ pub(crate) fn lanes_fit(theta: f32) -> bool {
 /// eight. The rest are sampled one at a time: a partial group padded to eight lanes cost
 /// more than its few tracks in the scalar code, whose short chains overlap (measured on
 /// RobotExpressive Idle's 6 tracks and the tails of 13_07's and CesiumMan's; docs/RUNTIME.md).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) fn lane_count(count: usize) -> usize {
     count - count % 8
 }

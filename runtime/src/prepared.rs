@@ -269,9 +269,10 @@ impl Prepared {
         fi: u32,
         out: &mut [JointPose],
     ) {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut slerps = &self.slerp_tracks[..];
         #[cfg(target_arch = "x86_64")]
-        if LANES && self.slerps_fit_lanes {
+        if LANES && self.slerps_fit_lanes && slerps.len() >= 8 {
             // Tracks are in joint order: those whose joint is in `out`.
             let fits = |t: &Track| (t.joint as usize) < out.len();
             let n = if slerps.last().is_none_or(fits) {
