@@ -39,7 +39,15 @@ fn times(frames: u32) -> Vec<f32> {
         k = k.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
         t.push((k >> 8) as f32 / (1u32 << 24) as f32 * last);
     }
-    t.extend([-1.0, -0.0, last + 0.5, 1e9, f32::NAN, f32::INFINITY, -f32::INFINITY]);
+    t.extend([
+        -1.0,
+        -0.0,
+        last + 0.5,
+        1e9,
+        f32::NAN,
+        f32::INFINITY,
+        -f32::INFINITY,
+    ]);
     t
 }
 
@@ -76,7 +84,11 @@ fn lanes_equal_the_scalar_path_bit_for_bit() {
                 let short = n * 2 / 3;
                 clip.sample_one_by_one(t, &mut want[..short]);
                 clip.sample(t, &mut got[..short]);
-                assert_eq!(bits(&want[..short]), bits(&got[..short]), "{name} {c} short");
+                assert_eq!(
+                    bits(&want[..short]),
+                    bits(&got[..short]),
+                    "{name} {c} short"
+                );
                 poses += 1;
             }
         }
