@@ -308,6 +308,20 @@ impl Clip {
             }
         }
     }
+
+    /// [`Clip::sample`] evaluating one animated track at a time, never four in SIMD lanes:
+    /// the same values bit for bit. It is the reference the lane kernel of the prepared
+    /// layout is tested against (`tests/lanes.rs`); engines call [`Clip::sample`].
+    pub fn sample_one_by_one(&self, frame: f32, out: &mut [JointPose]) {
+        match &self.tracks {
+            Tracks::Prepared(p) => {
+                let f = self.clamp(frame);
+                self.write_fixed(out);
+                p.sample_one_by_one(f, f as u32, out);
+            }
+            Tracks::Compact { .. } => self.sample(frame, out),
+        }
+    }
 }
 
 /// Random access in the compact layout: per track, the table's segment, the search from

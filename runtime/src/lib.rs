@@ -25,6 +25,7 @@ pub mod curve;
 mod error;
 pub mod events;
 pub mod keys;
+mod lanes;
 pub mod meta;
 pub mod motion;
 pub mod packed;

@@ -13,6 +13,7 @@ use glam::{Quat, Vec4};
 
 use crate::clip::JointPose;
 use crate::curve::{Interpolation, SlerpArc, eval_hermite, hermite_ends, segment_u, slerp};
+use crate::lanes::lanes_fit;
 use crate::payload::{AnimatedRecord, MAX_FRAMES};
 use crate::table::{DENSE_SHIFT, entries, table_shift};
 
@@ -36,16 +37,32 @@ struct Track {
     last: u32,
 }
 
-/// A linear rotation's segment: its slerp arc and its frames.
+/// A linear rotation's segment: its slerp arc and its frames, as three vectors: the arc's
+/// ends `a` and `b`, then `(theta, sin_theta, f0, dt)`: its angle and the angle's sine, its
+/// first frame and its length in frames (both as the reference decoder computes them). The
+/// lane kernel ([`crate::lanes`]) loads four segments' vectors and transposes them.
 #[derive(Clone, Copy, Debug)]
-struct SlerpSegment {
-    a: Quat,
-    b: Quat,
-    theta: f32,
-    sin_theta: f32,
-    /// First frame and length in frames (both as the reference decoder computes them).
-    f0: f32,
-    dt: f32,
+struct SlerpSegment([Vec4; 3]);
+
+impl SlerpSegment {
+    fn a(&self) -> Quat {
+        Quat::from_vec4(self.0[0])
+    }
+    fn b(&self) -> Quat {
+        Quat::from_vec4(self.0[1])
+    }
+    fn theta(&self) -> f32 {
+        self.0[2].x
+    }
+    fn sin_theta(&self) -> f32 {
+        self.0[2].y
+    }
+    fn f0(&self) -> f32 {
+        self.0[2].z
+    }
+    fn dt(&self) -> f32 {
+        self.0[2].w
+    }
 }
 
 /// A Catmull-Rom segment: its Hermite ends ([`hermite_ends`]) and its frames.
@@ -70,6 +87,9 @@ pub(crate) struct Prepared {
     hermites: Vec<HermiteSegment>,
     /// Whether some track's table is sparse (sampling then checks each track's).
     any_sparse: bool,
+    /// Whether every slerp segment fits the lane kernel ([`crate::lanes`]; when one does
+    /// not, sampling evaluates one track at a time).
+    slerps_fit_lanes: bool,
     /// Per track, per block of its table's frames: the segment holding the block's first
     /// frame (relative to the track's first); in a dense table shifted left by 8, with
     /// frame `k`'s offset ([`crate::table::entries`]) in bits `2k..2k + 2`.
@@ -81,6 +101,7 @@ impl Prepared {
     pub fn new(frame_count: u32) -> Self {
         Self {
             frame_count,
+            slerps_fit_lanes: true,
             ..Self::default()
         }
     }
@@ -104,14 +125,8 @@ impl Prepared {
                     );
                     let (a, b, theta, sin_theta) = arc.parts();
                     let (f0, dt) = span(s);
-                    SlerpSegment {
-                        a,
-                        b,
-                        theta,
-                        sin_theta,
-                        f0,
-                        dt,
-                    }
+                    self.slerps_fit_lanes &= lanes_fit(theta);
+                    SlerpSegment([a.into(), b.into(), Vec4::new(theta, sin_theta, f0, dt)])
                 }));
                 (&mut self.slerp_tracks, first)
             }
@@ -205,43 +220,85 @@ impl Prepared {
     }
 
     /// Random access at frame `f` (clamped; `fi` its integer part): writes each animated
-    /// track into `out` (which holds the fixed pose). Forward playback is the same.
+    /// track into `out` (which holds the fixed pose). Forward playback is the same. Linear
+    /// rotation tracks go eight at a time through the lane kernel ([`crate::lanes`]) where
+    /// the CPU has FMA; the values are those of [`Prepared::sample_one_by_one`].
     pub fn sample(&self, f: f32, fi: u32, out: &mut [JointPose]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("fma") {
             // SAFETY: the CPU has FMA.
-            return unsafe { self.sample_fma(f, fi, out) };
+            return unsafe { self.sample_fma::<true>(f, fi, out) };
         }
-        self.sample_with(f, fi, out)
+        self.sample_with::<false>(f, fi, out)
     }
 
-    /// [`Prepared::sample`] compiled with FMA instructions (the slerp's sines).
+    /// [`Prepared::sample`] evaluating one track at a time (no lanes): the reference the
+    /// lane kernel is tested against, bit for bit.
+    pub fn sample_one_by_one(&self, f: f32, fi: u32, out: &mut [JointPose]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA.
+            return unsafe { self.sample_fma::<false>(f, fi, out) };
+        }
+        self.sample_with::<false>(f, fi, out)
+    }
+
+    /// [`Prepared::sample`] compiled with FMA instructions (the slerp's sines); `LANES`:
+    /// whether linear rotations go through the lane kernel.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "fma")]
-    fn sample_fma(&self, f: f32, fi: u32, out: &mut [JointPose]) {
-        self.sample_with(f, fi, out)
+    fn sample_fma<const LANES: bool>(&self, f: f32, fi: u32, out: &mut [JointPose]) {
+        self.sample_with::<LANES>(f, fi, out)
     }
 
     /// [`Prepared::sample`]'s loops, for a clip with or without sparse tables.
     #[inline(always)]
-    fn sample_with(&self, f: f32, fi: u32, out: &mut [JointPose]) {
+    fn sample_with<const LANES: bool>(&self, f: f32, fi: u32, out: &mut [JointPose]) {
         if self.any_sparse {
-            self.sample_loops::<true>(f, fi, out)
+            self.sample_loops::<true, LANES>(f, fi, out)
         } else {
-            self.sample_loops::<false>(f, fi, out)
+            self.sample_loops::<false, LANES>(f, fi, out)
         }
     }
 
     /// The loops of [`Prepared::sample_with`].
     #[inline(always)]
-    fn sample_loops<const SPARSE: bool>(&self, f: f32, fi: u32, out: &mut [JointPose]) {
-        for t in &self.slerp_tracks {
+    fn sample_loops<const SPARSE: bool, const LANES: bool>(
+        &self,
+        f: f32,
+        fi: u32,
+        out: &mut [JointPose],
+    ) {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
+        let mut slerps = &self.slerp_tracks[..];
+        #[cfg(target_arch = "x86_64")]
+        if LANES && self.slerps_fit_lanes && slerps.len() >= 8 {
+            // Tracks are in joint order: those whose joint is in `out`.
+            let fits = |t: &Track| (t.joint as usize) < out.len();
+            let n = if slerps.last().is_none_or(fits) {
+                slerps.len()
+            } else {
+                slerps.partition_point(fits)
+            };
+            let n = crate::lanes::lane_count(n);
+            let lane_tracks = &slerps[..n];
+            let segment = |i: usize| {
+                let t = &lane_tracks[i];
+                &self.slerps[self.segment::<SPARSE>(t, fi, |s| self.slerps[s].f0())].0
+            };
+            let write =
+                |i: usize, q: Vec4| out[lane_tracks[i].joint as usize].rotation = q.to_array();
+            // SAFETY: LANES is only set where the CPU has FMA (`sample`); the segments fit.
+            unsafe { crate::lanes::slerp_tracks(n, segment, write, f) };
+            slerps = &slerps[n..];
+        }
+        for t in slerps {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
-            let g = &self.slerps[self.segment::<SPARSE>(t, fi, |s| self.slerps[s].f0)];
-            let u = segment_u(g.f0, g.dt, f);
-            let q = slerp(g.a, g.b, g.theta, g.sin_theta, u);
+            let g = &self.slerps[self.segment::<SPARSE>(t, fi, |s| self.slerps[s].f0())];
+            let u = segment_u(g.f0(), g.dt(), f);
+            let q = slerp(g.a(), g.b(), g.theta(), g.sin_theta(), u);
             pose.rotation = q.normalize().to_array();
         }
         for t in &self.lerp_tracks {

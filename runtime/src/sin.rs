@@ -14,15 +14,15 @@
 //! (MIT OR Apache-2.0 WITH LLVM-exception), the code glibc ships as its `sinf` since 2.28.
 
 /// Polynomial coefficients of one half of glibc's `__sincosf_table`.
-struct Poly {
-    c0: f64,
-    c1: f64,
-    s1: f64,
-    c2: f64,
-    s2: f64,
-    c3: f64,
-    s3: f64,
-    c4: f64,
+pub(crate) struct Poly {
+    pub(crate) c0: f64,
+    pub(crate) c1: f64,
+    pub(crate) s1: f64,
+    pub(crate) c2: f64,
+    pub(crate) s2: f64,
+    pub(crate) c3: f64,
+    pub(crate) s3: f64,
+    pub(crate) c4: f64,
 }
 
 const fn poly(bits: [u64; 8]) -> Poly {
@@ -40,7 +40,7 @@ const fn poly(bits: [u64; 8]) -> Poly {
 }
 
 /// For quadrants 0 and 1 (`n & 2 == 0`), then 2 and 3.
-const POLY: [Poly; 2] = [
+pub(crate) const POLY: [Poly; 2] = [
     poly([
         0x3ff0000000000000,
         0xbfdffffffd0c621c,
@@ -64,8 +64,8 @@ const POLY: [Poly; 2] = [
 ];
 const SIGN: [f64; 4] = [1.0, -1.0, -1.0, 1.0];
 /// `2^24 / (π/2)` and `π/2`.
-const HPI_INV: f64 = f64::from_bits(0x41645f306dc9c883);
-const HPI: f64 = f64::from_bits(0x3ff921fb54442d18);
+pub(crate) const HPI_INV: f64 = f64::from_bits(0x41645f306dc9c883);
+pub(crate) const HPI: f64 = f64::from_bits(0x3ff921fb54442d18);
 
 /// `sin(y)` (see the module documentation); the FMA instructions when the CPU has them.
 #[inline(always)]

@@ -15,6 +15,10 @@ ns per pose for forward playback at 59 Hz and for random access (the same LCG). 
 decoders alternate per round (which goes first alternates too); the script prints, per clip
 and pattern, the median over rounds of each tool's median and the ratio skelpack / ACL.
 WARM_DECODE is built by `cargo build --release -p skelpack-runtime --example warm_decode`.
+
+--base OTHER_WARM_DECODE times a second build of the harness (say, the runtime before a
+change) on the same .skp files in the same rounds, the three rotating their order, and adds
+its medians and the ratio skelpack / base.
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile
 
@@ -43,6 +47,7 @@ def main():
     ap.add_argument('--iters', type=int, default=20000)
     ap.add_argument('--batches', type=int, default=15)
     ap.add_argument('--acl-bin', default=SHARED_ACL, help='folder of acl_compressor and acl_warm_decomp')
+    ap.add_argument('--base', help='a second warm_decode build to time beside (A/B)')
     ap.add_argument('--json', action='store_true')
     a = ap.parse_args()
     tmp = tempfile.mkdtemp()
@@ -54,28 +59,42 @@ def main():
         subprocess.run([a.skelpack, 'compress', c, '--preset', 'acl', '--force', '-o', skp_out],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         prepared.append((c, acl_out, skp_out))
-    runs = {c: {'acl': [], 'sp': []} for c, _, _ in prepared}
+    runs = {c: {'acl': [], 'sp': [], 'base': []} for c, _, _ in prepared}
     n = [str(a.iters), str(a.batches)]
     for r in range(a.rounds):
         for c, acl_out, skp_out in prepared:
             both = [('acl', [os.path.join(a.acl_bin, 'acl_warm_decomp'), acl_out] + n),
                     ('sp', [a.warm_decode, skp_out, '-'] + n)]
-            for key, cmd in (both if r % 2 == 0 else both[::-1]):
+            if a.base:
+                both.append(('base', [a.base, skp_out, '-'] + n))
+                order = both[r % 3:] + both[:r % 3]
+            else:
+                order = both if r % 2 == 0 else both[::-1]
+            for key, cmd in order:
                 runs[c][key].append(medians(cmd))
     rows = []
     for c, d in runs.items():
         for pattern in ('forward59', 'random'):
             acl = statistics.median(x[pattern] for x in d['acl'])
             sp = statistics.median(x[pattern] for x in d['sp'])
-            rows.append({'clip': os.path.basename(c), 'pattern': pattern, 'acl_ns': round(acl, 1),
-                         'skelpack_ns': round(sp, 1), 'ratio': round(sp / acl, 2)})
+            row = {'clip': os.path.basename(c), 'pattern': pattern, 'acl_ns': round(acl, 1),
+                   'skelpack_ns': round(sp, 1), 'ratio': round(sp / acl, 2)}
+            if a.base:
+                base = statistics.median(x[pattern] for x in d['base'])
+                row.update(base_ns=round(base, 1), base_ratio=round(base / acl, 2),
+                           vs_base=round(sp / base, 2))
+            rows.append(row)
     load = open('/proc/loadavg').read().split()[0]
     if a.json:
         print(json.dumps({'rounds': a.rounds, 'load': float(load), 'rows': rows}, indent=1))
         return
-    print(f'{"clip":34} {"pattern":10} {"ACL ns":>8} {"skelpack ns":>12} {"ratio":>6}')
+    head = f'{"clip":34} {"pattern":10} {"ACL ns":>8} {"skelpack ns":>12} {"ratio":>6}'
+    print(head + (f' {"base ns":>8} {"base ratio":>10} {"vs base":>8}' if a.base else ''))
     for r in rows:
-        print(f'{r["clip"]:34} {r["pattern"]:10} {r["acl_ns"]:8.1f} {r["skelpack_ns"]:12.1f} {r["ratio"]:6.2f}')
+        line = f'{r["clip"]:34} {r["pattern"]:10} {r["acl_ns"]:8.1f} {r["skelpack_ns"]:12.1f} {r["ratio"]:6.2f}'
+        if a.base:
+            line += f' {r["base_ns"]:8.1f} {r["base_ratio"]:10.2f} {r["vs_base"]:8.2f}'
+        print(line)
     print(f'ns per pose; medians of {a.rounds} alternating rounds of {a.batches} batches x '
           f'{a.iters} poses; load average {load}')
 
