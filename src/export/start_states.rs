@@ -192,18 +192,11 @@ pub fn after_every_stop(
     let mut worst = vec![0.0f32; n];
     let mut blame = vec![0.0f32; n];
     let key = |i: usize, j: usize| keyed[i].get(j).copied().unwrap_or([false; 3]);
-    // The properties the start state sets: keyed by a, not by b.
-    let from_a: Vec<[bool; 3]> = (0..n)
-        .map(|j| {
-            let (ka, kb) = (key(a, j), key(b, j));
-            std::array::from_fn(|k| ka[k] && !kb[k])
-        })
-        .collect();
-    let set: Vec<usize> = (0..n).filter(|&j| from_a[j].iter().any(|&x| x)).collect();
-    // Joints at or below one of them (parents first, as joints are ordered).
-    let affected: Vec<usize> = (0..n)
-        .filter(|&j| set.iter().any(|&s| skeleton.is_ancestor_or_self(s, j)))
-        .collect();
+    let Held {
+        from_a,
+        set,
+        affected,
+    } = Held::new(skeleton, keyed, a, b);
     if !affected.iter().any(|&j| limits.evaluated[j]) {
         return AfterStops {
             ratio: worst,
@@ -308,8 +301,41 @@ pub fn after_every_stop(
     }
 }
 
+/// What clip a's stop state sets when clip b starts.
+pub struct Held {
+    /// Per joint, the properties (translation, rotation, scale) a keys and b does not.
+    pub from_a: Vec<[bool; 3]>,
+    /// The joints with any such property, in order.
+    pub set: Vec<usize>,
+    /// The joints at or below one of them, in order (parents first).
+    pub affected: Vec<usize>,
+}
+
+impl Held {
+    /// The start state clip `a` leaves for clip `b` (`keyed[i]`: what clip i keys).
+    pub fn new(skeleton: &Skeleton, keyed: &[Vec<[bool; 3]>], a: usize, b: usize) -> Self {
+        let n = skeleton.len();
+        let key = |i: usize, j: usize| keyed[i].get(j).copied().unwrap_or([false; 3]);
+        let from_a: Vec<[bool; 3]> = (0..n)
+            .map(|j| {
+                let (ka, kb) = (key(a, j), key(b, j));
+                std::array::from_fn(|k| ka[k] && !kb[k])
+            })
+            .collect();
+        let set: Vec<usize> = (0..n).filter(|&j| from_a[j].iter().any(|&x| x)).collect();
+        let affected: Vec<usize> = (0..n)
+            .filter(|&j| set.iter().any(|&s| skeleton.is_ancestor_or_self(s, j)))
+            .collect();
+        Self {
+            from_a,
+            set,
+            affected,
+        }
+    }
+}
+
 /// Sets the properties `mask` selects (translation, rotation, scale) of `to` from `from`.
-fn overwrite(to: &mut Transform, from: &Transform, mask: [bool; 3]) {
+pub(super) fn overwrite(to: &mut Transform, from: &Transform, mask: [bool; 3]) {
     if mask[0] {
         to.translation = from.translation;
     }
