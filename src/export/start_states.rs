@@ -188,6 +188,35 @@ pub fn after_every_stop(
     a: usize,
     b: usize,
 ) -> AfterStops {
+    after_every_stop_within(skeleton, sa, sb, keyed, limits, a, b, None)
+}
+
+/// A bound on clip b's error / tolerance after clip a stopped at check point `t`, measured
+/// at b's check point `q`, split into a's share and b's: per joint slot of
+/// [`Held::affected`], at most `a[slot][t] + b[slot][q]` under every rule
+/// (`super::switch_bound`).
+pub struct Slack {
+    /// Per affected joint, per check point of a.
+    pub a: Vec<Vec<f32>>,
+    /// Per affected joint, per check point of b.
+    pub b: Vec<Vec<f32>>,
+}
+
+/// [`after_every_stop`], measuring at a's stop `t` and b's point `q` only the joints whose
+/// `slack` bound misses the tolerance (and composing only their chains); elsewhere the
+/// bound (at most 1) stands for the measure. A ratio over 1 is the enumeration's exactly; a
+/// ratio of at most 1 may be the bound.
+#[allow(clippy::too_many_arguments)]
+pub fn after_every_stop_within(
+    skeleton: &Skeleton,
+    sa: &Sampled,
+    sb: &Sampled,
+    keyed: &[Vec<[bool; 3]>],
+    limits: &JointLimits,
+    a: usize,
+    b: usize,
+    slack: Option<&Slack>,
+) -> AfterStops {
     let n = skeleton.len();
     let mut worst = vec![0.0f32; n];
     let mut blame = vec![0.0f32; n];
@@ -231,6 +260,9 @@ pub fn after_every_stop(
     // Per source, the matrices of the joints a's state sets (where not mixed with b's keys).
     let mut own = vec![vec![DAffine3::IDENTITY; affected.len()]; sources];
     let mut err = vec![0.0f64; affected.len()];
+    // Per affected joint at the current (t, q): measured, and composed (measured or above one).
+    let mut need = vec![true; affected.len()];
+    let mut compose = vec![true; affected.len()];
     for t in 0..sa.points {
         // The start state on the properties that matter; equal states are measured once.
         let mut state_key = Vec::new();
@@ -252,9 +284,30 @@ pub fn after_every_stop(
             }
         }
         for q in 0..sb.points {
+            if let Some(sl) = slack {
+                for (i, &j) in affected.iter().enumerate() {
+                    let r = sl.a[i][t] + sl.b[i][q];
+                    need[i] = r > 1.0;
+                    if !need[i] {
+                        worst[j] = worst[j].max(r);
+                    }
+                }
+                compose.copy_from_slice(&need);
+                for i in (0..affected.len()).rev() {
+                    if let (true, Some(p)) = (compose[i], parent_slot[i]) {
+                        compose[p] = true;
+                    }
+                }
+                if !compose.iter().any(|&c| c) {
+                    continue;
+                }
+            }
             for s in 0..sources {
                 let out = &mut obj[s];
                 for (i, &j) in affected.iter().enumerate() {
+                    if !compose[i] {
+                        continue;
+                    }
                     let m = if mixed[i] {
                         let mut l = sb.local[s][q * n + j];
                         overwrite(&mut l, &sa.local[s][t * n + j], from_a[j]);
@@ -276,6 +329,9 @@ pub fn after_every_stop(
                 for (i, &j) in affected.iter().enumerate() {
                     // A pose an earlier played source also reached has its error already
                     // (rules often agree: at a sample, slerp, nlerp and three.js alike).
+                    if !need[i] {
+                        continue;
+                    }
                     let repeat = (1..s).any(|r| obj[s][i] == obj[r][i]);
                     if limits.evaluated[j] && !repeat {
                         let e = marker_error(limits, j, &obj[0][i], &obj[s][i]);
@@ -284,7 +340,9 @@ pub fn after_every_stop(
                 }
             }
             for (i, &j) in affected.iter().enumerate() {
-                worst[j] = worst[j].max((err[i] / tol[j]) as f32);
+                if need[i] {
+                    worst[j] = worst[j].max((err[i] / tol[j]) as f32);
+                }
             }
         }
     }
