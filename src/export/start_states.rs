@@ -261,6 +261,11 @@ pub fn after_every_stop_within(
     let mut own = vec![vec![DAffine3::IDENTITY; affected.len()]; sources];
     let mut err = vec![0.0f64; affected.len()];
     // Per affected joint at the current (t, q): measured, and composed (measured or above one).
+    let b_top: Vec<f32> = slack.map_or(Vec::new(), |sl| {
+        sl.b.iter()
+            .map(|v| v.iter().copied().fold(0.0, f32::max))
+            .collect()
+    });
     let mut need = vec![true; affected.len()];
     let mut compose = vec![true; affected.len()];
     for t in 0..sa.points {
@@ -273,6 +278,16 @@ pub fn after_every_stop_within(
         }
         if !seen.insert(state_key) {
             continue;
+        }
+        // A stop whose bound holds at every point of b on every joint needs no point.
+        if let Some(sl) = slack {
+            let whole: Vec<f32> = (0..affected.len()).map(|i| sl.a[i][t] + b_top[i]).collect();
+            if whole.iter().all(|&r| r <= 1.0) {
+                for (i, &j) in affected.iter().enumerate() {
+                    worst[j] = worst[j].max(whole[i]);
+                }
+                continue;
+            }
         }
         for (s, own) in own.iter_mut().enumerate() {
             for (i, &j) in affected.iter().enumerate() {
