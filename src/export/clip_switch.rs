@@ -10,7 +10,9 @@
 //! [`super::start_states`]), the original and the export alike, measures B under every rule
 //! of the player, and recompresses, with tighter tolerances on the joints that miss, a clip
 //! that misses its tolerance after some other clip, and a clip whose own error shows below a
-//! property it leaves set for the next, until every pair holds.
+//! property it leaves set for the next, until every pair holds. A pair whose proven bound
+//! ([`super::switch_bound`]) holds the tolerance is not enumerated; a ratio over 1 is always
+//! the enumeration's.
 
 use super::channels::Player;
 use super::clip_memo::{ClipMemo, MemoKey, clip_state_key, pair_key};

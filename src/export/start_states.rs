@@ -168,7 +168,9 @@ fn check_points(frames: usize) -> Vec<f32> {
 /// a joint at or below it (where a's own error may be what b shows).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AfterStops {
-    /// Per joint of b: the largest error / tolerance over every start state of a.
+    /// Per joint of b: the largest error / tolerance over every start state of a (exact
+    /// where over 1; where at most 1, possibly an upper bound from
+    /// [`super::switch_bound`]).
     pub ratio: Vec<f32>,
     /// Per joint of a that the start state sets: the largest `ratio` at or below it.
     pub blame: Vec<f32>,

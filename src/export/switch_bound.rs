@@ -1,8 +1,9 @@
 //! A proven upper bound on clip b's error when started from clip a stopped anywhere, from
 //! each clip's samples alone (not their product): a pair whose bound holds the tolerance
-//! needs no enumeration of a's stops times b's points ([`after_every_stop`]), and where it
-//! does not, the bound split into a's share per stop and b's per point ([`Slack`]) leaves to
-//! the enumeration only the stops, points and joints where their sum misses.
+//! needs no enumeration of a's stops times b's points
+//! ([`after_every_stop`](super::start_states::after_every_stop)), and where it does not,
+//! the bound split into a's share per stop and b's per point ([`Slack`]) leaves to the
+//! enumeration only the stops, points and joints where their sum misses.
 //!
 //! The argument (docs/EXPORT.md, "Switching clips in mid-clip"): joint j's object transform
 //! is `P · L_k ⋯ L_j` for the original and `P' · L'_k ⋯ L'_j` for the export, where `k` is
