@@ -1,16 +1,20 @@
 # CPU of the compressed glTF export against the .skp compression, and two binaries side by
 # side, in one run (docs/EXPORT.md, issue 28).
 #
-#   python3 docs/export_cpu.py NEW SOURCE... [--old OLD] [--rounds N]
+#   python3 docs/export_cpu.py NEW SOURCE... [--old OLD] [--rounds N] [--effort E]
 #
 # Per source and round, interleaved: `NEW compress SOURCE -o x.skp`, `NEW compress SOURCE
 # -o x.glb` and (with OLD) `OLD compress SOURCE -o x.glb`; each process's user+system CPU
 # (getrusage of the child), the median over rounds, the glb / skp ratio, new / old, and
-# whether the two binaries' .glb files are byte-identical (sha256).
+# whether the two binaries' .glb files are byte-identical (sha256). With --effort E every
+# process (.skp and .glb, both binaries) runs at that effort.
 import hashlib, os, resource, statistics, subprocess, sys, tempfile
 
 args = sys.argv[1:]
 rounds = 1
+effort = []
+if "--effort" in args:
+    i = args.index("--effort"); effort = ["--effort", args[i + 1]]; del args[i:i + 2]
 if '--rounds' in args:
     i = args.index('--rounds'); rounds = int(args[i + 1]); del args[i:i + 2]
 old = None
@@ -23,7 +27,7 @@ d = tempfile.mkdtemp(prefix='skelpack-export-cpu-')
 
 def cpu(exe, src, out):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([exe, 'compress', src, '-o', out], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([exe, 'compress', src, '-o', out] + effort, check=True, stdout=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 

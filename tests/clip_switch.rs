@@ -9,6 +9,8 @@ mod common;
 use skelpack::codec::Control;
 use skelpack::export::channels::Played;
 use skelpack::export::clip_switch::{hold_switches, switch_ratios};
+use skelpack::export::start_states::{Held, Sampled, after_every_stop, after_every_stop_within};
+use skelpack::export::switch_bound::pair_slack;
 use skelpack::export::{
     FileKeyed, GltfClip, GltfDoc, GltfOptions, encode_for_gltf, keyed_channels,
 };
@@ -240,4 +242,110 @@ fn every_clip_holds_when_started_while_another_is_mid_clip() {
         worst.0, worst.1
     );
     assert!(worst.0 <= 1.0, "{:.4} x tolerance: {}", worst.0, worst.1);
+}
+
+/// Sampled `s` at check points `points` only (every source).
+fn at_points(s: &Sampled, n: usize, points: &[usize]) -> Sampled {
+    fn pick<T: Copy>(v: &[Vec<T>], n: usize, points: &[usize]) -> Vec<Vec<T>> {
+        v.iter()
+            .map(|src| {
+                points
+                    .iter()
+                    .flat_map(|&p| src[p * n..(p + 1) * n].iter().copied())
+                    .collect()
+            })
+            .collect()
+    }
+    Sampled {
+        points: points.len(),
+        local: pick(&s.local, n, points),
+        local_m: pick(&s.local_m, n, points),
+        clean: pick(&s.clean, n, points),
+    }
+}
+
+/// The clip-switch bound (`switch_bound`) on every ordered pair of RobotExpressive's clips
+/// as encoded alone (some miss after a switch): never below the enumerated error, per joint
+/// and pair, and per stop of a and point of b; a pair measured through it
+/// (`after_every_stop_within`) keeps every ratio over 1 exactly and none below the
+/// enumeration's.
+#[test]
+fn the_switch_bound_is_never_below_the_enumerated_error() {
+    let Robot {
+        asset,
+        keyed,
+        resolved,
+        clips,
+        options,
+        ..
+    } = robot();
+    let sk = &asset.skeleton;
+    let n = sk.len();
+    let sampled: Vec<Sampled> = clips
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Sampled::new(sk, &asset.clips[i], c, options.player))
+        .collect();
+    let (mut covered, mut fits, mut misses, mut over) = (0, 0, 0, 0);
+    for a in 0..clips.len() {
+        for b in (0..clips.len()).filter(|&b| b != a) {
+            let held = Held::new(sk, &keyed, a, b);
+            if held.set.is_empty() {
+                continue;
+            }
+            let limits = &resolved[b].limits;
+            let (sa, sb) = (&sampled[a], &sampled[b]);
+            let exact = after_every_stop(sk, sa, sb, &keyed, limits, a, b);
+            let Some(slack) = pair_slack(sk, sa, sb, &keyed, limits, a, b) else {
+                continue;
+            };
+            covered += 1;
+            let top = |v: &[f32]| v.iter().copied().fold(0.0f32, f32::max);
+            let mut all_fit = true;
+            for (slot, &j) in held.affected.iter().enumerate() {
+                let bound = top(&slack.a[slot]) + top(&slack.b[slot]);
+                all_fit &= bound <= 1.0;
+                assert!(
+                    bound >= exact.ratio[j],
+                    "{} after {}, joint {}: bound {bound} < enumerated {}",
+                    asset.clips[b].name,
+                    asset.clips[a].name,
+                    sk.joints[j].name,
+                    exact.ratio[j]
+                );
+            }
+            if all_fit {
+                fits += 1;
+            } else {
+                misses += 1;
+            }
+            let within = after_every_stop_within(sk, sa, sb, &keyed, limits, a, b, Some(&slack));
+            for j in 0..n {
+                assert!(within.ratio[j] >= exact.ratio[j], "joint {j}");
+                if exact.ratio[j] > 1.0 {
+                    over += 1;
+                    assert_eq!(within.ratio[j], exact.ratio[j], "joint {j}");
+                }
+            }
+            // Per stop and point: a's stop t and b's point q alone.
+            for (t, q) in [
+                (0, 0),
+                (sa.points / 3, sb.points / 2),
+                (sa.points - 1, sb.points - 1),
+            ] {
+                let (pa, pb) = (at_points(sa, n, &[t]), at_points(sb, n, &[q]));
+                let one = after_every_stop(sk, &pa, &pb, &keyed, limits, a, b);
+                let sl = pair_slack(sk, &pa, &pb, &keyed, limits, a, b).expect("covered");
+                for (slot, &j) in held.affected.iter().enumerate() {
+                    let bound = sl.a[slot][0] + sl.b[slot][0];
+                    assert!(bound >= one.ratio[j], "stop {t}, point {q}, joint {j}");
+                    assert!(slack.a[slot][t] >= sl.a[slot][0] * 0.999_999);
+                }
+            }
+        }
+    }
+    eprintln!(
+        "pairs covered {covered}: bound fits {fits}, misses {misses}; {over} joint ratios over 1"
+    );
+    assert!(fits > 0 && misses > 0 && over > 0, "{fits} {misses} {over}");
 }

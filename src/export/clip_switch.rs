@@ -10,12 +10,15 @@
 //! [`super::start_states`]), the original and the export alike, measures B under every rule
 //! of the player, and recompresses, with tighter tolerances on the joints that miss, a clip
 //! that misses its tolerance after some other clip, and a clip whose own error shows below a
-//! property it leaves set for the next, until every pair holds.
+//! property it leaves set for the next, until every pair holds. A pair whose proven bound
+//! ([`super::switch_bound`]) holds the tolerance is not enumerated; a ratio over 1 is always
+//! the enumeration's.
 
 use super::channels::Player;
 use super::clip_memo::{ClipMemo, MemoKey, clip_state_key, pair_key};
 use super::gltf_compressed::{GltfClip, GltfOptions, encode_for_gltf_memo};
-use super::start_states::{AfterStops, Sampled, after_every_stop, pair_reads};
+use super::start_states::{AfterStops, Sampled, pair_reads};
+use super::switch_bound::measure_pair;
 use crate::metric::JointLimits;
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -131,7 +134,7 @@ impl Reach {
 }
 
 /// Every clip in a pair sampled, and every pair that needs it measured
-/// ([`after_every_stop`]), kept between rounds so that only the pairs of re-encoded clips are
+/// ([`measure_pair`]), kept between rounds so that only the pairs of re-encoded clips are
 /// measured again (and, with a memo, only the pairs it does not hold: a clip is sampled only
 /// when one of its pairs is measured).
 struct Pairs {
@@ -143,6 +146,9 @@ struct Pairs {
     after: Vec<Vec<AfterStops>>,
     /// Pairs of a re-encoded clip kept without measuring (no joint they read moved).
     kept: usize,
+    /// Pairs measured by their bound ([`measure_pair`]), and by enumeration.
+    bounded: usize,
+    enumerated: usize,
 }
 
 /// A clip in no pair: never read.
@@ -177,6 +183,8 @@ impl Pairs {
             sampled: Vec::new(),
             after: Vec::new(),
             kept: 0,
+            bounded: 0,
+            enumerated: 0,
         }
     }
 
@@ -305,7 +313,7 @@ impl Pairs {
             }
         }
         let sampled = &self.sampled;
-        let measured: Vec<AfterStops> = todo
+        let measured: Vec<(AfterStops, bool)> = todo
             .par_iter()
             .map(|&(b, slot)| {
                 let a = partners[b][slot];
@@ -313,10 +321,12 @@ impl Pairs {
                     sampled[a].as_ref().expect("sampled"),
                     sampled[b].as_ref().expect("sampled"),
                 );
-                after_every_stop(at.skeleton, sa, sb, at.keyed, &at.limits[b], a, b)
+                measure_pair(at.skeleton, sa, sb, at.keyed, &at.limits[b], a, b)
             })
             .collect();
-        for (&(b, slot), x) in todo.iter().zip(measured) {
+        for (&(b, slot), (x, bounded)) in todo.iter().zip(measured) {
+            self.bounded += usize::from(bounded);
+            self.enumerated += usize::from(!bounded);
             if let (Some(memo), Some(st)) = (memo, &states) {
                 memo.put_pair(pair_key(&st[partners[b][slot]], &st[b]), &x);
             }
@@ -439,8 +449,8 @@ pub fn hold_switches(
     }
     if std::env::var_os("SKELPACK_TRACE_PASSES").is_some() {
         eprintln!(
-            "hold_switches: {} pairs of re-encoded clips kept unmeasured",
-            pairs.kept
+            "hold_switches: {} pairs of re-encoded clips kept unmeasured, {} bounded, {} enumerated",
+            pairs.kept, pairs.bounded, pairs.enumerated
         );
     }
     Ok(ratios

@@ -34,6 +34,7 @@ mod remeasure;
 pub mod share;
 pub mod slerp_flat;
 pub mod start_states;
+pub mod switch_bound;
 pub mod verify;
 
 use std::path::Path;

@@ -168,7 +168,9 @@ fn check_points(frames: usize) -> Vec<f32> {
 /// a joint at or below it (where a's own error may be what b shows).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AfterStops {
-    /// Per joint of b: the largest error / tolerance over every start state of a.
+    /// Per joint of b: the largest error / tolerance over every start state of a (exact
+    /// where over 1; where at most 1, possibly an upper bound from
+    /// [`super::switch_bound`]).
     pub ratio: Vec<f32>,
     /// Per joint of a that the start state sets: the largest `ratio` at or below it.
     pub blame: Vec<f32>,
@@ -188,22 +190,44 @@ pub fn after_every_stop(
     a: usize,
     b: usize,
 ) -> AfterStops {
+    after_every_stop_within(skeleton, sa, sb, keyed, limits, a, b, None)
+}
+
+/// A bound on clip b's error / tolerance after clip a stopped at check point `t`, measured
+/// at b's check point `q`, split into a's share and b's: per joint slot of
+/// [`Held::affected`], at most `a[slot][t] + b[slot][q]` under every rule
+/// (`super::switch_bound`).
+pub struct Slack {
+    /// Per affected joint, per check point of a.
+    pub a: Vec<Vec<f32>>,
+    /// Per affected joint, per check point of b.
+    pub b: Vec<Vec<f32>>,
+}
+
+/// [`after_every_stop`], measuring at a's stop `t` and b's point `q` only the joints whose
+/// `slack` bound misses the tolerance (and composing only their chains); elsewhere the
+/// bound (at most 1) stands for the measure. A ratio over 1 is the enumeration's exactly; a
+/// ratio of at most 1 may be the bound.
+#[allow(clippy::too_many_arguments)]
+pub fn after_every_stop_within(
+    skeleton: &Skeleton,
+    sa: &Sampled,
+    sb: &Sampled,
+    keyed: &[Vec<[bool; 3]>],
+    limits: &JointLimits,
+    a: usize,
+    b: usize,
+    slack: Option<&Slack>,
+) -> AfterStops {
     let n = skeleton.len();
     let mut worst = vec![0.0f32; n];
     let mut blame = vec![0.0f32; n];
     let key = |i: usize, j: usize| keyed[i].get(j).copied().unwrap_or([false; 3]);
-    // The properties the start state sets: keyed by a, not by b.
-    let from_a: Vec<[bool; 3]> = (0..n)
-        .map(|j| {
-            let (ka, kb) = (key(a, j), key(b, j));
-            std::array::from_fn(|k| ka[k] && !kb[k])
-        })
-        .collect();
-    let set: Vec<usize> = (0..n).filter(|&j| from_a[j].iter().any(|&x| x)).collect();
-    // Joints at or below one of them (parents first, as joints are ordered).
-    let affected: Vec<usize> = (0..n)
-        .filter(|&j| set.iter().any(|&s| skeleton.is_ancestor_or_self(s, j)))
-        .collect();
+    let Held {
+        from_a,
+        set,
+        affected,
+    } = Held::new(skeleton, keyed, a, b);
     if !affected.iter().any(|&j| limits.evaluated[j]) {
         return AfterStops {
             ratio: worst,
@@ -238,6 +262,14 @@ pub fn after_every_stop(
     // Per source, the matrices of the joints a's state sets (where not mixed with b's keys).
     let mut own = vec![vec![DAffine3::IDENTITY; affected.len()]; sources];
     let mut err = vec![0.0f64; affected.len()];
+    // Per affected joint at the current (t, q): measured, and composed (measured or above one).
+    let b_top: Vec<f32> = slack.map_or(Vec::new(), |sl| {
+        sl.b.iter()
+            .map(|v| v.iter().copied().fold(0.0, f32::max))
+            .collect()
+    });
+    let mut need = vec![true; affected.len()];
+    let mut compose = vec![true; affected.len()];
     for t in 0..sa.points {
         // The start state on the properties that matter; equal states are measured once.
         let mut state_key = Vec::new();
@@ -249,6 +281,16 @@ pub fn after_every_stop(
         if !seen.insert(state_key) {
             continue;
         }
+        // A stop whose bound holds at every point of b on every joint needs no point.
+        if let Some(sl) = slack {
+            let whole: Vec<f32> = (0..affected.len()).map(|i| sl.a[i][t] + b_top[i]).collect();
+            if whole.iter().all(|&r| r <= 1.0) {
+                for (i, &j) in affected.iter().enumerate() {
+                    worst[j] = worst[j].max(whole[i]);
+                }
+                continue;
+            }
+        }
         for (s, own) in own.iter_mut().enumerate() {
             for (i, &j) in affected.iter().enumerate() {
                 if from_a[j].iter().any(|&x| x) && !mixed[i] {
@@ -259,9 +301,30 @@ pub fn after_every_stop(
             }
         }
         for q in 0..sb.points {
+            if let Some(sl) = slack {
+                for (i, &j) in affected.iter().enumerate() {
+                    let r = sl.a[i][t] + sl.b[i][q];
+                    need[i] = r > 1.0;
+                    if !need[i] {
+                        worst[j] = worst[j].max(r);
+                    }
+                }
+                compose.copy_from_slice(&need);
+                for i in (0..affected.len()).rev() {
+                    if let (true, Some(p)) = (compose[i], parent_slot[i]) {
+                        compose[p] = true;
+                    }
+                }
+                if !compose.iter().any(|&c| c) {
+                    continue;
+                }
+            }
             for s in 0..sources {
                 let out = &mut obj[s];
                 for (i, &j) in affected.iter().enumerate() {
+                    if !compose[i] {
+                        continue;
+                    }
                     let m = if mixed[i] {
                         let mut l = sb.local[s][q * n + j];
                         overwrite(&mut l, &sa.local[s][t * n + j], from_a[j]);
@@ -283,6 +346,9 @@ pub fn after_every_stop(
                 for (i, &j) in affected.iter().enumerate() {
                     // A pose an earlier played source also reached has its error already
                     // (rules often agree: at a sample, slerp, nlerp and three.js alike).
+                    if !need[i] {
+                        continue;
+                    }
                     let repeat = (1..s).any(|r| obj[s][i] == obj[r][i]);
                     if limits.evaluated[j] && !repeat {
                         let e = marker_error(limits, j, &obj[0][i], &obj[s][i]);
@@ -291,7 +357,9 @@ pub fn after_every_stop(
                 }
             }
             for (i, &j) in affected.iter().enumerate() {
-                worst[j] = worst[j].max((err[i] / tol[j]) as f32);
+                if need[i] {
+                    worst[j] = worst[j].max((err[i] / tol[j]) as f32);
+                }
             }
         }
     }
@@ -308,8 +376,41 @@ pub fn after_every_stop(
     }
 }
 
+/// What clip a's stop state sets when clip b starts.
+pub struct Held {
+    /// Per joint, the properties (translation, rotation, scale) a keys and b does not.
+    pub from_a: Vec<[bool; 3]>,
+    /// The joints with any such property, in order.
+    pub set: Vec<usize>,
+    /// The joints at or below one of them, in order (parents first).
+    pub affected: Vec<usize>,
+}
+
+impl Held {
+    /// The start state clip `a` leaves for clip `b` (`keyed[i]`: what clip i keys).
+    pub fn new(skeleton: &Skeleton, keyed: &[Vec<[bool; 3]>], a: usize, b: usize) -> Self {
+        let n = skeleton.len();
+        let key = |i: usize, j: usize| keyed[i].get(j).copied().unwrap_or([false; 3]);
+        let from_a: Vec<[bool; 3]> = (0..n)
+            .map(|j| {
+                let (ka, kb) = (key(a, j), key(b, j));
+                std::array::from_fn(|k| ka[k] && !kb[k])
+            })
+            .collect();
+        let set: Vec<usize> = (0..n).filter(|&j| from_a[j].iter().any(|&x| x)).collect();
+        let affected: Vec<usize> = (0..n)
+            .filter(|&j| set.iter().any(|&s| skeleton.is_ancestor_or_self(s, j)))
+            .collect();
+        Self {
+            from_a,
+            set,
+            affected,
+        }
+    }
+}
+
 /// Sets the properties `mask` selects (translation, rotation, scale) of `to` from `from`.
-fn overwrite(to: &mut Transform, from: &Transform, mask: [bool; 3]) {
+pub(super) fn overwrite(to: &mut Transform, from: &Transform, mask: [bool; 3]) {
     if mask[0] {
         to.translation = from.translation;
     }

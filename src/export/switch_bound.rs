@@ -1,0 +1,471 @@
+//! A proven upper bound on clip b's error when started from clip a stopped anywhere, from
+//! each clip's samples alone (not their product): a pair whose bound holds the tolerance
+//! needs no enumeration of a's stops times b's points
+//! ([`after_every_stop`](super::start_states::after_every_stop)), and where it does not,
+//! the bound split into a's share per stop and b's per point ([`Slack`]) leaves to the
+//! enumeration only the stops, points and joints where their sum misses.
+//!
+//! The argument (docs/EXPORT.md, "Switching clips in mid-clip"): joint j's object transform
+//! is `P · L_k ⋯ L_j` for the original and `P' · L'_k ⋯ L'_j` for the export, where `k` is
+//! the topmost joint of j's chain whose properties a's stop state sets and `P` the object
+//! transform of k's parent (b's own pose from a clean start: nothing above k is set by a).
+//! Telescoping, for a marker `x` in j's space,
+//!
+//! ```text
+//! O x − E x = (P − P')·(L_k⋯L_j x) + lin(P')·Σ_i lin(L'_k⋯L'_{i−1})·(L_i − L'_i)·(L_{i+1}⋯L_j x)
+//! ```
+//!
+//! and each factor is bounded per check point of the clip that supplies the joint's property
+//! (a for the properties its state sets, b elsewhere), over the player's rules:
+//! `|(L − L') v| ≤ ρ |v| + |t − t'|` with ρ ≥ the spectral norm of the linear parts'
+//! difference, `|lin(M) v| ≤ g |v|`, and `|L_{i+1}⋯L_j x| ≤ τ_{i+1} + g_{i+1}(τ_{i+2} + ⋯ +
+//! g_j |x|)` with τ the largest translation. A joint that mixes a's properties with b's
+//! keyed ones is not covered (the pair is enumerated).
+
+use glam::{DAffine3, DMat3};
+
+use super::start_states::{AfterStops, Held, Sampled, Slack, after_every_stop_within, overwrite};
+use super::verify::PLAYER_GUARD;
+use crate::metric::JointLimits;
+use crate::model::{Skeleton, Transform};
+
+/// Frobenius norm of `m`.
+fn frobenius(m: &DMat3) -> f64 {
+    (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt()
+}
+
+/// `m` as `σ·(R + E)` with `R` a rotation (or a reflection): σ the root mean square of its
+/// singular values, `m / σ`, and a bound on `‖E‖_F`: `‖(m/σ)ᵀ(m/σ) − I‖_F` (a singular
+/// value `s ≥ 0` is off 1 by at most `|s² − 1|`).
+fn polar(m: &DMat3) -> (f64, DMat3, f64) {
+    let sigma = (frobenius(m) / 3f64.sqrt()).max(1e-300);
+    let u = *m * (1.0 / sigma);
+    (sigma, u, frobenius(&(u.transpose() * u - DMat3::IDENTITY)))
+}
+
+/// A bound on `‖lin(o) − lin(e)‖₂` and `|t_o − t_e|`; `None` where one is a reflection and
+/// the other not (not covered).
+fn deviation(o: &DAffine3, e: &DAffine3) -> Option<(f64, f64)> {
+    if o.matrix3.determinant() * e.matrix3.determinant() <= 0.0 {
+        return None;
+    }
+    let ((so, uo, eo), (se, ue, ee)) = (polar(&o.matrix3), polar(&e.matrix3));
+    // ‖σ_o(R_o + E_o) − σ_e(R_e + E_e)‖₂ ≤ σ_o‖R_o − R_e‖₂ + |σ_o − σ_e| + σ_o‖E_o‖ +
+    // σ_e‖E_e‖, and for two rotations (or two reflections) ‖R_o − R_e‖₂ = ‖R_o − R_e‖_F / √2
+    // ≤ (‖u_o − u_e‖_F + ‖E_o‖_F + ‖E_e‖_F) / √2.
+    let rot = (frobenius(&(uo - ue)) + eo + ee) * std::f64::consts::FRAC_1_SQRT_2;
+    let rho = so * rot + (so - se).abs() + so * eo + se * ee;
+    Some((rho, (o.translation - e.translation).length()))
+}
+
+/// A bound on the spectral norm of `m`'s linear part.
+fn norm(m: &DAffine3) -> f64 {
+    let (sigma, _, err) = polar(&m.matrix3);
+    sigma * (1.0 + err)
+}
+
+/// One joint's local transform in the switched pose, original against export: per check
+/// point of the clip that supplies its linear part (rotation, scale) the largest linear
+/// deviation ρ over the rules, per check point of the clip that supplies its translation the
+/// largest translation deviation, and over everything its largest linear norm `g` and
+/// translation length τ.
+#[derive(Clone, Debug, Default)]
+struct Spread {
+    /// Whether a supplies the linear part (else b).
+    lin_from_a: bool,
+    rho: Vec<f64>,
+    /// Whether a supplies the translation (else b).
+    tr_from_a: bool,
+    dt: Vec<f64>,
+    g: f64,
+    tau: f64,
+}
+
+/// Per check point of one clip (`points` of them, `sources` rules and the original first),
+/// the largest deviation from the original under any rule of `at(source, point)`, and the
+/// largest norm and translation; `None` where not covered.
+fn per_point(
+    points: usize,
+    sources: usize,
+    at: &dyn Fn(usize, usize) -> DAffine3,
+) -> Option<(Vec<f64>, Vec<f64>, f64, f64)> {
+    let (mut rho, mut dt) = (vec![0.0f64; points], vec![0.0f64; points]);
+    let (mut g, mut tau) = (0.0f64, 0.0f64);
+    for p in 0..points {
+        let o = at(0, p);
+        g = g.max(norm(&o));
+        tau = tau.max(o.translation.length());
+        for src in 1..sources {
+            let e = at(src, p);
+            let (r, d) = deviation(&o, &e)?;
+            rho[p] = rho[p].max(r);
+            dt[p] = dt[p].max(d);
+            g = g.max(norm(&e));
+            tau = tau.max(e.translation.length());
+        }
+    }
+    Some((rho, dt, g, tau))
+}
+
+/// Joint `j`'s [`Spread`] as [`after_every_stop`](super::start_states::after_every_stop)
+/// builds its local transform: `base` (the rest pose where b keys no property of j a's state
+/// does not set, else b's own local transform: `None`) with a's set properties `mask`
+/// written over it. A linear part mixing a's property with one of b's that varies is not
+/// covered (`None`).
+fn joint_spread(
+    sa: &Sampled,
+    sb: &Sampled,
+    n: usize,
+    j: usize,
+    mask: [bool; 3],
+    base: Option<&Transform>,
+) -> Option<Spread> {
+    let sources = sb.local.len();
+    let of_b = |src: usize, q: usize| base.copied().unwrap_or(sb.local[src][q * n + j]);
+    let linear = |t: &Transform| {
+        Transform {
+            translation: glam::Vec3::ZERO,
+            ..*t
+        }
+        .to_daffine()
+    };
+    let shift = |t: &Transform| DAffine3::from_translation(t.translation.as_dvec3());
+    let lin_from_a = mask[1] || mask[2];
+    let (rho, _, g, _) = if lin_from_a {
+        if !(mask[1] && mask[2]) && base.is_none() {
+            // The other linear property is b's: covered only where it never varies.
+            let first = of_b(0, 0);
+            let bits = |t: &Transform| {
+                if mask[1] {
+                    t.scale.to_array().map(f32::to_bits).to_vec()
+                } else {
+                    t.rotation.to_array().map(f32::to_bits).to_vec()
+                }
+            };
+            let same =
+                (0..sources).all(|src| (0..sb.points).all(|q| bits(&of_b(src, q)) == bits(&first)));
+            if !same {
+                return None;
+            }
+        }
+        let lin_mask = [false, mask[1], mask[2]];
+        per_point(sa.points, sources, &|src, t| {
+            let mut l = of_b(0, 0);
+            overwrite(&mut l, &sa.local[src][t * n + j], lin_mask);
+            linear(&l)
+        })?
+    } else {
+        per_point(sb.points, sources, &|src, q| linear(&of_b(src, q)))?
+    };
+    let (_, dt, _, tau) = if mask[0] {
+        per_point(sa.points, sources, &|src, t| {
+            shift(&sa.local[src][t * n + j])
+        })?
+    } else {
+        per_point(sb.points, sources, &|src, q| shift(&of_b(src, q)))?
+    };
+    Some(Spread {
+        lin_from_a,
+        rho,
+        tr_from_a: mask[0],
+        dt,
+        g,
+        tau,
+    })
+}
+
+/// The bound on clip b's error / tolerance (tolerance times [`PLAYER_GUARD`]) after clip a
+/// stopped at any check point, split per stop of a and per point of b ([`Slack`], slots of
+/// [`Held::affected`]; zero on joints not evaluated). `None` where a joint's linear part
+/// mixes a's property with one of b's that varies, or a reflection meets a rotation.
+pub fn pair_slack(
+    skeleton: &Skeleton,
+    sa: &Sampled,
+    sb: &Sampled,
+    keyed: &[Vec<[bool; 3]>],
+    limits: &JointLimits,
+    a: usize,
+    b: usize,
+) -> Option<Slack> {
+    let n = skeleton.len();
+    let held = Held::new(skeleton, keyed, a, b);
+    let kb = |j: usize| keyed[b].get(j).copied().unwrap_or([false; 3]);
+    let sets = |j: usize| held.from_a[j].iter().any(|&x| x);
+    let sources = sb.local.len();
+    if sources != sa.local.len() || sources < 2 {
+        return None;
+    }
+    let mut spread: Vec<Option<Spread>> = vec![None; n];
+    for &j in &held.affected {
+        let mask = held.from_a[j];
+        // As after_every_stop: a joint a's state sets and b keys no other property of is
+        // built over the rest pose, any other over b's own local transform.
+        let mixed = sets(j) && (0..3).any(|k| kb(j)[k] && !mask[k]);
+        let base = (sets(j) && !mixed).then_some(&skeleton.joints[j].rest);
+        spread[j] = Some(joint_spread(sa, sb, n, j, mask, base)?);
+    }
+    // The parents the affected chains hang from: b's clean object poses, per point of b.
+    let mut above: Vec<Option<Spread>> = vec![None; n];
+    for &k in &held.set {
+        let Some(p) = skeleton.joints[k].parent else {
+            continue;
+        };
+        if above[p].is_some() || held.affected.binary_search(&p).is_ok() {
+            continue;
+        }
+        let (rho, dt, g, tau) = per_point(sb.points, sources, &|src, q| sb.clean[src][q * n + p])?;
+        above[p] = Some(Spread {
+            lin_from_a: false,
+            rho,
+            tr_from_a: false,
+            dt,
+            g,
+            tau,
+        });
+    }
+    let slots = held.affected.len();
+    let mut out = Slack {
+        a: vec![vec![0.0; sa.points]; slots],
+        b: vec![vec![0.0; sb.points]; slots],
+    };
+    let mut chain: Vec<&Spread> = Vec::new();
+    for (slot, &j) in held.affected.iter().enumerate() {
+        if !limits.evaluated[j] {
+            continue;
+        }
+        // j's chain from the topmost joint a's state sets (every joint between is affected).
+        chain.clear();
+        let mut at = Some(j);
+        let mut top = j;
+        while let Some(i) = at.filter(|i| held.affected.binary_search(i).is_ok()) {
+            chain.push(spread[i].as_ref().expect("affected"));
+            top = i;
+            at = skeleton.joints[i].parent;
+        }
+        chain.reverse();
+        let parent = skeleton.joints[top].parent.map(|p| {
+            above[p]
+                .as_ref()
+                .expect("a chain's parent outside the affected")
+        });
+        let gp = parent.map_or(1.0, |p| p.g);
+        let tol = f64::from((limits.tolerance[j] * PLAYER_GUARD).max(1e-12));
+        // Rounded up, so that the f32 shares never fall below the measured ratio.
+        let scale = (1.0 + 1e-6) / tol;
+        let d = f64::from(limits.local_marker(j));
+        let markers = std::iter::once((d, 1.0)).chain(
+            limits.sockets[j]
+                .iter()
+                .map(|s| (s.origin.length() + d, f64::from(s.weight()))),
+        );
+        let (ra, rb) = (&mut out.a[slot], &mut out.b[slot]);
+        for (x, weight) in markers {
+            // |L_{i+1}⋯L_j x| per chain joint, and |L_k⋯L_j x| (the parent's lever).
+            let mut reach = vec![0.0; chain.len()];
+            let mut r = x;
+            for (c, s) in chain.iter().enumerate().rev() {
+                reach[c] = r;
+                r = s.tau + s.g * r;
+            }
+            let lever = r;
+            // Each chain joint's coefficient: the prefix norm times gp.
+            let mut before = Vec::with_capacity(chain.len());
+            let mut pre = gp;
+            for s in &chain {
+                before.push(pre);
+                pre *= s.g;
+            }
+            let w = weight * scale;
+            for (t, out) in ra.iter_mut().enumerate() {
+                let mut sum = 0.0;
+                for (c, s) in chain.iter().enumerate() {
+                    if s.lin_from_a {
+                        sum += before[c] * s.rho[t] * reach[c];
+                    }
+                    if s.tr_from_a {
+                        sum += before[c] * s.dt[t];
+                    }
+                }
+                *out = out.max((sum * w) as f32);
+            }
+            for (q, out) in rb.iter_mut().enumerate() {
+                let mut sum = parent.map_or(0.0, |p| p.rho[q] * lever + p.dt[q]);
+                for (c, s) in chain.iter().enumerate() {
+                    if !s.lin_from_a {
+                        sum += before[c] * s.rho[q] * reach[c];
+                    }
+                    if !s.tr_from_a {
+                        sum += before[c] * s.dt[q];
+                    }
+                }
+                *out = out.max((sum * w) as f32);
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Clip `b` started from clip `a` stopped anywhere ([`after_every_stop`]'s result, exact
+/// where a ratio is over 1): the bound alone where it holds the tolerance on every joint
+/// (then every ratio is an upper bound of at most 1), else the enumeration of the stops,
+/// points and joints where the bound misses ([`after_every_stop_within`]). The flag says
+/// whether the bound alone did.
+///
+/// [`after_every_stop`]: super::start_states::after_every_stop
+pub fn measure_pair(
+    skeleton: &Skeleton,
+    sa: &Sampled,
+    sb: &Sampled,
+    keyed: &[Vec<[bool; 3]>],
+    limits: &JointLimits,
+    a: usize,
+    b: usize,
+) -> (AfterStops, bool) {
+    let slack = pair_slack(skeleton, sa, sb, keyed, limits, a, b);
+    if let Some(sl) = &slack {
+        let top = |v: &[f32]| v.iter().copied().fold(0.0f32, f32::max);
+        let bound: Vec<f32> =
+            sl.a.iter()
+                .zip(&sl.b)
+                .map(|(x, y)| top(x) + top(y))
+                .collect();
+        if bound.iter().all(|&r| r <= 1.0) {
+            let held = Held::new(skeleton, keyed, a, b);
+            let mut ratio = vec![0.0f32; skeleton.len()];
+            for (&j, &r) in held.affected.iter().zip(&bound) {
+                ratio[j] = r;
+            }
+            let mut blame = vec![0.0f32; skeleton.len()];
+            for &s in &held.set {
+                blame[s] = held
+                    .affected
+                    .iter()
+                    .filter(|&&j| skeleton.is_ancestor_or_self(s, j))
+                    .map(|&j| ratio[j])
+                    .fold(0.0, f32::max);
+            }
+            return (AfterStops { ratio, blame }, true);
+        }
+    }
+    (
+        after_every_stop_within(skeleton, sa, sb, keyed, limits, a, b, slack.as_ref()),
+        false,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Joint, local_to_object_f64};
+    use glam::{Quat, Vec3};
+
+    /// A chain 0 → 1 → 2, 0.3 apart, tolerance 1e-4 at 3 cm markers.
+    fn skeleton() -> Skeleton {
+        let at = |y: f32| Transform {
+            translation: Vec3::new(0.0, y, 0.0),
+            ..Transform::IDENTITY
+        };
+        Skeleton::new(vec![
+            Joint::new("0", None, at(0.0)),
+            Joint::new("1", Some(0), at(0.3)),
+            Joint::new("2", Some(1), at(0.3)),
+        ])
+        .unwrap()
+    }
+
+    /// `points` check points of an original and two played sources: joint `j`'s rotation
+    /// about z at `0.2 p + 0.1 j`, the played sources off by `off` radians on every joint.
+    fn sampled(s: &Skeleton, points: usize, off: f32) -> Sampled {
+        let n = s.len();
+        let local: Vec<Vec<Transform>> = (0..3)
+            .map(|src| {
+                (0..points * n)
+                    .map(|i| {
+                        let (p, j) = (i / n, i % n);
+                        let angle = 0.2 * p as f32 + 0.1 * j as f32 + off * src.min(1) as f32;
+                        Transform {
+                            rotation: Quat::from_rotation_z(angle),
+                            ..s.joints[j].rest
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let local_m: Vec<Vec<DAffine3>> = local
+            .iter()
+            .map(|l| l.iter().map(Transform::to_daffine).collect())
+            .collect();
+        let clean = local
+            .iter()
+            .map(|l| {
+                let mut out = vec![DAffine3::IDENTITY; points * n];
+                for p in 0..points {
+                    let at = p * n..(p + 1) * n;
+                    local_to_object_f64(s, &l[at.clone()], &mut out[at]);
+                }
+                out
+            })
+            .collect();
+        Sampled {
+            points,
+            local,
+            local_m,
+            clean,
+        }
+    }
+
+    #[test]
+    fn a_pair_whose_bound_misses_is_enumerated_and_its_violation_caught() {
+        let s = skeleton();
+        let (t, f) = (true, false);
+        // a keys rotation on 0 and 1, b on 0 only: a's stop sets joint 1 (and moves 2).
+        let keyed = vec![
+            vec![[f, t, f], [f, t, f], [f, f, f]],
+            vec![[f, t, f], [f, f, f], [f, f, f]],
+        ];
+        let limits = JointLimits::uniform(&s, 0.03, 1e-4);
+        let sb = sampled(&s, 3, 1e-6);
+        // a's export 2e-3 rad off on joint 1: about 0.6 mm at joint 2, over the tolerance.
+        let bad = sampled(&s, 4, 2e-3);
+        let exact = after_every_stop_within(&s, &bad, &sb, &keyed, &limits, 0, 1, None);
+        assert!(exact.ratio[2] > 1.0, "{:?}", exact.ratio);
+        let slack = pair_slack(&s, &bad, &sb, &keyed, &limits, 0, 1).expect("covered");
+        assert!(slack.a[1].iter().any(|&r| r > 1.0));
+        let (got, bounded) = measure_pair(&s, &bad, &sb, &keyed, &limits, 0, 1);
+        assert!(
+            !bounded,
+            "a bound over the tolerance cannot stand for the measure"
+        );
+        // Every ratio over 1 is the enumeration's, exactly; none below it.
+        assert_eq!(got.ratio[2], exact.ratio[2]);
+        for j in 0..s.len() {
+            assert!(got.ratio[j] >= exact.ratio[j], "joint {j}");
+        }
+        // a's export 1e-7 rad off: the bound holds, is used, and is not below the measure.
+        let good = sampled(&s, 4, 1e-7);
+        let (got, bounded) = measure_pair(&s, &good, &sb, &keyed, &limits, 0, 1);
+        assert!(bounded);
+        let exact = after_every_stop_within(&s, &good, &sb, &keyed, &limits, 0, 1, None);
+        assert!(exact.ratio[2] > 0.0);
+        for j in 0..s.len() {
+            assert!(
+                got.ratio[j] >= exact.ratio[j] && got.ratio[j] <= 1.0,
+                "joint {j}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_linear_part_mixing_a_with_a_varying_property_of_b_is_not_covered() {
+        let s = skeleton();
+        let (t, f) = (true, false);
+        // a sets joint 1's scale, b keys its rotation (which varies): not covered.
+        let keyed = vec![
+            vec![[f, f, f], [f, f, t], [f, f, f]],
+            vec![[f, f, f], [f, t, f], [f, f, f]],
+        ];
+        let limits = JointLimits::uniform(&s, 0.03, 1e-4);
+        let (sa, sb) = (sampled(&s, 4, 1e-7), sampled(&s, 3, 1e-7));
+        assert!(pair_slack(&s, &sa, &sb, &keyed, &limits, 0, 1).is_none());
+    }
+}
