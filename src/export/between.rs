@@ -9,7 +9,7 @@
 //! clip's. (Checking every sixteenth of a frame instead cost 2.5x the export CPU on
 //! RobotExpressive and bought nothing the points above did not; docs/EXPORT.md.)
 
-use super::gltf_compressed::{GltfClip, GltfOptions, fit_layout};
+use super::gltf_clip::{GltfClip, GltfOptions, fit_layout};
 use super::verify::{FINAL_ROUNDS, Splits};
 use crate::model::Skeleton;
 use crate::settings::Resolved;

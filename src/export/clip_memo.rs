@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use sha2::{Digest, Sha256};
 
 use super::channels::Player;
-use super::gltf_compressed::{GltfClip, GltfOptions, Keyed};
+use super::gltf_clip::{GltfClip, GltfOptions, Keyed, encode_for_gltf};
 use super::start_states::AfterStops;
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -172,4 +172,25 @@ pub fn pair_key(a: &MemoKey, b: &MemoKey) -> MemoKey {
     h.update(a);
     h.update(b);
     h.finalize().into()
+}
+
+/// [`encode_for_gltf`], taken from `memo` when it holds the same clip encoded with the
+/// same settings, options and keyed channels (and recorded there when it does not).
+pub(super) fn encode_for_gltf_memo(
+    memo: Option<&ClipMemo>,
+    skeleton: &Skeleton,
+    raw: &crate::model::Clip,
+    settings: &Resolved,
+    control: &crate::codec::Control,
+    options: &GltfOptions,
+    keyed: Option<Keyed<'_>>,
+) -> Result<GltfClip, crate::codec::CodecError> {
+    let encode = || encode_for_gltf(skeleton, raw, settings, control, options, keyed);
+    match memo {
+        Some(m) => m.get_or(
+            ClipMemo::key(skeleton, raw, settings, options, keyed),
+            encode,
+        ),
+        None => encode(),
+    }
 }

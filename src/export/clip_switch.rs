@@ -15,8 +15,9 @@
 //! the enumeration's.
 
 use super::channels::Player;
+use super::clip_memo::encode_for_gltf_memo;
 use super::clip_memo::{ClipMemo, MemoKey, clip_state_key, pair_key};
-use super::gltf_compressed::{GltfClip, GltfOptions, encode_for_gltf_memo};
+use super::gltf_clip::{GltfClip, GltfOptions};
 use super::start_states::{AfterStops, Sampled, pair_reads};
 use super::switch_bound::measure_pair;
 use crate::metric::JointLimits;
@@ -388,7 +389,7 @@ pub fn hold_switches(
 ) -> Result<Vec<f32>, crate::codec::CodecError> {
     let limits: Vec<JointLimits> = resolved.iter().map(|r| r.limits.clone()).collect();
     let mut tightened: Vec<Resolved> = encoded_with.to_vec();
-    let file = super::gltf_compressed::FileKeyed::new(keyed.to_vec());
+    let file = super::gltf_clip::FileKeyed::new(keyed.to_vec());
     if clips.len() < 2 {
         return Ok(vec![0.0; clips.len()]);
     }

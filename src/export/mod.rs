@@ -17,6 +17,7 @@ pub mod clip_memo;
 pub mod clip_switch;
 pub mod compact;
 pub mod gltf_animations;
+pub mod gltf_clip;
 pub mod gltf_compressed;
 pub mod gltf_doc;
 pub mod gltf_scene;

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use super::channels::{Channel, Interp, TICKS};
-use super::gltf_compressed::{GltfClip, GltfOptions};
+use super::gltf_clip::{GltfClip, GltfOptions};
 use super::verify::Splits;
 use crate::model::Skeleton;
 use crate::settings::Resolved;
@@ -192,7 +192,7 @@ impl GltfClip {
             let holds = !had_consecutive || consecutive(&candidate);
             let result = holds.then(|| {
                 fits += 1;
-                super::gltf_compressed::fit_layout(
+                super::gltf_clip::fit_layout(
                     &mut candidate,
                     skeleton,
                     raw,

@@ -20,7 +20,7 @@ use std::collections::HashSet;
 use glam::DAffine3;
 
 use super::channels::{Played, Player, Rule};
-use super::gltf_compressed::GltfClip;
+use super::gltf_clip::GltfClip;
 use super::verify::PLAYER_GUARD;
 use crate::metric::{JointLimits, PoseSource, marker_error};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
