@@ -8,20 +8,23 @@
 # (getrusage of the child), the median over rounds, the glb / skp ratio, new / old, and
 # whether the two binaries' .glb files are byte-identical (sha256). With --effort E every
 # process (.skp and .glb, both binaries) runs at that effort.
-import hashlib, os, resource, statistics, subprocess, sys, tempfile
+import argparse, hashlib, os, resource, statistics, subprocess, sys, tempfile
 
-args = sys.argv[1:]
-rounds = 1
-effort = []
-if "--effort" in args:
-    i = args.index("--effort"); effort = ["--effort", args[i + 1]]; del args[i:i + 2]
-if '--rounds' in args:
-    i = args.index('--rounds'); rounds = int(args[i + 1]); del args[i:i + 2]
-old = None
-if '--old' in args:
-    i = args.index('--old'); old = os.path.abspath(args[i + 1]); del args[i:i + 2]
-new = os.path.abspath(args[0])
-sources = args[1:]
+ap = argparse.ArgumentParser(
+    description='CPU of the compressed glTF export against the .skp compression, and of two '
+    'binaries side by side, in one run (docs/EXPORT.md, issue 28).')
+ap.add_argument('new', help='the skelpack binary measured')
+ap.add_argument('sources', nargs='+', help='source files (glTF, BVH, FBX, ACL)')
+ap.add_argument('--old', help='a second skelpack binary whose .glb export is timed beside it')
+ap.add_argument('--rounds', type=int, default=1, help='interleaved rounds (median reported)')
+ap.add_argument('--effort', choices=['fast', 'default', 'max'],
+                help='the effort every process runs at (default: the binaries\' default)')
+a = ap.parse_args()
+rounds = a.rounds
+effort = ['--effort', a.effort] if a.effort else []
+old = os.path.abspath(a.old) if a.old else None
+new = os.path.abspath(a.new)
+sources = a.sources
 d = tempfile.mkdtemp(prefix='skelpack-export-cpu-')
 
 
