@@ -67,6 +67,13 @@ impl Sampled {
                 rule,
             )));
         }
+        Self::from_local(skeleton, positions.len(), local)
+    }
+
+    /// From each source's local transforms at `points` check points (`points` times the
+    /// skeleton's joints each): their matrices and the object poses from a clean start.
+    pub fn from_local(skeleton: &Skeleton, points: usize, local: Vec<Vec<Transform>>) -> Self {
+        let n = skeleton.len();
         let local_m = local
             .iter()
             .map(|l| l.iter().map(Transform::to_daffine).collect())
@@ -74,8 +81,8 @@ impl Sampled {
         let clean = local
             .iter()
             .map(|l| {
-                let mut out = vec![DAffine3::IDENTITY; positions.len() * n];
-                for p in 0..positions.len() {
+                let mut out = vec![DAffine3::IDENTITY; points * n];
+                for p in 0..points {
                     let at = p * n..(p + 1) * n;
                     local_to_object_f64(skeleton, &l[at.clone()], &mut out[at]);
                 }
@@ -83,7 +90,7 @@ impl Sampled {
             })
             .collect();
         Self {
-            points: positions.len(),
+            points,
             local,
             local_m,
             clean,
@@ -478,27 +485,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let local_m: Vec<Vec<DAffine3>> = local
-            .iter()
-            .map(|l| l.iter().map(Transform::to_daffine).collect())
-            .collect();
-        let clean = local
-            .iter()
-            .map(|l| {
-                let mut out = vec![DAffine3::IDENTITY; points * n];
-                for p in 0..points {
-                    let at = p * n..(p + 1) * n;
-                    local_to_object_f64(s, &l[at.clone()], &mut out[at]);
-                }
-                out
-            })
-            .collect();
-        Sampled {
-            points,
-            local,
-            local_m,
-            clean,
-        }
+        Sampled::from_local(s, points, local)
     }
 
     #[test]

@@ -356,7 +356,7 @@ pub fn measure_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Joint, local_to_object_f64};
+    use crate::model::Joint;
     use glam::{Quat, Vec3};
 
     /// A chain 0 → 1 → 2, 0.3 apart, tolerance 1e-4 at 3 cm markers.
@@ -391,27 +391,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let local_m: Vec<Vec<DAffine3>> = local
-            .iter()
-            .map(|l| l.iter().map(Transform::to_daffine).collect())
-            .collect();
-        let clean = local
-            .iter()
-            .map(|l| {
-                let mut out = vec![DAffine3::IDENTITY; points * n];
-                for p in 0..points {
-                    let at = p * n..(p + 1) * n;
-                    local_to_object_f64(s, &l[at.clone()], &mut out[at]);
-                }
-                out
-            })
-            .collect();
-        Sampled {
-            points,
-            local,
-            local_m,
-            clean,
-        }
+        Sampled::from_local(s, points, local)
     }
 
     #[test]

@@ -77,6 +77,31 @@ impl<'s> Search<'s> {
         self.st
     }
 
+    /// Track `k` of joint `j` encoded at `s` times its base tolerance ([`Self::encode_at`]):
+    /// a candidate when it takes fewer bits than `bits_now` over `frames`, else the
+    /// `(j, k, s)` that saved nothing.
+    pub(super) fn try_at(
+        &self,
+        (j, k, s): (usize, usize, f32),
+        refined: bool,
+        frames: usize,
+        bits_now: u64,
+    ) -> Result<Candidate, (usize, usize, f32)> {
+        let track = self.encode_at(j, k, s, refined);
+        let bits = track.cost(k == 1, frames).bits;
+        if bits < bits_now {
+            Ok(Candidate {
+                j,
+                k,
+                s,
+                track,
+                bits,
+            })
+        } else {
+            Err((j, k, s))
+        }
+    }
+
     /// Track `k` of joint `j` at `s` times its base tolerance, with refined key values when
     /// `refined`.
     pub(super) fn encode_at(&self, j: usize, k: usize, s: f32, refined: bool) -> TrackData {
@@ -253,19 +278,7 @@ impl<'s> Search<'s> {
                     if control.is_cancelled() || (self.quick && s <= no_gain[j][k]) {
                         return None;
                     }
-                    let c = self.encode_at(j, k, s, refined);
-                    let c_bits = c.cost(k == 1, frames).bits;
-                    Some(if c_bits < b {
-                        Ok(Candidate {
-                            j,
-                            k,
-                            s,
-                            track: c,
-                            bits: c_bits,
-                        })
-                    } else {
-                        Err((j, k, s))
-                    })
+                    Some(self.try_at((j, k, s), refined, frames, b))
                 })
                 .collect();
             let mut candidates = Vec::with_capacity(tried.len());

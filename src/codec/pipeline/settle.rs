@@ -85,19 +85,7 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
                 if control.is_cancelled() {
                     return None;
                 }
-                let track = search.encode_at(j, k, s, refined);
-                let b = track.cost(k == 1, frames).bits;
-                Some(if b < bits[j][k] {
-                    Ok(Candidate {
-                        j,
-                        k,
-                        s,
-                        track,
-                        bits: b,
-                    })
-                } else {
-                    Err((j, k, s))
-                })
+                Some(search.try_at((j, k, s), refined, frames, bits[j][k]))
             })
             .collect();
         let mut candidates = Vec::with_capacity(tried.len());
