@@ -272,6 +272,14 @@ impl SlerpArc {
 /// it from code compiled with the `fma` target feature where the CPU has it.
 #[inline(always)]
 pub fn slerp(a: Quat, b: Quat, theta: f32, sin_theta: f32, u: f32) -> Quat {
+    slerp_mix(a, b, theta, sin_theta, u).normalize()
+}
+
+/// [`slerp`] before its normalization: `a * w0 + b * w1` with the slerp's weights at `u`
+/// (for the lane kernel, which normalizes several tracks' mixes at once:
+/// [`crate::lanes::normalize_rotations`]).
+#[inline(always)]
+pub fn slerp_mix(a: Quat, b: Quat, theta: f32, sin_theta: f32, u: f32) -> Quat {
     let (w0, w1) = if sin_theta < 1e-6 {
         (1.0 - u, u)
     } else {
@@ -280,5 +288,5 @@ pub fn slerp(a: Quat, b: Quat, theta: f32, sin_theta: f32, u: f32) -> Quat {
             sin_inline(u * theta) / sin_theta,
         )
     };
-    (a * w0 + b * w1).normalize()
+    a * w0 + b * w1
 }

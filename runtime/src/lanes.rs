@@ -23,6 +23,12 @@
 //! fraction, the two weights, two normalizations), long-latency instructions that eight
 //! tracks now share, and the sines' polynomials, evaluated for four tracks per instruction.
 //!
+//! Clips with fewer than eight linear rotation tracks use the second kernel here,
+//! [`normalize_rotations`]: each rotation is mixed one track at a time (a slerp's weighted
+//! sum, a Catmull-Rom polynomial) and their normalizations run two per 256-bit register,
+//! one quaternion per 128-bit half as glam holds it, with glam's own shuffles for the
+//! dot product.
+//!
 //! x86-64 only, and only on CPUs with FMA (which implies AVX, so the kernel uses 256-bit
 //! registers): the sine's multiply-adds must be fused to give glibc's `sinf` bits
 //! ([`crate::sin`]). Elsewhere the prepared layout samples one track at a time, the same
@@ -166,7 +172,95 @@ fn rotate8(p: &Weighed) -> [Vec4; 8] {
         mix(a[2], b[2], w0, w1),
         mix(a[3], b[3], w0, w1),
     ];
-    let [x, y, z, w] = normalize8(normalize8(q));
+    rows(normalize8(normalize8(q)))
+}
+
+/// Normalizes rotations mixed one track at a time as the scalar path does, bit for bit,
+/// two per 256-bit register (each in its own 128-bit half, as glam holds one), so each
+/// square root and division serves two tracks: `v[i]` whose bit is set in `hermite` is a
+/// Catmull-Rom rotation, normalized as [`crate::curve::eval_hermite`] does (glam's
+/// `normalize_or(W)`: `v * (1 / length)`, `W` where that reciprocal is not finite and
+/// positive), the others a slerp's mix ([`crate::curve::slerp_mix`]), normalized as
+/// [`crate::curve::slerp`] does (`v / length`); then every one is normalized again, as the
+/// pose's rotation is. The length is glam's SSE2 dot product in each half (`(x*x + z*z) +
+/// (y*y + w*w)` in every lane). `v` holds `count` rotations (at most eight); the rest of
+/// the eight are overwritten.
+///
+/// For clips with no group of eight linear rotations ([`slerp_tracks`]) and at least
+/// three rotations (RobotExpressive Idle: three slerps and two Catmull-Rom rotations):
+/// there each track's two normalizations are most of its chain. Where groups of eight run,
+/// the rest stays one track at a time (pairing it was slower; docs/RUNTIME.md).
+///
+/// # Safety
+/// The CPU must have FMA (and so AVX).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+#[inline]
+pub(crate) unsafe fn normalize_rotations(v: &mut [Vec4; 8], count: usize, hermite: u8) {
+    for pair in 0..count.div_ceil(2) {
+        let (i, j) = (2 * pair, 2 * pair + 1);
+        let q = _mm256_set_m128(v[j].into(), v[i].into());
+        let kinds = (hermite >> i) & 3;
+        let first = match kinds {
+            0 => normalize2(q),
+            3 => normalize_or_w2(q),
+            _ => {
+                let lo = if kinds & 1 == 1 { -1 } else { 0 };
+                let hi = if kinds & 2 == 2 { -1 } else { 0 };
+                let is_hermite =
+                    _mm256_castsi256_ps(_mm256_setr_epi32(lo, lo, lo, lo, hi, hi, hi, hi));
+                _mm256_blendv_ps(normalize2(q), normalize_or_w2(q), is_hermite)
+            }
+        };
+        let q = normalize2(first);
+        v[i] = _mm256_castps256_ps128(q).into();
+        v[j] = _mm256_extractf128_ps::<1>(q).into();
+    }
+}
+
+/// glam's SSE2 `length` of the vector in each 128-bit half, in every lane of its half:
+/// `sqrt((x*x + z*z) + (y*y + w*w))`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+#[inline]
+fn length2(q: __m256) -> __m256 {
+    let products = _mm256_mul_ps(q, q);
+    let pairs = _mm256_add_ps(products, _mm256_permute_ps::<0b01_00_11_10>(products));
+    _mm256_sqrt_ps(_mm256_add_ps(
+        pairs,
+        _mm256_permute_ps::<0b10_11_00_01>(pairs),
+    ))
+}
+
+/// glam's `Vec4::normalize` of each half: `v / length`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+#[inline]
+fn normalize2(q: __m256) -> __m256 {
+    _mm256_div_ps(q, length2(q))
+}
+
+/// glam's `Vec4::normalize_or(Vec4::W)` of each half: `v * (1 / length)` where that
+/// reciprocal is finite and positive, else `W`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+#[inline]
+fn normalize_or_w2(q: __m256) -> __m256 {
+    let rcp = _mm256_div_ps(_mm256_set1_ps(1.0), length2(q));
+    let kept = _mm256_and_ps(
+        _mm256_cmp_ps::<_CMP_GT_OQ>(rcp, _mm256_setzero_ps()),
+        _mm256_cmp_ps::<_CMP_LT_OQ>(rcp, _mm256_set1_ps(f32::INFINITY)),
+    );
+    let w = _mm256_setr_ps(0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0);
+    _mm256_blendv_ps(w, _mm256_mul_ps(q, rcp), kept)
+}
+
+/// Columns to rows: `[x, y, z, w]` columns of eight lanes out as eight vectors.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+#[inline]
+fn rows(q: [__m256; 4]) -> [Vec4; 8] {
+    let [x, y, z, w] = q;
     let lo = transpose([
         _mm256_castps256_ps128(x),
         _mm256_castps256_ps128(y),

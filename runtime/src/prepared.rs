@@ -12,7 +12,9 @@
 use glam::{Quat, Vec4};
 
 use crate::clip::JointPose;
-use crate::curve::{Interpolation, SlerpArc, eval_hermite, hermite_ends, segment_u, slerp};
+use crate::curve::{
+    Interpolation, SlerpArc, eval_hermite, hermite, hermite_ends, segment_u, slerp, slerp_mix,
+};
 use crate::lanes::lanes_fit;
 use crate::payload::{AnimatedRecord, MAX_FRAMES};
 use crate::table::{DENSE_SHIFT, entries, table_shift};
@@ -85,6 +87,8 @@ pub(crate) struct Prepared {
     lerp_keys: Vec<Vec4>,
     hermite_tracks: Vec<Track>,
     hermites: Vec<HermiteSegment>,
+    /// How many of `hermite_tracks` are rotations.
+    hermite_rotations: usize,
     /// Whether some track's table is sparse (sampling then checks each track's).
     any_sparse: bool,
     /// Whether every slerp segment fits the lane kernel ([`crate::lanes`]; when one does
@@ -155,6 +159,7 @@ impl Prepared {
                         dt,
                     }
                 }));
+                self.hermite_rotations += usize::from(rotation);
                 (&mut self.hermite_tracks, first)
             }
         };
@@ -292,6 +297,16 @@ impl Prepared {
             unsafe { crate::lanes::slerp_tracks(n, segment, write, f) };
             slerps = &slerps[n..];
         }
+        #[cfg(target_arch = "x86_64")]
+        if LANES
+            && self.slerp_tracks.len() < 8
+            && slerps.len() + self.hermite_rotations >= PAIRED_FROM
+        {
+            // SAFETY: LANES is only set where the CPU has FMA (`sample`).
+            unsafe { self.sample_paired::<SPARSE>(slerps, f, fi, out) };
+            self.sample_lerps::<SPARSE>(f, fi, out);
+            return;
+        }
         for t in slerps {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
@@ -301,6 +316,25 @@ impl Prepared {
             let q = slerp(g.a(), g.b(), g.theta(), g.sin_theta(), u);
             pose.rotation = q.normalize().to_array();
         }
+        self.sample_lerps::<SPARSE>(f, fi, out);
+        for t in &self.hermite_tracks {
+            let Some(pose) = out.get_mut(t.joint as usize) else {
+                break;
+            };
+            let g = &self.hermites[self.segment::<SPARSE>(t, fi, |s| self.hermites[s].f0)];
+            let rotation = t.kind == 1;
+            let v = eval_hermite(&g.ends, rotation, segment_u(g.f0, g.dt, f));
+            match t.kind {
+                0 => pose.translation = v.truncate().to_array(),
+                1 => pose.rotation = Quat::from_vec4(v).normalize().to_array(),
+                _ => pose.scale = v.truncate().to_array(),
+            }
+        }
+    }
+
+    /// The linear vector tracks of [`Prepared::sample_loops`].
+    #[inline(always)]
+    fn sample_lerps<const SPARSE: bool>(&self, f: f32, fi: u32, out: &mut [JointPose]) {
         for t in &self.lerp_tracks {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
@@ -315,18 +349,215 @@ impl Prepared {
                 pose.scale = v;
             }
         }
+    }
+
+    /// The linear rotation tracks `slerps` and every Catmull-Rom track of
+    /// [`Prepared::sample_loops`], each rotation mixed one track at a time and normalized
+    /// two per register ([`Pending`]): the same values.
+    ///
+    /// # Safety
+    /// The CPU must have FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn sample_paired<const SPARSE: bool>(
+        &self,
+        slerps: &[Track],
+        f: f32,
+        fi: u32,
+        out: &mut [JointPose],
+    ) {
+        let mut pending = Pending::default();
+        for t in slerps {
+            if t.joint as usize >= out.len() {
+                break;
+            }
+            let g = &self.slerps[self.segment::<SPARSE>(t, fi, |s| self.slerps[s].f0())];
+            let u = segment_u(g.f0(), g.dt(), f);
+            let mix = slerp_mix(g.a(), g.b(), g.theta(), g.sin_theta(), u);
+            // SAFETY: the caller's.
+            unsafe { pending.push(t.joint, mix.into(), false, out) };
+        }
         for t in &self.hermite_tracks {
             let Some(pose) = out.get_mut(t.joint as usize) else {
                 break;
             };
             let g = &self.hermites[self.segment::<SPARSE>(t, fi, |s| self.hermites[s].f0)];
-            let rotation = t.kind == 1;
-            let v = eval_hermite(&g.ends, rotation, segment_u(g.f0, g.dt, f));
+            let u = segment_u(g.f0, g.dt, f);
+            let [p0, m0, p1, m1] = g.ends;
+            let v = hermite(p0, m0, p1, m1, u);
             match t.kind {
                 0 => pose.translation = v.truncate().to_array(),
-                1 => pose.rotation = Quat::from_vec4(v).normalize().to_array(),
+                // SAFETY: the caller's.
+                1 => unsafe { pending.push(t.joint, v, true, out) },
                 _ => pose.scale = v.truncate().to_array(),
             }
         }
+        // SAFETY: the caller's.
+        unsafe { pending.flush(out) };
+    }
+}
+
+/// How many rotations make their normalizations paired ([`Pending`]) pay, in a clip with
+/// no group of eight linear rotations: with fewer, the one-track-at-a-time chains overlap
+/// well enough that gathering them costs more than it saves. Clips with groups of eight
+/// keep their other rotations one at a time: there the groups' divisions keep the divider
+/// busy, and pairing the rest was slower (measured: RobotExpressive Idle's five rotations
+/// gain 7 %, CesiumMan's rest lost 8 %; docs/RUNTIME.md).
+const PAIRED_FROM: usize = 3;
+
+/// Up to eight rotations mixed one track at a time (slerp mixes and Catmull-Rom values),
+/// waiting to be normalized together by [`crate::lanes::normalize_rotations`].
+#[cfg(target_arch = "x86_64")]
+#[derive(Default)]
+struct Pending {
+    raw: [Vec4; 8],
+    joints: [u32; 8],
+    /// Bit `i`: lane `i` is a Catmull-Rom rotation.
+    hermite: u8,
+    len: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Pending {
+    /// Adds `joint`'s rotation before its normalization; with eight waiting, writes them.
+    ///
+    /// # Safety
+    /// The CPU must have FMA.
+    #[inline(always)]
+    unsafe fn push(&mut self, joint: u32, raw: Vec4, hermite: bool, out: &mut [JointPose]) {
+        self.raw[self.len] = raw;
+        self.joints[self.len] = joint;
+        self.hermite |= (hermite as u8) << self.len;
+        self.len += 1;
+        if self.len == 8 {
+            // SAFETY: the caller's.
+            unsafe { self.flush(out) };
+        }
+    }
+
+    /// Normalizes the waiting rotations and writes them into their joints of `out`.
+    ///
+    /// # Safety
+    /// The CPU must have FMA.
+    #[inline(always)]
+    unsafe fn flush(&mut self, out: &mut [JointPose]) {
+        if self.len == 0 {
+            return;
+        }
+        // SAFETY: the caller's.
+        unsafe { crate::lanes::normalize_rotations(&mut self.raw, self.len, self.hermite) };
+        for (&j, q) in self.joints[..self.len].iter().zip(self.raw) {
+            out[j as usize].rotation = q.to_array();
+        }
+        self.len = 0;
+        self.hermite = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::quant::{KeyFormat, KeyRange};
+
+    /// A track of `keys` keys over `frames` frames: rotations wandering on smooth arcs
+    /// (`seed` varies them), vectors on a wave.
+    fn record(
+        interpolation: Interpolation,
+        rotation: bool,
+        frames: u32,
+        keys: u32,
+        seed: f32,
+    ) -> AnimatedRecord {
+        let at: Vec<u32> = (0..keys).map(|k| k * (frames - 1) / (keys - 1)).collect();
+        let values = at
+            .iter()
+            .map(|&f| {
+                let t = f as f32 * 0.37 + seed;
+                if rotation {
+                    let axis = glam::Vec3::new(t.sin(), 0.6, (t * 0.7).cos()).normalize();
+                    Quat::from_axis_angle(axis, 0.3 + 0.9 * (t * 0.5).sin()).into()
+                } else {
+                    Vec4::new(t.sin(), t.cos(), 0.5 * t, 0.0)
+                }
+            })
+            .collect();
+        AnimatedRecord {
+            format: KeyFormat::SmallestThree48,
+            range: KeyRange {
+                min: [0.0; 3],
+                extent: [0.0; 3],
+                reference: Quat::IDENTITY,
+                reference_code: [0; 3],
+            },
+            interpolation,
+            order: 1,
+            codes: vec![[0; 3]; at.len()],
+            frames: at,
+            values,
+        }
+    }
+
+    /// Every mix of linear and Catmull-Rom rotations (from none to past a group of eight,
+    /// with vectors beside them): sampled with the lanes and one track at a time, the same
+    /// bits. The Catmull-Rom rotations' normalizations are glam's `normalize_or`, which
+    /// a slerp's `normalize` would miss by an ulp here and there.
+    #[test]
+    fn paired_normalizations_keep_the_scalar_bits() {
+        let frames = 40;
+        let mut paired = 0;
+        for slerps in [0, 1, 3, 5, 9] {
+            for hermites in [0, 1, 2, 4, 7] {
+                let mut p = Prepared::new(frames);
+                let mut joint = 0;
+                for s in 0..slerps {
+                    p.push_track(
+                        joint,
+                        1,
+                        &record(Interpolation::Linear, true, frames, 9 + s, s as f32),
+                    );
+                    joint += 1;
+                }
+                p.push_track(
+                    joint,
+                    0,
+                    &record(Interpolation::Linear, false, frames, 7, 0.5),
+                );
+                for h in 0..hermites {
+                    p.push_track(
+                        joint,
+                        1,
+                        &record(
+                            Interpolation::CatmullRom,
+                            true,
+                            frames,
+                            6 + h,
+                            2.0 + h as f32,
+                        ),
+                    );
+                    joint += 1;
+                }
+                paired +=
+                    usize::from(slerps < 8 && slerps as usize + hermites as usize >= PAIRED_FROM);
+                for i in 0..(frames - 1) * 8 {
+                    let f = i as f32 / 8.0;
+                    let mut want = vec![JointPose::default(); joint + 1];
+                    let mut got = want.clone();
+                    p.sample_one_by_one(f, f as u32, &mut want);
+                    p.sample(f, f as u32, &mut got);
+                    let bits = |pose: &[JointPose]| -> Vec<u32> {
+                        pose.iter()
+                            .flat_map(|j| j.translation.iter().chain(&j.rotation).chain(&j.scale))
+                            .map(|v| v.to_bits())
+                            .collect()
+                    };
+                    assert_eq!(
+                        bits(&want),
+                        bits(&got),
+                        "{slerps} slerps, {hermites} Catmull-Rom, frame {f}"
+                    );
+                }
+            }
+        }
+        assert!(paired >= 10);
     }
 }

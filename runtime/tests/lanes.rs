@@ -1,5 +1,6 @@
 //! The lane kernel (`runtime/src/lanes.rs`: linear rotation tracks eight at a time in SIMD
-//! lanes, on x86-64 CPUs with FMA) against the scalar path it replaces
+//! lanes, and in clips with fewer the rotations' normalizations two per register, on x86-64
+//! CPUs with FMA) against the scalar path it replaces
 //! ([`Clip::sample_one_by_one`]), bit for bit, on every clip of several shared assets: random
 //! access, forward playback and a pose buffer shorter than the skeleton. The encoder verifies
 //! its error bound against the runtime's decode, so the two must never differ in one bit.
