@@ -261,7 +261,9 @@ impl<'s> Search<'s> {
         // At `Effort::Fast`: per track, the loosest tolerance of this call whose encoding
         // saved no bits. A tighter one is not tried (it would keep at least as many keys).
         let mut no_gain = vec![[0.0f32; 3]; moving.len()];
+        let trace = std::env::var_os("SKELPACK_TRACE_PASSES").is_some();
         for &factor in factors {
+            let started = std::time::Instant::now();
             // Largest tracks first (a stable sort: ties keep joint order).
             let mut order: Vec<(usize, usize, u64)> = (0..moving.len())
                 .filter(|&j| moving[j])
@@ -291,6 +293,8 @@ impl<'s> Search<'s> {
             if control.is_cancelled() {
                 return Err(CodecError::Cancelled);
             }
+            let encoded = started.elapsed();
+            let (tested, kept_before) = (candidates.len(), relaxed);
             if self.quick {
                 relaxed += self.accept_grouped(verifier, work, &mut bits, &candidates)?;
             } else {
@@ -300,6 +304,18 @@ impl<'s> Search<'s> {
                     }
                     relaxed += usize::from(self.accept_one(verifier, work, &mut bits, c));
                 }
+            }
+            if trace {
+                let verified = started.elapsed() - encoded;
+                eprintln!(
+                    "  sweep x{factor}{}: {} tracks tried in {:.2} ms, {tested} saved bits, \
+                     {} kept; verified in {:.2} ms",
+                    if refined { " refined" } else { "" },
+                    order.len(),
+                    encoded.as_secs_f64() * 1e3,
+                    relaxed - kept_before,
+                    verified.as_secs_f64() * 1e3,
+                );
             }
             control.set_progress(control.progress() + self.progress_step);
         }
