@@ -349,8 +349,16 @@ impl<'a> TrackEncoder<'a> {
             let format = self.formats[fi];
             if is_ranged(format)
                 && self.formats.get(fi + 1).is_some_and(|f| is_ranged(*f))
-                && self.floor(fi + 1) <= tolerance * skip_below
+                && self.floor_within(fi + 1, tolerance * skip_below)
             {
+                continue;
+            }
+            // Keys that miss by more than the tolerance hold it with no interpolation: at a
+            // ranged width, no narrower one can either.
+            if !self.floor_within(fi, tolerance) {
+                if is_ranged(format) {
+                    break;
+                }
                 continue;
             }
             let mut any = false;
@@ -507,12 +515,15 @@ impl<'a> TrackEncoder<'a> {
         }
     }
 
-    /// How far format `fi`'s keys miss the samples (without keeping the keys when they
+    /// Whether format `fi`'s keys miss the samples by at most `limit` (without quantizing
+    /// them where a bound on the quantization error answers, nor keeping them where they
     /// are not quantized yet: the width search asks this of many widths and fits few).
-    fn floor(&mut self, fi: usize) -> f32 {
+    fn floor_within(&mut self, fi: usize, limit: f32) -> bool {
         match &self.quantized[fi] {
-            Some(q) => q.floor,
-            None => self.quantizer.floor(&self.input, self.formats[fi], fi),
+            Some(q) => q.floor <= limit,
+            None => self
+                .quantizer
+                .floor_within(&self.input, self.formats[fi], fi, limit),
         }
     }
 
