@@ -99,7 +99,7 @@ impl Quantizer {
                 }
             }
             // A `w` this small (or none) bounds nothing.
-            if !(spread.w > 1e-3) || !spread.unit.is_finite() {
+            if spread.w.is_nan() || spread.w <= 1e-3 || !spread.unit.is_finite() {
                 spread.w = 0.0;
             }
             self.spread = Some(spread);
