@@ -543,7 +543,7 @@ pub(super) fn visit_points<B>(
 
 /// The square [`distance`] is taken of: the squared chord for rotations.
 #[inline]
-fn squared_distance(is_rotation: bool, reference: Vec4, value: Vec4) -> f32 {
+pub(super) fn squared_distance(is_rotation: bool, reference: Vec4, value: Vec4) -> f32 {
     if is_rotation {
         quat_chord_squared(Quat::from_vec4(reference), Quat::from_vec4(value))
     } else {
@@ -553,7 +553,7 @@ fn squared_distance(is_rotation: bool, reference: Vec4, value: Vec4) -> f32 {
 
 /// [`distance`] from its square ([`squared_distance`]).
 #[inline]
-fn distance_of_squared(is_rotation: bool, d: f32) -> f32 {
+pub(super) fn distance_of_squared(is_rotation: bool, d: f32) -> f32 {
     if is_rotation {
         angle_of_chord_squared(d)
     } else {

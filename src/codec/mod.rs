@@ -24,6 +24,7 @@ pub mod scalar;
 pub mod size_budget;
 pub mod track;
 mod verify;
+mod widths;
 
 pub use classify::{Classification, TrackClass, classify};
 pub use compress::compress;

@@ -190,6 +190,19 @@ pub fn encode(format: Format, range: &Range, v: Vec4) -> Codes {
     }
 }
 
+/// Encodes a ranged format's components (for rotations, `x, y, z` relative to the range's
+/// reference: [`relative_xyz`]), as [`encode`] does from the value.
+pub fn encode_ranged(format: Format, range: &Range, k: [f32; 3]) -> Codes {
+    match format {
+        Format::RangedRotation { bits } | Format::RangedVector { bits } => {
+            std::array::from_fn(|c| to_unit(k[c], range.min[c], range.extent[c], bits))
+        }
+        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => {
+            unreachable!("smallest-three formats have no range")
+        }
+    }
+}
+
 /// Decodes one value.
 pub fn decode(format: Format, range: &Range, codes: Codes) -> Vec4 {
     skelpack_runtime::quant::decode(format.into(), &(*range).into(), codes)

@@ -6,10 +6,11 @@ use serde::Serialize;
 
 use super::classify::{constant_quat, constant_vec3};
 use super::curve::{Curve, Interpolation};
-use super::fit::{Fit, Insertions, Target, distance};
+use super::fit::{Fit, Insertions, Target, distance, distance_of_squared, squared_distance};
 use super::predict::value_bits;
-use super::quantize::{Codes, Format, Range, choose_reference, decode, encode, relative_xyz};
+use super::quantize::{Codes, Format, Range, choose_reference, decode, encode};
 use super::refine::{KeyValues, nudge_keys, refine_nudged};
+use super::widths::{Quantizer, is_ranged};
 use crate::settings::{Bits, Effort, Method};
 
 /// One track's reference data.
@@ -228,6 +229,8 @@ pub struct TrackEncoder<'a> {
     formats: Vec<Format>,
     /// Per format (filled on first use): quantized keys and insertions per interpolation.
     quantized: Vec<Option<Quantized>>,
+    /// The formats' range and floors.
+    quantizer: Quantizer,
 }
 
 /// What a [`TrackEncoder`] keeps that depends only on the track's samples, its method and
@@ -239,6 +242,7 @@ pub struct EncoderState {
     constants: Vec<(f32, TrackData)>,
     formats: Vec<Format>,
     quantized: Vec<Option<Quantized>>,
+    quantizer: Quantizer,
 }
 
 /// Nudged keys kept per format and interpolation (the encoder state lives as long as the
@@ -272,6 +276,7 @@ impl<'a> TrackEncoder<'a> {
             constants: constants(&input),
             quantized: formats.iter().map(|_| None).collect(),
             formats,
+            quantizer: Quantizer::default(),
         }
     }
 
@@ -284,6 +289,7 @@ impl<'a> TrackEncoder<'a> {
             constants,
             formats,
             quantized,
+            quantizer,
         } = state;
         Self {
             input,
@@ -293,6 +299,7 @@ impl<'a> TrackEncoder<'a> {
             constants,
             formats,
             quantized,
+            quantizer,
         }
     }
 
@@ -310,6 +317,7 @@ impl<'a> TrackEncoder<'a> {
             constants: self.constants,
             formats: self.formats,
             quantized: self.quantized,
+            quantizer: self.quantizer,
         }
     }
 
@@ -341,8 +349,16 @@ impl<'a> TrackEncoder<'a> {
             let format = self.formats[fi];
             if is_ranged(format)
                 && self.formats.get(fi + 1).is_some_and(|f| is_ranged(*f))
-                && self.quantized(fi + 1).floor <= tolerance * skip_below
+                && self.floor_within(fi + 1, tolerance * skip_below)
             {
+                continue;
+            }
+            // Keys that miss by more than the tolerance hold it with no interpolation: at a
+            // ranged width, no narrower one can either.
+            if !self.floor_within(fi, tolerance) {
+                if is_ranged(format) {
+                    break;
+                }
                 continue;
             }
             let mut any = false;
@@ -358,10 +374,7 @@ impl<'a> TrackEncoder<'a> {
                     best = Some((cost, fi, ii, prefix));
                 }
             }
-            let ranged = matches!(
-                format,
-                Format::RangedRotation { .. } | Format::RangedVector { .. }
-            );
+            let ranged = is_ranged(format);
             if ranged {
                 rising = if width_best > previous { rising + 1 } else { 0 };
                 previous = width_best;
@@ -502,20 +515,26 @@ impl<'a> TrackEncoder<'a> {
         }
     }
 
+    /// Whether format `fi`'s keys miss the samples by at most `limit` (without quantizing
+    /// them where a bound on the quantization error answers, nor keeping them where they
+    /// are not quantized yet: the width search asks this of many widths and fits few).
+    fn floor_within(&mut self, fi: usize, limit: f32) -> bool {
+        match &self.quantized[fi] {
+            Some(q) => q.floor <= limit,
+            None => self
+                .quantizer
+                .floor_within(&self.input, self.formats[fi], fi, limit),
+        }
+    }
+
     /// Format `fi`'s keys for every frame (quantized on first use).
     fn quantized(&mut self, fi: usize) -> &mut Quantized {
         let input = self.input;
         let format = self.formats[fi];
         let n_interp = self.method.candidates().len();
+        let quantizer = &mut self.quantizer;
         self.quantized[fi].get_or_insert_with(|| {
-            let range = range_of(&input, format);
-            let codes: Vec<Codes> = input
-                .raw
-                .iter()
-                .map(|v| encode(format, &range, *v))
-                .collect();
-            let key_values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
-            let floor = max_distance(input.is_rotation, input.raw, &key_values);
+            let (range, codes, key_values, floor) = quantizer.keys(&input, format, fi);
             Quantized {
                 range,
                 codes,
@@ -571,17 +590,15 @@ impl<'a> TrackEncoder<'a> {
 fn constants(input: &TrackInput) -> Vec<(f32, TrackData)> {
     let raw = input.raw;
     let rot = input.is_rotation;
+    // The largest distance is the distance of the largest square (the root and `asin`
+    // never decrease): one root a constant, not one a sample.
     let max_dev = |v: Vec4| {
-        let s = raw
+        let largest = raw
             .iter()
-            .map(|x| distance(rot, *x, v))
+            .chain(input.mids.unwrap_or_default())
+            .map(|x| squared_distance(rot, *x, v))
             .fold(0.0f32, f32::max);
-        let m = input.mids.map_or(0.0, |m| {
-            m.iter()
-                .map(|x| distance(rot, *x, v))
-                .fold(0.0f32, f32::max)
-        });
-        s.max(m)
+        distance_of_squared(rot, largest)
     };
     let mut out = vec![(max_dev(input.rest), TrackData::Rest)];
     if rot {
@@ -647,15 +664,12 @@ fn every_key(input: &TrackInput, formats: &[Format]) -> TrackData {
     }
     candidates.dedup();
     let frames: Vec<u32> = (0..raw.len() as u32).collect();
-    let (format, range, codes, values) = candidates
+    let mut quantizer = Quantizer::default();
+    let (format, (range, codes, values, _)) = candidates
         .into_iter()
-        .map(|format| {
-            let range = range_of(input, format);
-            let codes: Vec<Codes> = raw.iter().map(|v| encode(format, &range, *v)).collect();
-            let values: Vec<Vec4> = codes.iter().map(|c| decode(format, &range, *c)).collect();
-            (format, range, codes, values)
-        })
-        .min_by(|a, b| max_distance(rot, raw, &a.3).total_cmp(&max_distance(rot, raw, &b.3)))
+        .enumerate()
+        .map(|(i, format)| (format, quantizer.keys(input, format, i)))
+        .min_by(|a, b| (a.1).3.total_cmp(&(b.1).3))
         .expect("at least one candidate format");
     flat_as_constant(Animated {
         curve: Curve::new(Interpolation::Linear, rot, frames.clone(), values),
@@ -682,14 +696,6 @@ fn flat_as_constant(a: Animated) -> TrackData {
     } else {
         TrackData::Animated(a)
     }
-}
-
-/// The largest distance between samples and their decoded keys.
-fn max_distance(rot: bool, raw: &[Vec4], values: &[Vec4]) -> f32 {
-    raw.iter()
-        .zip(values)
-        .map(|(a, b)| distance(rot, *a, *b))
-        .fold(0.0, f32::max)
 }
 
 /// Whether every key value is within `tolerance` of its sample.
@@ -726,29 +732,6 @@ fn candidate_formats(input: &TrackInput, bits: Bits) -> Vec<Format> {
             .rev()
             .map(|b| Format::RangedVector { bits: b })
             .collect(),
-    }
-}
-
-/// Whether a format quantizes within a range (its width is searched).
-fn is_ranged(format: Format) -> bool {
-    matches!(
-        format,
-        Format::RangedRotation { .. } | Format::RangedVector { .. }
-    )
-}
-
-fn range_of(input: &TrackInput, format: Format) -> Range {
-    match format {
-        Format::SmallestThree48 | Format::SmallestThreeWide { .. } => Range::default(),
-        Format::RangedRotation { .. } => {
-            let quats = to_quats(input.raw);
-            let (reference, code) = choose_reference(&quats).unwrap_or((Quat::IDENTITY, [0; 3]));
-            let mut r = Range::of(quats.iter().map(|q| relative_xyz(*q, reference)));
-            r.reference = reference;
-            r.reference_code = code;
-            r
-        }
-        Format::RangedVector { .. } => Range::of(input.raw.iter().map(|v| v.truncate().to_array())),
     }
 }
 
