@@ -153,7 +153,7 @@ impl<'a> Remeasure<'a> {
             pending_errors: Vec::new(),
         };
         let stored: Vec<Channel> = channels.iter().map(|c| c.as_stored(rate)).collect();
-        me.remeasure(&stored, &vec![true; n]);
+        me.remeasure(&stored, &vec![true; n], true);
         me
     }
 
@@ -201,7 +201,7 @@ impl<'a> Remeasure<'a> {
             .iter()
             .map(|&i| channels[i].as_stored(self.rate))
             .collect();
-        self.remeasure(&stored, &dirty);
+        self.remeasure(&stored, &dirty, false);
         for &i in &changed {
             self.accepted[i] = channels[i].clone();
         }
@@ -209,27 +209,50 @@ impl<'a> Remeasure<'a> {
 
     /// Under every rule at every point: the components `stored` (channels as stored)
     /// drive, then the object poses and errors of the `dirty` joints (parents first).
-    fn remeasure(&mut self, stored: &[Channel], dirty: &[bool]) {
+    /// Unless `fresh` (the first measurement, from the rest pose), a joint whose local
+    /// transform and parent pose are bit for bit those of the accepted state keeps its pose
+    /// and error, and so does one whose recomposed pose comes out bit for bit the same (the
+    /// same arithmetic on the same inputs: a key dropped or inserted moves the points of
+    /// its segments only).
+    fn remeasure(&mut self, stored: &[Channel], dirty: &[bool], fresh: bool) {
         let n = self.skeleton.len();
         let rules: Vec<Rule> = self.states.iter().map(|s| s.rule).collect();
         let mut values = vec![Vec4::ZERO; rules.len()];
         let arcs: Vec<Vec<SlerpArc>> = stored.iter().map(Channel::segment_arcs).collect();
+        // Per rule, the joints whose local transform moved at the current point.
+        let mut moved = vec![vec![fresh; n]; rules.len()];
+        let mut obj_moved = vec![false; n];
         for p in 0..self.points.len() {
             let f = self.clamped(p);
-            for (c, arcs) in stored.iter().zip(&arcs) {
-                sample_rules(c, arcs, f, &rules, &mut values);
-                for (state, &v) in self.states.iter_mut().zip(&values) {
-                    set_component(&mut state.local[p * n + c.joint], c.kind, v);
+            if !fresh {
+                for m in moved.iter_mut() {
+                    m.fill(false);
                 }
             }
-            for s in 0..self.states.len() {
-                self.compose(s, p, dirty);
+            for (c, arcs) in stored.iter().zip(&arcs) {
+                sample_rules(c, arcs, f, &rules, &mut values);
+                for ((state, &v), m) in self.states.iter_mut().zip(&values).zip(moved.iter_mut()) {
+                    m[c.joint] |= set_component(&mut state.local[p * n + c.joint], c.kind, v);
+                }
+            }
+            for (s, moved) in moved.iter().enumerate() {
+                self.compose(s, p, dirty, moved, &mut obj_moved, fresh);
             }
         }
     }
 
-    /// Under rule `s` at point `p`: the object poses and errors of the `dirty` joints.
-    fn compose(&mut self, s: usize, p: usize, dirty: &[bool]) {
+    /// Under rule `s` at point `p`: the object poses and errors of the `dirty` joints whose
+    /// local transform `moved` or whose parent's pose moved (every dirty joint when
+    /// `fresh`); `obj_moved` (scratch, per joint) says whose pose changed.
+    fn compose(
+        &mut self,
+        s: usize,
+        p: usize,
+        dirty: &[bool],
+        moved: &[bool],
+        obj_moved: &mut [bool],
+        fresh: bool,
+    ) {
         let n = self.skeleton.len();
         // `RawLimit` is `Raw` except at keys, and `Raw` is `Slerp` except at keys: joints
         // whose local transform and parent pose agree with that rule's take its pose and
@@ -240,42 +263,42 @@ impl<'a> Remeasure<'a> {
             _ => None,
         };
         let mirror = partner.and_then(|rule| self.states[..s].iter().position(|x| x.rule == rule));
-        if let Some(r) = mirror {
-            let mut states = std::mem::take(&mut self.states);
-            let (before, after) = states.split_at_mut(s);
-            let (like, state) = (&before[r], &mut after[0]);
-            for k in (0..n).filter(|&k| dirty[k]) {
-                let at = p * n + k;
-                let parent = self.skeleton.joints[k].parent;
-                let same = state.local[at] == like.local[at]
-                    && parent.is_none_or(|q| state.obj[p * n + q] == like.obj[p * n + q]);
-                if same {
-                    state.obj[at] = like.obj[at];
-                    state.errors[at] = like.errors[at];
-                } else {
+        let mut states = std::mem::take(&mut self.states);
+        let (before, after) = states.split_at_mut(s);
+        let state = &mut after[0];
+        let like = mirror.map(|r| &before[r]);
+        for k in (0..n).filter(|&k| dirty[k]) {
+            let at = p * n + k;
+            let parent = self.skeleton.joints[k].parent;
+            let parent_moved = parent.is_some_and(|q| obj_moved[q]);
+            if !fresh && !moved[k] && !parent_moved {
+                obj_moved[k] = false;
+                continue;
+            }
+            let same = like.is_some_and(|like| {
+                state.local[at] == like.local[at]
+                    && parent.is_none_or(|q| state.obj[p * n + q] == like.obj[p * n + q])
+            });
+            let (obj, error) = match like {
+                Some(like) if same => (like.obj[at], Some(like.errors[at])),
+                _ => {
                     let m = state.local[at].to_daffine();
-                    state.obj[at] = match parent {
+                    let obj = match parent {
                         Some(q) => state.obj[p * n + q] * m,
                         None => m,
                     };
-                    state.errors[at] = self.error(p, k, &state.obj[at]);
+                    (obj, None)
                 }
-            }
-            self.states = states;
-            return;
-        }
-        let state = &mut self.states[s];
-        for k in (0..n).filter(|&k| dirty[k]) {
-            let m = state.local[p * n + k].to_daffine();
-            state.obj[p * n + k] = match self.skeleton.joints[k].parent {
-                Some(q) => state.obj[p * n + q] * m,
-                None => m,
             };
+            if !fresh && same_bits(&obj, &state.obj[at]) {
+                obj_moved[k] = false;
+                continue;
+            }
+            obj_moved[k] = true;
+            state.obj[at] = obj;
+            state.errors[at] = error.unwrap_or_else(|| self.error(p, k, &obj));
         }
-        for k in (0..n).filter(|&k| dirty[k]) {
-            let e = self.error(p, k, &self.states[s].obj[p * n + k]);
-            self.states[s].errors[p * n + k] = e;
-        }
+        self.states = states;
     }
 
     /// Measures the accepted channels with channel `i` replaced by `channels[i]`,
@@ -451,12 +474,33 @@ impl<'a> Remeasure<'a> {
 
 /// Sets the component of `local` a channel of `kind` drives to its sampled value `v`, as
 /// [`super::channels::Played`] does.
-fn set_component(local: &mut Transform, kind: usize, v: Vec4) {
+/// Returns whether the component's bits changed.
+fn set_component(local: &mut Transform, kind: usize, v: Vec4) -> bool {
+    let was = *local;
     match kind {
         0 => local.translation = v.truncate(),
         1 => local.rotation = Quat::from_vec4(v),
         _ => local.scale = v.truncate(),
     }
+    !transform_bits_equal(&was, local)
+}
+
+/// Whether two transforms are the same bit for bit (`-0.0` and `0.0` differ, a NaN equals
+/// itself).
+fn transform_bits_equal(a: &Transform, b: &Transform) -> bool {
+    let bits = |t: &Transform| -> [u32; 10] {
+        let (tr, r, s) = (t.translation, t.rotation, t.scale);
+        [tr.x, tr.y, tr.z, r.x, r.y, r.z, r.w, s.x, s.y, s.z].map(f32::to_bits)
+    };
+    bits(a) == bits(b)
+}
+
+/// Whether two object poses are the same bit for bit.
+fn same_bits(a: &DAffine3, b: &DAffine3) -> bool {
+    a.to_cols_array()
+        .iter()
+        .zip(b.to_cols_array().iter())
+        .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 /// `stored`'s value at frame `f` under each of `rules` (as [`Channel::sample_as`]), into
@@ -578,6 +622,20 @@ mod tests {
         cs[0].storage = Storage::Quat(7);
         m.update(&cs);
         assert_eq!(m.joint_max(), measured(&s, &r, &cs, &l));
+        // A key inserted off the segment's path moves the points of that segment only (the
+        // others keep their accepted poses and errors): still the whole measurement.
+        cs[1].ticks.insert(1, 2 * TICKS);
+        cs[1]
+            .values
+            .insert(1, Vec4::from(Quat::from_rotation_z(0.3)));
+        m.update(&cs);
+        assert_eq!(m.joint_max(), measured(&s, &r, &cs, &l));
+        // And a key on the curve where the source is: the error falls on its segment.
+        let before = m.joint_max();
+        cs[1].values[1] = Vec4::from(Quat::from_rotation_y(0.04));
+        m.update(&cs);
+        assert_eq!(m.joint_max(), measured(&s, &r, &cs, &l));
+        assert_ne!(m.joint_max(), before);
         let joint_max = |m: &Remeasure| -> Vec<Vec<f32>> {
             m.reports().into_iter().map(|e| e.joint_max).collect()
         };
