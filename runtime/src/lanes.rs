@@ -23,8 +23,8 @@
 //! fraction, the two weights, two normalizations), long-latency instructions that eight
 //! tracks now share, and the sines' polynomials, evaluated for four tracks per instruction.
 //!
-//! Clips with fewer than eight linear rotation tracks use the second kernel here,
-//! [`normalize_rotations`]: each rotation is mixed one track at a time (a slerp's weighted
+//! Clips with fewer than eight linear rotation tracks and at least three rotations use the
+//! second kernel here, [`normalize_rotations`]: each rotation is mixed one track at a time (a slerp's weighted
 //! sum, a Catmull-Rom polynomial) and their normalizations run two per 256-bit register,
 //! one quaternion per 128-bit half as glam holds it, with glam's own shuffles for the
 //! dot product.

@@ -298,10 +298,7 @@ impl Prepared {
             slerps = &slerps[n..];
         }
         #[cfg(target_arch = "x86_64")]
-        if LANES
-            && self.slerp_tracks.len() < 8
-            && slerps.len() + self.hermite_rotations >= PAIRED_FROM
-        {
+        if LANES && self.pairs_normalizations() {
             // SAFETY: LANES is only set where the CPU has FMA (`sample`).
             unsafe { self.sample_paired::<SPARSE>(slerps, f, fi, out) };
             self.sample_lerps::<SPARSE>(f, fi, out);
@@ -330,6 +327,15 @@ impl Prepared {
                 _ => pose.scale = v.truncate().to_array(),
             }
         }
+    }
+
+    /// Whether sampling normalizes the rotations two per register ([`Pending`]): in a clip
+    /// with no group of eight linear rotations and at least [`PAIRED_FROM`] rotations.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    #[inline(always)]
+    fn pairs_normalizations(&self) -> bool {
+        self.slerp_tracks.len() < 8
+            && self.slerp_tracks.len() + self.hermite_rotations >= PAIRED_FROM
     }
 
     /// The linear vector tracks of [`Prepared::sample_loops`].
@@ -401,8 +407,9 @@ impl Prepared {
 /// no group of eight linear rotations: with fewer, the one-track-at-a-time chains overlap
 /// well enough that gathering them costs more than it saves. Clips with groups of eight
 /// keep their other rotations one at a time: there the groups' divisions keep the divider
-/// busy, and pairing the rest was slower (measured: RobotExpressive Idle's five rotations
-/// gain 7 %, CesiumMan's rest lost 8 %; docs/RUNTIME.md).
+/// busy, and pairing the rest was slower (CesiumMan 157 -> 170 ns a pose). On
+/// RobotExpressive Idle (five rotations) pairing takes about 10 % off one of the two
+/// patterns, forward or random, which one varying from run to run (docs/RUNTIME.md).
 const PAIRED_FROM: usize = 3;
 
 /// Up to eight rotations mixed one track at a time (slerp mixes and Catmull-Rom values),
@@ -536,8 +543,7 @@ mod tests {
                     );
                     joint += 1;
                 }
-                paired +=
-                    usize::from(slerps < 8 && slerps as usize + hermites as usize >= PAIRED_FROM);
+                paired += usize::from(p.pairs_normalizations());
                 for i in 0..(frames - 1) * 8 {
                     let f = i as f32 / 8.0;
                     let mut want = vec![JointPose::default(); joint + 1];
