@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput, WidthSearch};
+use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput, Variant};
 use crate::metric::{JointLimits, PoseSource, Reference};
 use crate::model::Skeleton;
 use crate::settings::{Bits, Method};
@@ -121,16 +121,15 @@ pub(super) struct Codec {
 }
 
 /// What a track's encoding depends on besides its samples: the joint and kind, the
-/// tolerance (exact bits), whether key values were refined and the width search (the
-/// encoder states serve every search; an encoding is kept per search, so the default's
-/// result after a fast one is the default's own).
+/// tolerance (exact bits) and the variant: refined keys, the width search, the
+/// interpolations fitted (the encoder states serve every variant; an encoding is kept per
+/// variant, so the default's result after a fast one is the default's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Key {
     joint: usize,
     kind: usize,
     tolerance: u32,
-    refined: bool,
-    search: WidthSearch,
+    variant: Variant,
 }
 
 /// Track encodings of the previous compression and of the one under way, and per track
@@ -185,8 +184,7 @@ impl Encodings {
         self.current.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Track `kind` of `joint` encoded at `tolerance` (with refined key values when
-    /// `refined`, with the width search `search`): from `samples` (the track's own, which never change for this clip; a new
+    /// Track `kind` of `joint` encoded at `tolerance` as `variant` says: from `samples` (the track's own, which never change for this clip; a new
     /// encoder records its fits down to `finest`) unless an earlier call computed it, or by
     /// `varying()` every time when `samples` is `None` (a pinned joint, whose samples are
     /// re-derived from its decoded ancestors).
@@ -195,7 +193,7 @@ impl Encodings {
         joint: usize,
         kind: usize,
         tolerance: f32,
-        (refined, search): (bool, WidthSearch),
+        variant: Variant,
         samples: Option<(TrackInput, f32)>,
         varying: impl FnOnce() -> TrackData,
     ) -> TrackData {
@@ -207,8 +205,7 @@ impl Encodings {
             joint,
             kind,
             tolerance: tolerance.to_bits(),
-            refined,
-            search,
+            variant,
         };
         let lock = || self.current.lock().unwrap_or_else(|e| e.into_inner());
         let known = lock()
@@ -222,13 +219,7 @@ impl Encodings {
             }
             None => {
                 self.computed.fetch_add(1, Ordering::Relaxed);
-                self.encode(
-                    3 * joint + kind,
-                    input,
-                    finest,
-                    tolerance,
-                    (refined, search),
-                )
+                self.encode(3 * joint + kind, input, finest, tolerance, variant)
             }
         };
         lock().insert(key, track.clone());
@@ -242,7 +233,7 @@ impl Encodings {
         input: TrackInput,
         finest: f32,
         tolerance: f32,
-        (refined, search): (bool, WidthSearch),
+        variant: Variant,
     ) -> TrackData {
         let codec = self.codec.expect("encodings begun");
         let mut slot = self.encoders[track]
@@ -251,13 +242,8 @@ impl Encodings {
         let mut encoder = match slot.take() {
             Some(state) => TrackEncoder::resume(input, state),
             None => TrackEncoder::new(input, codec.method, codec.bits, finest),
-        }
-        .with_search(search);
-        let encoded = if refined {
-            encoder.encode_refined(tolerance)
-        } else {
-            encoder.encode(tolerance)
         };
+        let encoded = encoder.encode_as(tolerance, variant);
         *slot = Some(encoder.into_state());
         encoded
     }

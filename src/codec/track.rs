@@ -79,6 +79,14 @@ impl TrackData {
         }
     }
 
+    /// The interpolation between its keys (none for a rest or constant track).
+    pub fn interpolation(&self) -> Option<Interpolation> {
+        match self {
+            Self::Animated(a) => Some(a.curve.interpolation),
+            _ => None,
+        }
+    }
+
     /// Storage in bits according to the container's layout.
     pub fn cost(&self, is_rotation: bool, frames: usize) -> TrackCost {
         match self {
@@ -204,6 +212,30 @@ impl WidthSearch {
     }
 }
 
+/// How an encoding searches, besides its tolerance.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Variant {
+    /// Key values refined off the samples where that saves bits ([`refine_nudged`]).
+    pub refined: bool,
+    pub search: WidthSearch,
+    /// The one interpolation fitted (of those the method tries), or every one. The settle
+    /// pass (`Effort::Fast`) re-encodes a track with its current encoding's interpolation:
+    /// on the shared capture clips linear wins every encoding, and a Catmull-Rom fit costs
+    /// more than the linear one it loses to.
+    pub only: Option<Interpolation>,
+}
+
+impl Variant {
+    /// Plain keys, every interpolation, the width search of `effort`.
+    pub fn plain(effort: Effort) -> Self {
+        Self {
+            refined: false,
+            search: WidthSearch::of(effort),
+            only: None,
+        }
+    }
+}
+
 /// Encodes a track at `tolerance` (radians for rotations, units for vectors).
 pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bits) -> TrackData {
     TrackEncoder::new(*input, method, bits, tolerance).encode(tolerance)
@@ -224,6 +256,8 @@ pub struct TrackEncoder<'a> {
     method: Method,
     finest: f32,
     search: WidthSearch,
+    /// The one interpolation fitted, or every one ([`Variant::only`]).
+    only: Option<Interpolation>,
     /// Rest and constant encodings in order of preference, with their largest deviation.
     constants: Vec<(f32, TrackData)>,
     formats: Vec<Format>,
@@ -273,6 +307,7 @@ impl<'a> TrackEncoder<'a> {
             method,
             finest,
             search: WidthSearch::Thorough,
+            only: None,
             constants: constants(&input),
             quantized: formats.iter().map(|_| None).collect(),
             formats,
@@ -296,6 +331,7 @@ impl<'a> TrackEncoder<'a> {
             method,
             finest,
             search: WidthSearch::Thorough,
+            only: None,
             constants,
             formats,
             quantized,
@@ -303,10 +339,11 @@ impl<'a> TrackEncoder<'a> {
         }
     }
 
-    /// The encoder with this width search (what it keeps serves every search alike).
-    pub fn with_search(mut self, search: WidthSearch) -> Self {
-        self.search = search;
-        self
+    /// Encodes the track at `tolerance` as `variant` says (plain or refined keys).
+    pub fn encode_as(&mut self, tolerance: f32, variant: Variant) -> TrackData {
+        self.search = variant.search;
+        self.only = variant.only;
+        self.encode_with(tolerance, variant.refined)
     }
 
     /// What this encoder computed that later encodings of the same samples reuse.
@@ -324,12 +361,6 @@ impl<'a> TrackEncoder<'a> {
     /// Encodes the track at `tolerance` (radians for rotations, units for vectors).
     pub fn encode(&mut self, tolerance: f32) -> TrackData {
         self.encode_with(tolerance, false)
-    }
-
-    /// Encodes the track at `tolerance` with refined key values ([`refine_nudged`]) where that
-    /// saves bits: fewer keys, each within the tolerance, but values off the samples.
-    pub fn encode_refined(&mut self, tolerance: f32) -> TrackData {
-        self.encode_with(tolerance, true)
     }
 
     fn encode_with(&mut self, tolerance: f32, refined: bool) -> TrackData {
@@ -364,6 +395,9 @@ impl<'a> TrackEncoder<'a> {
             let mut any = false;
             let mut width_best = u64::MAX;
             for (ii, &interp) in self.method.candidates().iter().enumerate() {
+                if self.only.is_some_and(|only| only != interp) {
+                    continue;
+                }
                 let Some(prefix) = self.fit(fi, ii, interp, tolerance) else {
                     continue;
                 };

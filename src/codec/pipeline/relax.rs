@@ -12,7 +12,7 @@ use super::state::{State, Work, passes, total_bits, track_bits};
 use crate::codec::compressed::CompressedClip;
 use crate::codec::error::CodecError;
 use crate::codec::reuse::Encodings;
-use crate::codec::track::{TrackData, TrackEncoder, TrackInput, WidthSearch, encode_track};
+use crate::codec::track::{TrackData, TrackEncoder, TrackInput, Variant, encode_track};
 use crate::codec::verify::{Change, Verifier};
 use crate::model::Skeleton;
 use crate::settings::Effort;
@@ -77,17 +77,26 @@ impl<'s> Search<'s> {
         self.st
     }
 
+    /// Encodings with every interpolation, refined keys when `refined`, the effort's width
+    /// search.
+    pub(super) fn variant(&self, refined: bool) -> Variant {
+        Variant {
+            refined,
+            ..Variant::plain(self.st.settings.effort)
+        }
+    }
+
     /// Track `k` of joint `j` encoded at `s` times its base tolerance ([`Self::encode_at`]):
     /// a candidate when it takes fewer bits than `bits_now` over `frames`, else the
     /// `(j, k, s)` that saved nothing.
     pub(super) fn try_at(
         &self,
         (j, k, s): (usize, usize, f32),
-        refined: bool,
+        variant: Variant,
         frames: usize,
         bits_now: u64,
     ) -> Result<Candidate, (usize, usize, f32)> {
-        let track = self.encode_at(j, k, s, refined);
+        let track = self.encode_at(j, k, s, variant);
         let bits = track.cost(k == 1, frames).bits;
         if bits < bits_now {
             Ok(Candidate {
@@ -102,15 +111,13 @@ impl<'s> Search<'s> {
         }
     }
 
-    /// Track `k` of joint `j` at `s` times its base tolerance, with refined key values when
-    /// `refined`.
-    pub(super) fn encode_at(&self, j: usize, k: usize, s: f32, refined: bool) -> TrackData {
+    /// Track `k` of joint `j` at `s` times its base tolerance, encoded as `variant` says.
+    pub(super) fn encode_at(&self, j: usize, k: usize, s: f32, variant: Variant) -> TrackData {
         let st = self.st;
         let tolerance = st.base[j][k] * s;
         let samples = (!st.is_pinned(j)).then(|| (st.inputs.input(j, k), self.start[j][k]));
-        let search = WidthSearch::of(st.settings.effort);
         self.memo
-            .get(j, k, tolerance, (refined, search), samples, || {
+            .get(j, k, tolerance, variant, samples, || {
                 let encoder = self.encoders[3 * j + k]
                     .as_ref()
                     .expect("an encoder per relaxable track");
@@ -118,13 +125,8 @@ impl<'s> Search<'s> {
                 let (input, finest, made) = &mut *encoder;
                 let encoder = made.get_or_insert_with(|| {
                     TrackEncoder::new(*input, st.settings.method, st.settings.bits, *finest)
-                        .with_search(search)
                 });
-                if refined {
-                    encoder.encode_refined(tolerance)
-                } else {
-                    encoder.encode(tolerance)
-                }
+                encoder.encode_as(tolerance, variant)
             })
     }
 
@@ -280,7 +282,7 @@ impl<'s> Search<'s> {
                     if control.is_cancelled() || (self.quick && s <= no_gain[j][k]) {
                         return None;
                     }
-                    Some(self.try_at((j, k, s), refined, frames, b))
+                    Some(self.try_at((j, k, s), self.variant(refined), frames, b))
                 })
                 .collect();
             let mut candidates = Vec::with_capacity(tried.len());

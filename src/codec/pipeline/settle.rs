@@ -24,6 +24,7 @@ use super::relax::{Candidate, Search};
 use super::repair::violating_joints;
 use super::state::{State, Work, passes, track_bits};
 use crate::codec::error::CodecError;
+use crate::codec::track::Variant;
 
 /// Each round of growth's least factor: a track whose subtree shows less slack than that
 /// still tries it (a joint's error is mostly its own tracks' on many leaves, which its
@@ -55,12 +56,14 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
     // nothing (not tried again at or below it).
     let mut ceiling = vec![[f32::INFINITY; 3]; n];
     let mut no_gain = vec![[0.0f32; 3]; n];
+    let trace = std::env::var_os("SKELPACK_TRACE_PASSES").is_some();
     // The growth rounds' least factors, then the refinement round (none).
     for least in LEAST_GROWTH.iter().map(Some).chain([None]) {
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
         }
         let refined = least.is_none();
+        let started = std::time::Instant::now();
         let growth = least.map(|&least| subtree_growth(st, work, least));
         let tracks: Vec<(usize, usize)> = (0..n)
             .filter(|&j| st.moving[j])
@@ -85,9 +88,16 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
                 if control.is_cancelled() {
                     return None;
                 }
-                Some(search.try_at((j, k, s), refined, frames, bits[j][k]))
+                // Linear wins nearly every capture track: a track is re-encoded with the
+                // interpolation it has (`Variant::only`).
+                let variant = Variant {
+                    only: work.out.tracks[j][k].interpolation(),
+                    ..search.variant(refined)
+                };
+                Some(search.try_at((j, k, s), variant, frames, bits[j][k]))
             })
             .collect();
+        let tried_count = tried.len();
         let mut candidates = Vec::with_capacity(tried.len());
         for t in tried {
             match t {
@@ -99,7 +109,18 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
         if control.is_cancelled() {
             return Err(CodecError::Cancelled);
         }
-        work.relaxed += trial(st, work, &mut decoded, &mut bits, candidates, &mut ceiling);
+        let (saved, encoded) = (candidates.len(), started.elapsed());
+        let (kept, measures) = trial(st, work, &mut decoded, &mut bits, candidates, &mut ceiling);
+        work.relaxed += kept;
+        if trace {
+            eprintln!(
+                "  settle {}: {tried_count} tracks tried, {saved} saved bits in {:.2} ms, {kept} \
+                 kept after {measures} measurements in {:.2} ms",
+                least.map_or("refined".to_string(), |l| format!("x{l}+")),
+                encoded.as_secs_f64() * 1e3,
+                (started.elapsed() - encoded).as_secs_f64() * 1e3,
+            );
+        }
         control.set_progress(control.progress() + 0.4 / (GROWTH_ROUNDS + 1) as f32);
     }
     Ok(())
@@ -128,7 +149,8 @@ fn subtree_growth(st: &State, work: &Work, least: f32) -> Vec<f32> {
 /// Applies every candidate, measures the clip, and takes back one change on the path of
 /// each joint that fails, until the clip passes (at worst every change is taken back: the
 /// clip as it was, which passed). A change taken back sets its track's ceiling. Leaves the last
-/// measurement in `work.errors`; returns how many changes were kept.
+/// measurement in `work.errors`; returns how many changes were kept and how many
+/// measurements that took.
 fn trial(
     st: &State,
     work: &mut Work,
@@ -136,9 +158,9 @@ fn trial(
     bits: &mut [[u64; 3]],
     candidates: Vec<Candidate>,
     ceiling: &mut [[f32; 3]],
-) -> usize {
+) -> (usize, usize) {
     if candidates.is_empty() {
-        return 0;
+        return (0, 0);
     }
     // Each applied change holds what it replaced: the old track, scale and bits.
     let mut applied = candidates;
@@ -148,11 +170,13 @@ fn trial(
         std::mem::swap(&mut bits[c.j][c.k], &mut c.bits);
         decoded.update(&work.out, c.j, c.k);
     }
+    let mut measures = 0;
     loop {
         let errors = decoded.measure(st, &work.out);
+        measures += 1;
         if passes(&errors, &st.held) || applied.is_empty() {
             work.errors = errors;
-            return applied.len();
+            return (applied.len(), measures);
         }
         // Per failing joint, one change on its path is taken back: the one adding the most
         // error per bit it saves (the budgets give every track on a path the same share at

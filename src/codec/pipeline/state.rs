@@ -13,7 +13,7 @@ use crate::codec::control::Control;
 use crate::codec::playback::{Layer, Layered, Prepared};
 use crate::codec::report::{ClipReport, payload_bytes};
 use crate::codec::reuse::Encodings;
-use crate::codec::track::{TrackData, WidthSearch, encode_track};
+use crate::codec::track::{TrackData, Variant, encode_track};
 use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -139,8 +139,7 @@ pub(crate) fn encode(
     let input = inputs.input(j, k);
     let is_pinned = pinned.get(j).copied().unwrap_or(false);
     let samples = (!is_pinned).then_some((input, tolerance));
-    let search = WidthSearch::of(settings.effort);
-    memo.get(j, k, tolerance, (false, search), samples, || {
+    memo.get(j, k, tolerance, Variant::plain(settings.effort), samples, || {
         encode_track(&input, tolerance, settings.method, settings.bits)
     })
 }
