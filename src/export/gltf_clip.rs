@@ -186,7 +186,11 @@ impl GltfClip {
         // far apart often stay within tolerance under nlerp: SimpleSkin), the codec's keys
         // also with the whole rotation budget for the first split.
         // At `fast` effort (the edit loop's export) only the codec's keys as they are and
-        // the source's frames, each verified like every layout.
+        // the source's frames, each verified like every layout. At the other efforts two
+        // layouts are not tried (session 19, docs/EXPORT.md "Export speed"): the dense
+        // channels with splits only where measured over (the same channels split first are
+        // tried), and the source's frames where the source's frames on the dense channels
+        // are tried; on the 11 shared sources neither was ever the only smallest.
         let fast = settings.effort == Effort::Fast;
         let codec_keys = std::mem::take(&mut channels);
         let mut tries = vec![(codec_keys.clone(), Splits::First)];
@@ -199,7 +203,7 @@ impl GltfClip {
                 tries.push((keys, Splits::WhereOverWide));
             }
             if densified {
-                tries.extend([(dense.clone(), Splits::WhereOver), (dense, Splits::First)]);
+                tries.push((dense, Splits::First));
             }
             if all_densified {
                 tries.extend([
@@ -208,10 +212,11 @@ impl GltfClip {
                 ]);
             }
         }
-        if sourced {
+        let dense_sourced = dense_sourced && !fast;
+        if sourced && (fast || !dense_sourced) {
             tries.push((source, Splits::WhereOver));
         }
-        if dense_sourced && !fast {
+        if dense_sourced {
             tries.push((dense_source, Splits::WhereOver));
         }
         // The fits are independent: run at once (a save that changed one long clip leaves
