@@ -328,6 +328,40 @@ pub fn encode_for_gltf(
     options: &GltfOptions,
     keyed: Option<Keyed<'_>>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
+    encode_for_gltf_at(skeleton, raw, settings, control, options, keyed, None)
+}
+
+/// [`encode_for_gltf`], running the codec only at the tolerance factor `factor` where given
+/// (an earlier encoding's [`GltfClip::tolerance_factor`], for a re-encoding of the same clip
+/// at tightened tolerances, [`super::clip_switch`]): one codec run and its layouts instead
+/// of every factor's. Every factor is tried when that one does not hold the tolerance, and
+/// every result is verified the same way.
+pub fn encode_for_gltf_at(
+    skeleton: &Skeleton,
+    raw: &crate::model::Clip,
+    settings: &Resolved,
+    control: &crate::codec::Control,
+    options: &GltfOptions,
+    keyed: Option<Keyed<'_>>,
+    factor: Option<f32>,
+) -> Result<GltfClip, crate::codec::CodecError> {
+    let at = |factor: f32| encode_at(skeleton, raw, settings, control, options, keyed, factor);
+    let kept = factor.map(at).transpose()?.filter(|c| c.worst_ratio <= 1.0);
+    let mut best = match kept {
+        Some(c) => c,
+        None => search_factors(settings, &at)?,
+    };
+    best.prune_keys(skeleton, raw, settings, options);
+    best.check_between(skeleton, raw, settings, options);
+    Ok(best)
+}
+
+/// Every tolerance factor of the effort: the smallest encoding within tolerance (or,
+/// failing that, the least over), chosen in order.
+fn search_factors(
+    settings: &Resolved,
+    at: &(dyn Fn(f32) -> Result<GltfClip, crate::codec::CodecError> + Sync),
+) -> Result<GltfClip, crate::codec::CodecError> {
     use rayon::prelude::*;
     // The factors' runs are independent: run at once (a save that changed one clip has
     // only that clip to encode, which would otherwise leave a core idle), chosen in order.
@@ -336,25 +370,8 @@ pub fn encode_for_gltf(
         Effort::Fast => &TOLERANCE_FACTORS[..1],
         Effort::Default | Effort::Max => &TOLERANCE_FACTORS[..],
     };
-    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> = factors
-        .par_iter()
-        .map(|&factor| {
-            let mut tighter = settings.clone();
-            for t in tighter.limits.tolerance.iter_mut() {
-                *t *= factor;
-            }
-            if !options.player.allows_cubic()
-                && matches!(tighter.method, Method::CatmullRom | Method::Auto)
-            {
-                // Players that ignore tangents see a cubic track's keys joined by lines.
-                tighter.method = Method::Linear;
-            }
-            let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
-            let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
-            candidate.tolerance_factor = factor;
-            Ok(candidate)
-        })
-        .collect();
+    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> =
+        factors.par_iter().map(|&factor| at(factor)).collect();
     let mut best: Option<GltfClip> = None;
     for candidate in candidates {
         let candidate = candidate?;
@@ -373,10 +390,32 @@ pub fn encode_for_gltf(
             }
         };
     }
-    let mut best = best.expect("at least one factor");
-    best.prune_keys(skeleton, raw, settings, options);
-    best.check_between(skeleton, raw, settings, options);
-    Ok(best)
+    Ok(best.expect("at least one factor"))
+}
+
+/// The codec at `factor` times the tolerance, prepared for glTF ([`GltfClip::new`]).
+fn encode_at(
+    skeleton: &Skeleton,
+    raw: &crate::model::Clip,
+    settings: &Resolved,
+    control: &crate::codec::Control,
+    options: &GltfOptions,
+    keyed: Option<Keyed<'_>>,
+    factor: f32,
+) -> Result<GltfClip, crate::codec::CodecError> {
+    let mut tighter = settings.clone();
+    for t in tighter.limits.tolerance.iter_mut() {
+        *t *= factor;
+    }
+    if !options.player.allows_cubic() && matches!(tighter.method, Method::CatmullRom | Method::Auto)
+    {
+        // Players that ignore tangents see a cubic track's keys joined by lines.
+        tighter.method = Method::Linear;
+    }
+    let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
+    let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
+    candidate.tolerance_factor = factor;
+    Ok(candidate)
 }
 
 /// Sets the last key of every multi-key LINEAR channel to the source's own value at that
