@@ -186,12 +186,14 @@ impl GltfClip {
         // far apart often stay within tolerance under nlerp: SimpleSkin), the codec's keys
         // also with the whole rotation budget for the first split.
         // At `fast` effort (the edit loop's export) only the codec's keys as they are and
-        // the source's frames, each verified like every layout. At the other efforts two
-        // layouts are not tried (session 19, docs/EXPORT.md "Export speed"): the dense
-        // channels with splits only where measured over (the same channels split first are
-        // tried), and the source's frames where the source's frames on the dense channels
-        // are tried; on the 11 shared sources neither was ever the only smallest.
+        // the source's frames, each verified like every layout. At the other efforts,
+        // without meshopt, two layouts are not tried (session 19, docs/EXPORT.md "Export
+        // speed"): the dense channels with splits only where measured over (the same
+        // channels split first are tried), and the source's frames where the source's
+        // frames on the dense channels are tried; on the 11 shared sources neither was ever
+        // the only smallest. With meshopt (stored bytes) they are (CesiumMan needs them).
         let fast = settings.effort == Effort::Fast;
+        let every = options.meshopt.is_some();
         let codec_keys = std::mem::take(&mut channels);
         let mut tries = vec![(codec_keys.clone(), Splits::First)];
         if !fast {
@@ -201,6 +203,9 @@ impl GltfClip {
             ]);
             if let Some(keys) = unanchored {
                 tries.push((keys, Splits::WhereOverWide));
+            }
+            if densified && every {
+                tries.push((dense.clone(), Splits::WhereOver));
             }
             if densified {
                 tries.push((dense, Splits::First));
@@ -213,7 +218,7 @@ impl GltfClip {
             }
         }
         let dense_sourced = dense_sourced && !fast;
-        if sourced && (fast || !dense_sourced) {
+        if sourced && (fast || every || !dense_sourced) {
             tries.push((source, Splits::WhereOver));
         }
         if dense_sourced {
