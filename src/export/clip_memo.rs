@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use sha2::{Digest, Sha256};
 
 use super::channels::Player;
-use super::gltf_clip::{GltfClip, GltfOptions, Keyed, encode_for_gltf};
+use super::gltf_clip::{GltfClip, GltfOptions, Keyed, encode_for_gltf_at};
 use super::start_states::AfterStops;
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -174,8 +174,10 @@ pub fn pair_key(a: &MemoKey, b: &MemoKey) -> MemoKey {
     h.finalize().into()
 }
 
-/// [`encode_for_gltf`], taken from `memo` when it holds the same clip encoded with the
-/// same settings, options and keyed channels (and recorded there when it does not).
+/// [`super::gltf_clip::encode_for_gltf_at`], taken from `memo` when it holds the same
+/// clip encoded with the same settings, options, keyed channels and `factor` (and recorded
+/// there when it does not).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn encode_for_gltf_memo(
     memo: Option<&ClipMemo>,
     skeleton: &Skeleton,
@@ -184,13 +186,21 @@ pub(super) fn encode_for_gltf_memo(
     control: &crate::codec::Control,
     options: &GltfOptions,
     keyed: Option<Keyed<'_>>,
+    factor: Option<f32>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
-    let encode = || encode_for_gltf(skeleton, raw, settings, control, options, keyed);
+    let encode = || encode_for_gltf_at(skeleton, raw, settings, control, options, keyed, factor);
     match memo {
-        Some(m) => m.get_or(
-            ClipMemo::key(skeleton, raw, settings, options, keyed),
-            encode,
-        ),
+        Some(m) => {
+            let mut key = ClipMemo::key(skeleton, raw, settings, options, keyed);
+            if let Some(factor) = factor {
+                // The factor tried first: part of what the encoding is a function of.
+                let mut h = Sha256::new();
+                h.update(key);
+                h.update(format!("\0factor {}", factor.to_bits()).as_bytes());
+                key = h.finalize().into();
+            }
+            m.get_or(key, encode)
+        }
         None => encode(),
     }
 }

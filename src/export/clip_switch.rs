@@ -436,6 +436,7 @@ pub fn hold_switches(
                         control,
                         options,
                         Some(file.of(i)),
+                        Some(clips[i].tolerance_factor),
                     )
                 })
                 .collect::<Result<_, _>>()?

@@ -186,8 +186,14 @@ impl GltfClip {
         // far apart often stay within tolerance under nlerp: SimpleSkin), the codec's keys
         // also with the whole rotation budget for the first split.
         // At `fast` effort (the edit loop's export) only the codec's keys as they are and
-        // the source's frames, each verified like every layout.
+        // the source's frames, each verified like every layout. At the other efforts,
+        // without meshopt, two layouts are not tried (session 19, docs/EXPORT.md "Export
+        // speed"): the dense channels with splits only where measured over (the same
+        // channels split first are tried), and the source's frames where the source's
+        // frames on the dense channels are tried; on the 11 shared sources neither was ever
+        // the only smallest. With meshopt (stored bytes) they are (CesiumMan needs them).
         let fast = settings.effort == Effort::Fast;
+        let every = options.meshopt.is_some();
         let codec_keys = std::mem::take(&mut channels);
         let mut tries = vec![(codec_keys.clone(), Splits::First)];
         if !fast {
@@ -198,8 +204,11 @@ impl GltfClip {
             if let Some(keys) = unanchored {
                 tries.push((keys, Splits::WhereOverWide));
             }
+            if densified && every {
+                tries.push((dense.clone(), Splits::WhereOver));
+            }
             if densified {
-                tries.extend([(dense.clone(), Splits::WhereOver), (dense, Splits::First)]);
+                tries.push((dense, Splits::First));
             }
             if all_densified {
                 tries.extend([
@@ -208,10 +217,11 @@ impl GltfClip {
                 ]);
             }
         }
-        if sourced {
+        let dense_sourced = dense_sourced && !fast;
+        if sourced && (fast || every || !dense_sourced) {
             tries.push((source, Splits::WhereOver));
         }
-        if dense_sourced && !fast {
+        if dense_sourced {
             tries.push((dense_source, Splits::WhereOver));
         }
         // The fits are independent: run at once (a save that changed one long clip leaves
@@ -323,6 +333,40 @@ pub fn encode_for_gltf(
     options: &GltfOptions,
     keyed: Option<Keyed<'_>>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
+    encode_for_gltf_at(skeleton, raw, settings, control, options, keyed, None)
+}
+
+/// [`encode_for_gltf`], running the codec only at the tolerance factor `factor` where given
+/// (an earlier encoding's [`GltfClip::tolerance_factor`], for a re-encoding of the same clip
+/// at tightened tolerances, [`super::clip_switch`]): one codec run and its layouts instead
+/// of every factor's. Every factor is tried when that one does not hold the tolerance, and
+/// every result is verified the same way.
+pub fn encode_for_gltf_at(
+    skeleton: &Skeleton,
+    raw: &crate::model::Clip,
+    settings: &Resolved,
+    control: &crate::codec::Control,
+    options: &GltfOptions,
+    keyed: Option<Keyed<'_>>,
+    factor: Option<f32>,
+) -> Result<GltfClip, crate::codec::CodecError> {
+    let at = |factor: f32| encode_at(skeleton, raw, settings, control, options, keyed, factor);
+    let kept = factor.map(at).transpose()?.filter(|c| c.worst_ratio <= 1.0);
+    let mut best = match kept {
+        Some(c) => c,
+        None => search_factors(settings, &at)?,
+    };
+    best.prune_keys(skeleton, raw, settings, options);
+    best.check_between(skeleton, raw, settings, options);
+    Ok(best)
+}
+
+/// Every tolerance factor of the effort: the smallest encoding within tolerance (or,
+/// failing that, the least over), chosen in order.
+fn search_factors(
+    settings: &Resolved,
+    at: &(dyn Fn(f32) -> Result<GltfClip, crate::codec::CodecError> + Sync),
+) -> Result<GltfClip, crate::codec::CodecError> {
     use rayon::prelude::*;
     // The factors' runs are independent: run at once (a save that changed one clip has
     // only that clip to encode, which would otherwise leave a core idle), chosen in order.
@@ -331,25 +375,8 @@ pub fn encode_for_gltf(
         Effort::Fast => &TOLERANCE_FACTORS[..1],
         Effort::Default | Effort::Max => &TOLERANCE_FACTORS[..],
     };
-    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> = factors
-        .par_iter()
-        .map(|&factor| {
-            let mut tighter = settings.clone();
-            for t in tighter.limits.tolerance.iter_mut() {
-                *t *= factor;
-            }
-            if !options.player.allows_cubic()
-                && matches!(tighter.method, Method::CatmullRom | Method::Auto)
-            {
-                // Players that ignore tangents see a cubic track's keys joined by lines.
-                tighter.method = Method::Linear;
-            }
-            let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
-            let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
-            candidate.tolerance_factor = factor;
-            Ok(candidate)
-        })
-        .collect();
+    let candidates: Vec<Result<GltfClip, crate::codec::CodecError>> =
+        factors.par_iter().map(|&factor| at(factor)).collect();
     let mut best: Option<GltfClip> = None;
     for candidate in candidates {
         let candidate = candidate?;
@@ -368,10 +395,32 @@ pub fn encode_for_gltf(
             }
         };
     }
-    let mut best = best.expect("at least one factor");
-    best.prune_keys(skeleton, raw, settings, options);
-    best.check_between(skeleton, raw, settings, options);
-    Ok(best)
+    Ok(best.expect("at least one factor"))
+}
+
+/// The codec at `factor` times the tolerance, prepared for glTF ([`GltfClip::new`]).
+fn encode_at(
+    skeleton: &Skeleton,
+    raw: &crate::model::Clip,
+    settings: &Resolved,
+    control: &crate::codec::Control,
+    options: &GltfOptions,
+    keyed: Option<Keyed<'_>>,
+    factor: f32,
+) -> Result<GltfClip, crate::codec::CodecError> {
+    let mut tighter = settings.clone();
+    for t in tighter.limits.tolerance.iter_mut() {
+        *t *= factor;
+    }
+    if !options.player.allows_cubic() && matches!(tighter.method, Method::CatmullRom | Method::Auto)
+    {
+        // Players that ignore tangents see a cubic track's keys joined by lines.
+        tighter.method = Method::Linear;
+    }
+    let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
+    let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
+    candidate.tolerance_factor = factor;
+    Ok(candidate)
 }
 
 /// Sets the last key of every multi-key LINEAR channel to the source's own value at that

@@ -569,6 +569,7 @@ pub fn compress_to_gltf_memo(
                     &control,
                     options,
                     Some(keyed.of(i)),
+                    None,
                 )
                 .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
             })

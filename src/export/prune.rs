@@ -121,6 +121,11 @@ pub fn without_keys(channels: &[Channel], keys: &[&Removable]) -> Vec<Channel> {
 const PRUNE_FITS: usize = 12;
 const PRUNE_FITS_FAST: usize = 3;
 
+/// [`GltfClip::prune_keys`] stops after this many verifications in a row that kept nothing
+/// (session 19: on the 11 shared sources the later ones gained at most 0.4 % of a clip's
+/// animation bytes, and most gained nothing).
+const PRUNE_STALL: usize = 4;
+
 impl GltfClip {
     /// A removable key by its channels and its time (stable while other keys go).
     fn key_id(&self, r: &Removable) -> (Vec<usize>, u32) {
@@ -132,6 +137,7 @@ impl GltfClip {
     /// the keys whose neighbours' segment stays closest to the source first, in batches
     /// (halved when the batch does not hold). A result is kept only when every rule of the
     /// player still holds within the tolerance and it costs less (raw or stored bytes).
+    /// Stops after [`PRUNE_STALL`] verifications in a row that kept nothing.
     pub fn prune_keys(
         &mut self,
         skeleton: &Skeleton,
@@ -162,13 +168,15 @@ impl GltfClip {
         };
         let mut batch = usize::MAX;
         let mut fits = 0;
+        // Verifications since the last one that kept a result.
+        let mut stalled = 0;
         // Keys that did not hold on their own (by channel group and time).
         let mut failed: Vec<(Vec<usize>, u32)> = Vec::new();
         let most = match settings.effort {
             crate::settings::Effort::Fast => PRUNE_FITS_FAST,
             _ => PRUNE_FITS,
         };
-        while fits < most {
+        while fits < most && stalled < PRUNE_STALL {
             let all = removable_keys(&self.channels, raw, &angle_budget, &move_budget);
             // One key of any two neighbours in a group (each was scored against its
             // neighbours), and only keys whose segment stays within the joint's budget.
@@ -204,11 +212,15 @@ impl GltfClip {
                 )
             });
             let c = cost(&candidate);
+            if result.is_some() {
+                stalled += 1;
+            }
             match result {
                 Some((e, r)) if r <= 1.0 && c < self.cost => {
                     (self.channels, self.max_error, self.worst_ratio, self.cost) =
                         (candidate, e, r, c);
                     batch = n.saturating_mul(2);
+                    stalled = 0;
                 }
                 _ if n > 1 => batch = n / 2,
                 _ => failed.push(self.key_id(picked[0])),
