@@ -116,18 +116,17 @@ impl<'s> Search<'s> {
         let st = self.st;
         let tolerance = st.base[j][k] * s;
         let samples = (!st.is_pinned(j)).then(|| (st.inputs.input(j, k), self.start[j][k]));
-        self.memo
-            .get(j, k, tolerance, variant, samples, || {
-                let encoder = self.encoders[3 * j + k]
-                    .as_ref()
-                    .expect("an encoder per relaxable track");
-                let mut encoder = encoder.lock().expect("encoder lock");
-                let (input, finest, made) = &mut *encoder;
-                let encoder = made.get_or_insert_with(|| {
-                    TrackEncoder::new(*input, st.settings.method, st.settings.bits, *finest)
-                });
-                encoder.encode_as(tolerance, variant)
-            })
+        self.memo.get(j, k, tolerance, variant, samples, || {
+            let encoder = self.encoders[3 * j + k]
+                .as_ref()
+                .expect("an encoder per relaxable track");
+            let mut encoder = encoder.lock().expect("encoder lock");
+            let (input, finest, made) = &mut *encoder;
+            let encoder = made.get_or_insert_with(|| {
+                TrackEncoder::new(*input, st.settings.method, st.settings.bits, *finest)
+            });
+            encoder.encode_as(tolerance, variant)
+        })
     }
 
     /// The whole clip with track `k` of joint `j` replaced and the pinned joints below it

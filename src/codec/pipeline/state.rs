@@ -139,9 +139,14 @@ pub(crate) fn encode(
     let input = inputs.input(j, k);
     let is_pinned = pinned.get(j).copied().unwrap_or(false);
     let samples = (!is_pinned).then_some((input, tolerance));
-    memo.get(j, k, tolerance, Variant::plain(settings.effort), samples, || {
-        encode_track(&input, tolerance, settings.method, settings.bits)
-    })
+    memo.get(
+        j,
+        k,
+        tolerance,
+        Variant::plain(settings.effort),
+        samples,
+        || encode_track(&input, tolerance, settings.method, settings.bits),
+    )
 }
 
 /// Whether every evaluated joint holds its tolerance at every sample and midpoint.
