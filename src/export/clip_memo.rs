@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use sha2::{Digest, Sha256};
 
 use super::channels::Player;
-use super::gltf_clip::{GltfClip, GltfOptions, Keyed, encode_for_gltf_at};
+use super::gltf_clip::{ClipToEncode, GltfClip, encode_for_gltf_at};
 use super::start_states::AfterStops;
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -43,17 +43,19 @@ struct Inner {
 }
 
 impl ClipMemo {
-    /// The key of encoding `clip` under `settings` and `options`, driving `keyed`.
-    pub fn key(
-        skeleton: &Skeleton,
-        clip: &Clip,
-        settings: &Resolved,
-        options: &GltfOptions,
-        keyed: Option<Keyed<'_>>,
-    ) -> MemoKey {
+    /// The key of encoding `clip` (its samples, settings, options and keyed properties),
+    /// with the codec run first at `factor` when given ([`encode_for_gltf_at`]).
+    pub fn key(clip: &ClipToEncode, factor: Option<f32>) -> MemoKey {
         let mut h = Sha256::new();
-        h.update(crate::cache::key::clip_key(skeleton, clip, settings));
-        h.update(format!("\0{options:?}\0{keyed:?}").as_bytes());
+        h.update(crate::cache::key::clip_key(
+            clip.skeleton,
+            clip.raw,
+            clip.settings,
+        ));
+        h.update(format!("\0{:?}\0{:?}", clip.options, clip.keyed).as_bytes());
+        if let Some(factor) = factor {
+            h.update(format!("\0factor {}", factor.to_bits()).as_bytes());
+        }
         h.finalize().into()
     }
 
@@ -177,30 +179,14 @@ pub fn pair_key(a: &MemoKey, b: &MemoKey) -> MemoKey {
 /// [`super::gltf_clip::encode_for_gltf_at`], taken from `memo` when it holds the same
 /// clip encoded with the same settings, options, keyed channels and `factor` (and recorded
 /// there when it does not).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn encode_for_gltf_memo(
     memo: Option<&ClipMemo>,
-    skeleton: &Skeleton,
-    raw: &crate::model::Clip,
-    settings: &Resolved,
-    control: &crate::codec::Control,
-    options: &GltfOptions,
-    keyed: Option<Keyed<'_>>,
+    clip: &ClipToEncode,
     factor: Option<f32>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
-    let encode = || encode_for_gltf_at(skeleton, raw, settings, control, options, keyed, factor);
+    let encode = || encode_for_gltf_at(clip, factor);
     match memo {
-        Some(m) => {
-            let mut key = ClipMemo::key(skeleton, raw, settings, options, keyed);
-            if let Some(factor) = factor {
-                // The factor tried first: part of what the encoding is a function of.
-                let mut h = Sha256::new();
-                h.update(key);
-                h.update(format!("\0factor {}", factor.to_bits()).as_bytes());
-                key = h.finalize().into();
-            }
-            m.get_or(key, encode)
-        }
+        Some(m) => m.get_or(ClipMemo::key(clip, factor), encode),
         None => encode(),
     }
 }

@@ -17,7 +17,7 @@
 use super::channels::Player;
 use super::clip_memo::encode_for_gltf_memo;
 use super::clip_memo::{ClipMemo, MemoKey, clip_state_key, pair_key};
-use super::gltf_clip::{GltfClip, GltfOptions};
+use super::gltf_clip::{ClipToEncode, GltfClip, GltfOptions};
 use super::start_states::{AfterStops, Sampled, pair_reads};
 use super::switch_bound::measure_pair;
 use crate::metric::JointLimits;
@@ -428,16 +428,15 @@ pub fn hold_switches(
             failing
                 .par_iter()
                 .map(|&i| {
-                    encode_for_gltf_memo(
-                        memo,
+                    let clip = ClipToEncode {
                         skeleton,
-                        &raws[i],
-                        &tightened[i],
+                        raw: &raws[i],
+                        settings: &tightened[i],
                         control,
                         options,
-                        Some(file.of(i)),
-                        Some(clips[i].tolerance_factor),
-                    )
+                        keyed: Some(file.of(i)),
+                    };
+                    encode_for_gltf_memo(memo, &clip, Some(clips[i].tolerance_factor))
                 })
                 .collect::<Result<_, _>>()?
         };

@@ -321,6 +321,19 @@ pub const TRANSLATION_STEP: f32 = 1.0 / 32.0;
 /// rotations, which halve a rotation key.
 pub const TOLERANCE_FACTORS: [f32; 3] = [1.0, 0.8, 0.6];
 
+/// One clip to encode for glTF: what every encoding of it reads.
+#[derive(Clone, Copy)]
+pub struct ClipToEncode<'a> {
+    pub skeleton: &'a Skeleton,
+    pub raw: &'a crate::model::Clip,
+    /// The tolerances and codec settings it is encoded and verified with.
+    pub settings: &'a Resolved,
+    pub control: &'a crate::codec::Control,
+    pub options: &'a GltfOptions,
+    /// The properties the file animates, when the clip is one of several.
+    pub keyed: Option<Keyed<'a>>,
+}
+
 /// Compresses `raw` for glTF: runs the codec at the user's tolerance and at tighter ones
 /// ([`TOLERANCE_FACTORS`]; at `fast` effort the user's alone), prepares each for glTF and
 /// keeps the smallest whose error is no worse than the first run's (which meets the
@@ -333,7 +346,15 @@ pub fn encode_for_gltf(
     options: &GltfOptions,
     keyed: Option<Keyed<'_>>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
-    encode_for_gltf_at(skeleton, raw, settings, control, options, keyed, None)
+    let clip = ClipToEncode {
+        skeleton,
+        raw,
+        settings,
+        control,
+        options,
+        keyed,
+    };
+    encode_for_gltf_at(&clip, None)
 }
 
 /// [`encode_for_gltf`], running the codec only at the tolerance factor `factor` where given
@@ -342,20 +363,16 @@ pub fn encode_for_gltf(
 /// of every factor's. Every factor is tried when that one does not hold the tolerance, and
 /// every result is verified the same way.
 pub fn encode_for_gltf_at(
-    skeleton: &Skeleton,
-    raw: &crate::model::Clip,
-    settings: &Resolved,
-    control: &crate::codec::Control,
-    options: &GltfOptions,
-    keyed: Option<Keyed<'_>>,
+    clip: &ClipToEncode,
     factor: Option<f32>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
-    let at = |factor: f32| encode_at(skeleton, raw, settings, control, options, keyed, factor);
+    let at = |factor: f32| encode_at(clip, factor);
     let kept = factor.map(at).transpose()?.filter(|c| c.worst_ratio <= 1.0);
     let mut best = match kept {
         Some(c) => c,
-        None => search_factors(settings, &at)?,
+        None => search_factors(clip.settings, &at)?,
     };
+    let (skeleton, raw, settings, options) = (clip.skeleton, clip.raw, clip.settings, clip.options);
     best.prune_keys(skeleton, raw, settings, options);
     best.check_between(skeleton, raw, settings, options);
     Ok(best)
@@ -399,15 +416,15 @@ fn search_factors(
 }
 
 /// The codec at `factor` times the tolerance, prepared for glTF ([`GltfClip::new`]).
-fn encode_at(
-    skeleton: &Skeleton,
-    raw: &crate::model::Clip,
-    settings: &Resolved,
-    control: &crate::codec::Control,
-    options: &GltfOptions,
-    keyed: Option<Keyed<'_>>,
-    factor: f32,
-) -> Result<GltfClip, crate::codec::CodecError> {
+fn encode_at(clip: &ClipToEncode, factor: f32) -> Result<GltfClip, crate::codec::CodecError> {
+    let ClipToEncode {
+        skeleton,
+        raw,
+        settings,
+        control,
+        options,
+        keyed,
+    } = *clip;
     let mut tighter = settings.clone();
     for t in tighter.limits.tolerance.iter_mut() {
         *t *= factor;

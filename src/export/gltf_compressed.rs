@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 use super::channels::{Channel, Interp, Player, Storage, TICKS};
 use super::clip_memo::{ClipMemo, encode_for_gltf_memo};
 use super::gltf_animations::keyed_channels;
+use super::gltf_clip::ClipToEncode;
 pub use super::gltf_clip::{
     FileKeyed, GltfClip, GltfOptions, Keyed, PLAYER_GUARD, TOLERANCE_FACTORS, TRANSLATION_STEP,
     encode_for_gltf,
@@ -561,17 +562,16 @@ pub fn compress_to_gltf_memo(
             .par_iter()
             .enumerate()
             .map(|(i, clip)| {
-                encode_for_gltf_memo(
-                    memo,
-                    &source.skeleton,
-                    clip,
-                    &limits[i],
-                    &control,
+                let to_encode = ClipToEncode {
+                    skeleton: &source.skeleton,
+                    raw: clip,
+                    settings: &limits[i],
+                    control: &control,
                     options,
-                    Some(keyed.of(i)),
-                    None,
-                )
-                .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
+                    keyed: Some(keyed.of(i)),
+                };
+                encode_for_gltf_memo(memo, &to_encode, None)
+                    .map_err(|e| ExportError::new(format!("clip '{}': {e}", clip.name)))
             })
             .collect()
     };
