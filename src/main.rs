@@ -10,6 +10,9 @@ fn main() {
                 quiet_on_closed_stdout();
                 skelpack::fsutil::remove_temps_on_signal();
             }
+            if command.parallel_work_from_main_thread() {
+                skelpack::cli::join_thread_pool();
+            }
             run(command)
         }
         #[cfg(feature = "gui")]

@@ -71,6 +71,33 @@ impl Command {
         }
         true
     }
+
+    /// Whether all of the command's parallel work is started from the main thread, so the
+    /// main thread can be one of rayon's workers (see [`join_thread_pool`]). `watch` (work
+    /// started from file-watcher threads while the main thread waits) and `view` (the window's
+    /// event loop) are not.
+    pub fn parallel_work_from_main_thread(&self) -> bool {
+        matches!(
+            self,
+            Self::Inspect(_)
+                | Self::Compress(_)
+                | Self::Convert(_)
+                | Self::MakeCharacter(_)
+                | Self::Report(_)
+        )
+    }
+}
+
+/// Makes the calling thread worker 0 of rayon's global pool (`RAYON_NUM_THREADS` or one per
+/// core, as before), so a parallel iterator started here runs on this thread and `N - 1`
+/// others instead of handing every job to `N` spawned threads while this one sleeps. With one
+/// thread nothing is spawned and nothing is handed over: a one-frame clip's compression was
+/// dominated by that hand-over (28 context switches, one thread start). Call it first, before
+/// anything uses rayon; it does nothing if the pool already exists.
+pub fn join_thread_pool() {
+    let _ = rayon::ThreadPoolBuilder::new()
+        .use_current_thread()
+        .build_global();
 }
 
 /// Runs a subcommand; returns the exit code.
