@@ -23,6 +23,10 @@ pub(crate) struct Decoded {
     /// `positions * joints`: object transforms and errors as last measured (empty before).
     object: Vec<DAffine3>,
     errors: Vec<f32>,
+    /// Per joint: its largest error over every position, as last measured.
+    joint_max: Vec<f32>,
+    /// The last measurement, where it is not made incrementally (see [`Decoded::measure`]).
+    whole: Option<ErrorReport>,
 }
 
 impl Decoded {
@@ -34,6 +38,8 @@ impl Decoded {
             dirty: vec![true; clip.tracks.len()],
             object: Vec::new(),
             errors: Vec::new(),
+            joint_max: Vec::new(),
+            whole: None,
         };
         for j in 0..clip.tracks.len() {
             for k in 0..3 {
@@ -67,13 +73,19 @@ impl Decoded {
         }
     }
 
-    /// `clip` (whose tracks these values decode) measured as [`State::measure`] measures
-    /// it, the same arithmetic in the same order; only the joints at or below a changed
-    /// one are composed and measured again.
-    pub fn measure(&mut self, st: &State, clip: &CompressedClip) -> ErrorReport {
+    /// Measures `clip` (whose tracks these values decode) as [`State::measure`] measures
+    /// it, the same arithmetic in the same order, composing and measuring again only the
+    /// joints at or below a changed one; returns each joint's largest error over the
+    /// samples and midpoints ([`ErrorReport::joint_max`]): all a trial needs to decide
+    /// (`passes_at_max`, `violating_at_max`), without the report's statistics over every
+    /// cell. [`Decoded::report`] gives the whole report of the last measurement.
+    pub fn measure_joint_max(&mut self, st: &State, clip: &CompressedClip) -> &[f32] {
         let reference = &st.reference;
         if reference.inner != 1 || !reference.extra.is_empty() {
-            return st.measure(&self.source(clip), &st.held);
+            let whole = st.measure(&self.source(clip), &st.held);
+            self.joint_max = whole.joint_max.clone();
+            self.whole = Some(whole);
+            return &self.joint_max;
         }
         let n = clip.tracks.len();
         let frames = self.frames;
@@ -81,6 +93,7 @@ impl Decoded {
         if self.object.is_empty() {
             self.object = vec![DAffine3::IDENTITY; positions * n];
             self.errors = vec![0.0; positions * n];
+            self.joint_max = vec![0.0; n];
             self.dirty.iter_mut().for_each(|d| *d = true);
         }
         // Joints whose path changed, parents first.
@@ -89,6 +102,9 @@ impl Decoded {
             if let Some(p) = joint.parent {
                 moved[j] |= moved[p];
             }
+        }
+        for j in (0..n).filter(|&j| moved[j]) {
+            self.joint_max[j] = 0.0;
         }
         for p in 0..positions {
             let (frame, refs) = if p < frames {
@@ -113,11 +129,31 @@ impl Decoded {
                     None => m,
                 };
                 self.object[p * n + j] = object;
-                self.errors[p * n + j] = marker_error(&st.held, j, &refs[j], &object);
+                let e = marker_error(&st.held, j, &refs[j], &object);
+                self.errors[p * n + j] = e;
+                // As `ErrorReport::new` folds it: from 0, `f32::max` (a NaN is passed over;
+                // the report clamps midpoints at 0, which this fold does already).
+                self.joint_max[j] = self.joint_max[j].max(e);
             }
         }
         moved.iter_mut().for_each(|d| *d = false);
         self.dirty = moved;
+        self.whole = None;
+        &self.joint_max
+    }
+
+    /// Each joint's largest error in the last measurement.
+    pub fn joint_max(&self) -> &[f32] {
+        &self.joint_max
+    }
+
+    /// The whole report of the last measurement ([`Decoded::measure_joint_max`]).
+    pub fn report(&self, st: &State) -> ErrorReport {
+        if let Some(whole) = &self.whole {
+            return whole.clone();
+        }
+        let n = self.joint_max.len();
+        let frames = self.frames;
         let at_samples = self.errors[..frames * n].to_vec();
         let at_midpoints = self.errors[frames * n..]
             .iter()

@@ -21,8 +21,7 @@ use rayon::prelude::*;
 
 use super::decoded::Decoded;
 use super::relax::{Candidate, Search};
-use super::repair::violating_joints;
-use super::state::{State, Work, passes, track_bits};
+use super::state::{State, Work, passes_at_max, track_bits, violating_at_max};
 use crate::codec::error::CodecError;
 use crate::codec::track::Variant;
 
@@ -44,7 +43,8 @@ const MIN_GROWTH: f32 = 1.15;
 const REFINE_FACTOR: f32 = 0.6;
 
 /// Settles `work` in place: [`GROWTH_ROUNDS`] rounds of growth from the measured slack,
-/// then one of refinement. `work.errors` is current after it.
+/// then one of refinement. `work.errors` is current after it: the rounds decide from each
+/// joint's largest error, and the whole report is made once, at the end.
 pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError> {
     let st = search.state();
     let n = st.len();
@@ -52,6 +52,9 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
     let control = st.control;
     let mut bits = track_bits(&work.out);
     let mut decoded = Decoded::new(&work.out);
+    // Each joint's largest error as last measured (the rounds' slack).
+    let mut joint_max = work.errors.joint_max.clone();
+    let mut measured = false;
     // Per track: a scale that failed (not tried again at or above it) and one that saved
     // nothing (not tried again at or below it).
     let mut ceiling = vec![[f32::INFINITY; 3]; n];
@@ -64,7 +67,7 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
         }
         let refined = least.is_none();
         let started = std::time::Instant::now();
-        let growth = least.map(|&least| subtree_growth(st, work, least));
+        let growth = least.map(|&least| subtree_growth(st, &joint_max, least));
         let tracks: Vec<(usize, usize)> = (0..n)
             .filter(|&j| st.moving[j])
             .flat_map(|j| (0..3).map(move |k| (j, k)))
@@ -111,6 +114,10 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
         }
         let (saved, encoded) = (candidates.len(), started.elapsed());
         let (kept, measures) = trial(st, work, &mut decoded, &mut bits, candidates, &mut ceiling);
+        if measures > 0 {
+            joint_max.clone_from_slice(decoded.joint_max());
+            measured = true;
+        }
         work.relaxed += kept;
         if trace {
             eprintln!(
@@ -123,18 +130,21 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
         }
         control.set_progress(control.progress() + 0.4 / (GROWTH_ROUNDS + 1) as f32);
     }
+    if measured {
+        work.errors = decoded.report(st);
+    }
     Ok(())
 }
 
 /// Per joint, how far its tracks may loosen: `SAFETY` over the largest share of its
 /// tolerance any evaluated joint of its subtree uses, at most `MAX_GROWTH`.
-fn subtree_growth(st: &State, work: &Work, least: f32) -> Vec<f32> {
+fn subtree_growth(st: &State, joint_max: &[f32], least: f32) -> Vec<f32> {
     let n = st.len();
     let held = &st.held;
     let mut worst = vec![0.0f32; n];
     for k in (0..n).rev() {
         if held.evaluated[k] && held.tolerance[k] > 0.0 {
-            worst[k] = worst[k].max(work.errors.joint_max[k] / held.tolerance[k]);
+            worst[k] = worst[k].max(joint_max[k] / held.tolerance[k]);
         }
         if let Some(p) = st.skeleton.joints[k].parent {
             worst[p] = worst[p].max(worst[k]);
@@ -149,8 +159,8 @@ fn subtree_growth(st: &State, work: &Work, least: f32) -> Vec<f32> {
 /// Applies every candidate, measures the clip, and takes back one change on the path of
 /// each joint that fails, until the clip passes (at worst every change is taken back: the
 /// clip as it was, which passed). A change taken back sets its track's ceiling. Leaves the last
-/// measurement in `work.errors`; returns how many changes were kept and how many
-/// measurements that took.
+/// measurement in `decoded`; returns how many changes were kept and how many measurements
+/// that took.
 fn trial(
     st: &State,
     work: &mut Work,
@@ -172,12 +182,12 @@ fn trial(
     }
     let mut measures = 0;
     loop {
-        let errors = decoded.measure(st, &work.out);
+        let joint_max = decoded.measure_joint_max(st, &work.out);
         measures += 1;
-        if passes(&errors, &st.held) || applied.is_empty() {
-            work.errors = errors;
+        if passes_at_max(joint_max, &st.held) || applied.is_empty() {
             return (applied.len(), measures);
         }
+        let violating = violating_at_max(joint_max, &st.held);
         // Per failing joint, one change on its path is taken back: the one adding the most
         // error per bit it saves (the budgets give every track on a path the same share at
         // scale 1, so a track adds error about in proportion to its scale's growth).
@@ -192,7 +202,7 @@ fn trial(
             grown / saved as f32
         };
         let mut back = vec![false; applied.len()];
-        for k in violating_joints(&errors, &st.held) {
+        for k in violating {
             let mut worst: Option<(f32, usize)> = None;
             let mut a = Some(k);
             while let Some(j) = a {

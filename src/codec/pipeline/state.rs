@@ -14,7 +14,7 @@ use crate::codec::playback::{Layer, Layered, Prepared};
 use crate::codec::report::{ClipReport, payload_bytes};
 use crate::codec::reuse::Encodings;
 use crate::codec::track::{TrackData, Variant, encode_track};
-use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, measure};
+use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, exceeds, measure};
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
 
@@ -156,6 +156,23 @@ pub(crate) fn passes(e: &ErrorReport, limits: &JointLimits) -> bool {
         && limits.len() == e.joints
 }
 
+/// [`passes`] from each joint's largest error alone (`ErrorReport::joint_max`): a cell
+/// counts as a violation when `error / tolerance > 1`, which is monotone in the error, so
+/// a joint has a violating cell exactly when its largest error is one.
+pub(crate) fn passes_at_max(joint_max: &[f32], limits: &JointLimits) -> bool {
+    limits.len() == joint_max.len()
+        && (0..joint_max.len())
+            .all(|j| !limits.evaluated[j] || !exceeds(joint_max[j], limits.tolerance[j]))
+}
+
+/// The evaluated joints over their tolerance somewhere (`repair::violating_joints`), from
+/// each joint's largest error alone.
+pub(crate) fn violating_at_max(joint_max: &[f32], limits: &JointLimits) -> Vec<usize> {
+    (0..joint_max.len())
+        .filter(|&j| limits.evaluated[j] && joint_max[j] > limits.tolerance[j])
+        .collect()
+}
+
 /// Bits of every track of a clip, per joint and kind.
 pub(crate) fn track_bits(clip: &CompressedClip) -> Vec<[u64; 3]> {
     let frames = clip.frame_count;
@@ -168,4 +185,58 @@ pub(crate) fn track_bits(clip: &CompressedClip) -> Vec<[u64; 3]> {
 /// Bits of every track of a clip.
 pub(crate) fn total_bits(clip: &CompressedClip) -> u64 {
     track_bits(clip).iter().flatten().sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::codec::pipeline::repair::violating_joints;
+
+    /// An error cell: mostly near the tolerance (the boundary where `e / t > 1` and `e > t`
+    /// could part), sometimes zero, NaN or infinite.
+    fn cell() -> impl Strategy<Value = f32> {
+        prop_oneof![
+            8 => (0.9f32..1.1).prop_map(|x| x * 0.01),
+            1 => Just(0.0f32),
+            1 => Just(f32::NAN),
+            1 => Just(f32::INFINITY),
+            1 => Just(0.01f32),
+            1 => Just(0.01f32.next_up()),
+        ]
+    }
+
+    proptest! {
+        /// The settle pass decides from each joint's largest error what `passes` and
+        /// `violating_joints` decide from every cell.
+        #[test]
+        fn deciding_from_joint_maxima_is_deciding_from_every_cell(
+            joints in 1usize..6,
+            frames in 1usize..5,
+            cells in proptest::collection::vec(cell(), 64),
+            evaluated in proptest::collection::vec(any::<bool>(), 6),
+            zero_tolerance in proptest::collection::vec(prop::bool::weighted(0.2), 6),
+        ) {
+            let n = joints;
+            let mids = frames - 1;
+            let at = |i: usize| cells[i % cells.len()];
+            let at_samples: Vec<f32> = (0..frames * n).map(at).collect();
+            let at_midpoints: Vec<f32> =
+                (0..mids * n).map(|i| 0.0f32.max(at(i + frames * n))).collect();
+            let limits = JointLimits {
+                marker_offset: vec![1.0; n],
+                tolerance: (0..n).map(|j| if zero_tolerance[j] { 0.0 } else { 0.01 }).collect(),
+                evaluated: evaluated[..n].to_vec(),
+                rest_scale: vec![1.0; n],
+                sockets: vec![Vec::new(); n],
+            };
+            let report = ErrorReport::new(n, frames, at_samples, Some(at_midpoints), &limits);
+            prop_assert_eq!(passes_at_max(&report.joint_max, &limits), passes(&report, &limits));
+            prop_assert_eq!(
+                violating_at_max(&report.joint_max, &limits),
+                violating_joints(&report, &limits)
+            );
+        }
+    }
 }
