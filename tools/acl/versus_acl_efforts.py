@@ -3,8 +3,10 @@
 
 ../shared/tools/acl/versus_acl.py at every effort in one run: for each ACL raw clip, in
 alternating order per round, ACL 2.1 (`acl_compressor`, its defaults; `acl_parse_only`) and
-skelpack (`compress CLIP --preset acl --effort E`, one thread, per effort; `inspect CLIP`)
-are timed as CPU (user + sys) of the child process. Prints per clip and effort the process
+skelpack (`compress CLIP --preset acl --effort E -o FILE`, one thread, per effort; `inspect
+CLIP`) are timed as CPU (user + sys) of the child process. Neither timed run prints a report:
+the sizes come from untimed runs (`--json`; `-stats`). skelpack's timed run still writes and
+syncs its output file, which ACL's does not. Prints per clip and effort the process
 ratio and the codec ratio (each minus its own parse) as versus_acl.py computes them, and the
 sizes: skelpack's payload bytes (`--json`) against ACL's `compressed_size` (`-stats`).
 """
@@ -57,19 +59,23 @@ def main():
         subprocess.run([ACLC, '-acl=' + c, '-stats=' + stats], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         text = open(stats).read()
         sizes[c]['acl'] = int(text.split('compressed_size', 1)[1].split('=', 1)[1].split()[0].strip(','))
+        # Sizes from an untimed `--json` run, as ACL's come from an untimed `-stats` run: the
+        # timed runs of both tools print no report.
+        for e in efforts:
+            out = subprocess.run([a.skelpack, 'compress', c, '--preset', 'acl', '--effort', e, '--force',
+                                  '-o', tmp + '/t.skp', '--json'], capture_output=True, env=one).stdout
+            sizes[c][e] = sum(cl['payload_bytes'] for cl in json.loads(out)['clips'])
     for r in range(a.rounds):
         for c in a.clips:
             acl = [('acl', [ACLC, '-acl=' + c], None), ('acl_parse', [ACLP, c], None)]
             sp = [('sp_' + e, [a.skelpack, 'compress', c, '--preset', 'acl', '--effort', e, '--force',
-                               '-o', tmp + '/t.skp', '--json'], one) for e in efforts]
+                               '-o', tmp + '/t.skp'], one) for e in efforts]
             sp.append(('sp_parse', [a.skelpack, 'inspect', c], one))
             for key, cmd, env in (acl + sp if r % 2 == 0 else sp + acl):
-                ms, rc, out = cpu_ms(cmd, env, subprocess.PIPE if key.startswith('sp_') and key != 'sp_parse' else subprocess.DEVNULL)
+                ms, rc, _ = cpu_ms(cmd, env)
                 if rc not in (0, 1):
                     sys.exit(f'{" ".join(cmd)} exited {rc}')
                 runs[c][key].append(ms)
-                if out:
-                    sizes[c][key[3:]] = sum(cl['payload_bytes'] for cl in json.loads(out)['clips'])
     rows = []
     for c, d in runs.items():
         m = {k: statistics.median(v) for k, v in d.items()}
