@@ -262,7 +262,9 @@ pub struct TrackEncoder<'a> {
     constants: Vec<(f32, TrackData)>,
     formats: Vec<Format>,
     /// Per format (filled on first use): quantized keys and insertions per interpolation.
-    quantized: Vec<Option<Quantized>>,
+    /// Boxed: an encoder has a slot for each of about 22 formats and fills a few, and
+    /// unboxed slots were most of a short clip's fresh heap pages.
+    quantized: Vec<Option<Box<Quantized>>>,
     /// The formats' range and floors.
     quantizer: Quantizer,
 }
@@ -275,7 +277,7 @@ pub struct EncoderState {
     finest: f32,
     constants: Vec<(f32, TrackData)>,
     formats: Vec<Format>,
-    quantized: Vec<Option<Quantized>>,
+    quantized: Vec<Option<Box<Quantized>>>,
     quantizer: Quantizer,
 }
 
@@ -569,7 +571,7 @@ impl<'a> TrackEncoder<'a> {
         let quantizer = &mut self.quantizer;
         self.quantized[fi].get_or_insert_with(|| {
             let (range, codes, key_values, floor) = quantizer.keys(&input, format, fi);
-            Quantized {
+            Box::new(Quantized {
                 range,
                 codes,
                 key_values,
@@ -577,7 +579,7 @@ impl<'a> TrackEncoder<'a> {
                 insertions: vec![None; n_interp],
                 costs: vec![Vec::new(); n_interp],
                 nudged: vec![Vec::new(); n_interp],
-            }
+            })
         })
     }
 
