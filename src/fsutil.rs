@@ -4,13 +4,15 @@
 //!
 //! Temporary files never outlive their write: they are removed when the write fails, at
 //! Ctrl-C / SIGTERM once [`remove_temps_on_signal`] is installed, and — for a process killed
-//! outright — by the next write of the same file, which removes `.NAME.PID.tmp` files of
-//! processes that no longer run. An output path that exists and is not a regular file (a
-//! directory, FIFO, device or symbolic link) is refused rather than replaced.
+//! outright — by the next process's write of the same file, which removes `.NAME.PID.tmp`
+//! files of processes that no longer run ([`remove_stale_temps`]). An output path that
+//! exists and is not a regular file (a directory, FIFO, device or symbolic link) is refused
+//! rather than replaced.
 
+use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 /// Temporary files being written right now (removed by the signal handler).
 static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -103,27 +105,51 @@ fn temp_name(name: &str, pid: u32) -> String {
     format!(".{name}.{pid}.tmp")
 }
 
-/// Removes `.NAME.PID.tmp` regular files in `dir` whose process no longer runs.
+/// A folder's stale temporary files, by the name of the file each was being written as.
+type StaleTemps = HashMap<String, Vec<PathBuf>>;
+
+/// Per folder this process has written into: the stale temporary files its first look
+/// found there.
+static STALE: LazyLock<Mutex<HashMap<PathBuf, StaleTemps>>> = LazyLock::new(Default::default);
+
+/// Removes the `.NAME.PID.tmp` regular files in `dir` whose process no longer runs. The
+/// folder is listed once per process (at its first write there), not at every write: a
+/// batch writing thousands of outputs into one folder would otherwise list it once per
+/// output (20,000 files made each write 9 ms slower). A process killed after that listing
+/// leaves its temporary file to the next process that writes the same file.
 pub fn remove_stale_temps(dir: &Path, name: &str) {
+    let mut stale = STALE.lock().unwrap_or_else(|e| e.into_inner());
+    let found = stale
+        .entry(dir.to_path_buf())
+        .or_insert_with(|| stale_temps_in(dir));
+    for path in found.remove(name).unwrap_or_default() {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// The `.NAME.PID.tmp` regular files in `dir` of processes that no longer run, by `NAME`.
+fn stale_temps_in(dir: &Path) -> StaleTemps {
+    let mut found = StaleTemps::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+        return found;
     };
-    let prefix = format!(".{name}.");
     for e in entries.flatten() {
         let file = e.file_name();
-        let Some(pid) = file
+        let Some((name, pid)) = file
             .to_str()
-            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|f| f.strip_prefix('.'))
             .and_then(|r| r.strip_suffix(".tmp"))
-            .and_then(|p| p.parse::<u32>().ok())
+            .and_then(|r| r.rsplit_once('.'))
+            .and_then(|(name, pid)| Some((name, pid.parse::<u32>().ok()?)))
         else {
             continue;
         };
         let regular = e.file_type().is_ok_and(|t| t.is_file());
         if regular && pid != std::process::id() && !process_alive(pid) {
-            let _ = std::fs::remove_file(e.path());
+            found.entry(name.to_string()).or_default().push(e.path());
         }
     }
+    found
 }
 
 /// Whether a process with this id runs (when unsure: yes, so nothing is removed).
@@ -181,5 +207,44 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
         _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The id of a process that has exited.
+    fn dead_pid() -> u32 {
+        let mut dead = std::process::Command::new("true").spawn().unwrap();
+        let pid = dead.id();
+        dead.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn a_folder_listed_at_its_first_write_still_loses_the_stale_files_of_later_names() {
+        let d = tempfile::tempdir().unwrap();
+        let pid = dead_pid();
+        let stale_b = d.path().join(format!(".b.skp.{pid}.tmp"));
+        std::fs::write(&stale_b, b"half of b").unwrap();
+        let other = d.path().join(format!(".c.skp.{pid}.tmp"));
+        std::fs::write(&other, b"half of c").unwrap();
+        // Another process's file, alive: ours under another id is not one, so use pid 1.
+        let alive = d.path().join(".b.skp.1.tmp");
+        std::fs::write(&alive, b"init's").unwrap();
+        write_atomic(&d.path().join("a.skp"), b"a").unwrap();
+        // The folder was listed at a's write; b's stale file goes at b's write.
+        assert!(stale_b.exists());
+        write_atomic(&d.path().join("b.skp"), b"b").unwrap();
+        assert!(!stale_b.exists());
+        assert!(other.exists() && alive.exists());
+        assert_eq!(std::fs::read(d.path().join("b.skp")).unwrap(), b"b");
+        // A name with dots and digits of its own parses as NAME.PID.tmp.
+        let e = tempfile::tempdir().unwrap();
+        let dotted_e = e.path().join(format!(".take.2.fbx.{pid}.tmp"));
+        std::fs::write(&dotted_e, b"x").unwrap();
+        write_atomic(&e.path().join("take.2.fbx"), b"y").unwrap();
+        assert!(!dotted_e.exists());
     }
 }
