@@ -13,12 +13,6 @@ use crate::metric::{ErrorReport, JointLimits};
 /// floor itself would need every ancestor at the finest encoding.
 pub const FLOOR_MARGIN: f32 = 1.25;
 
-/// Each joint's floor from the error report of the finest encoding (its largest error at
-/// samples and between them).
-pub fn floors_of(finest: &ErrorReport) -> Vec<f32> {
-    finest.joint_max.clone()
-}
-
 /// `requested` with every tolerance below its joint's floor raised to
 /// `FLOOR_MARGIN * floor`.
 pub fn hold_to_floors(requested: &JointLimits, floors: &[f32]) -> JointLimits {

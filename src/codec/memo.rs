@@ -82,10 +82,10 @@ impl Recompressor {
     ) -> Result<CompressedClip, CodecError> {
         // The clip as compressed: a looping clip may have its first frame appended.
         let prepared = super::playback::prepare(skeleton, clip, settings);
-        let digest = digest(skeleton, &prepared.clip);
+        let tracks = track_digests(&prepared.clip, &prepared.rest);
+        let digest = digest(skeleton, &prepared.clip, &tracks);
         if self.clip != Some(digest) {
             let shape = shape_digest(skeleton, &prepared.clip);
-            let tracks = track_digests(&prepared.clip, &prepared.rest);
             if self.clip.is_some()
                 && self.shape == Some(shape)
                 && self.track_digests.len() == tracks.len()
@@ -158,7 +158,7 @@ impl Recompressor {
 /// A digest of the skeleton's shape and the clip's frames: two clips with the same one
 /// differ only in their tracks' samples and rest values.
 fn shape_digest(skeleton: &Skeleton, clip: &Clip) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = hasher();
     for j in &skeleton.joints {
         j.parent.hash(&mut h);
         j.deforming.hash(&mut h);
@@ -172,8 +172,17 @@ fn shape_digest(skeleton: &Skeleton, clip: &Clip) -> u64 {
     h.finish()
 }
 
+/// The hasher of the digests: deterministic (a fixed seed) and fast over bulk bytes, with
+/// the quality of a 64-bit hash (an accidental collision would reuse another clip's
+/// encodings; nothing here is hashed from a party who could aim for one).
+fn hasher() -> impl Hasher {
+    use std::hash::BuildHasher;
+    foldhash::quality::FixedState::with_seed(0x736b_656c_7061_636b).build_hasher()
+}
+
 /// Per track (`3 * joint + kind`), a digest of what its encodings read: its samples and
-/// what a rest track decodes to (`rest`, per joint).
+/// what a rest track decodes to (`rest`, per joint). The samples are hashed as their bytes
+/// (the `f32` bits), a track at a time.
 fn track_digests(clip: &Clip, rest: &[crate::model::Transform]) -> Vec<u64> {
     let mut out = Vec::with_capacity(3 * clip.tracks.len());
     for (j, t) in clip.tracks.iter().enumerate() {
@@ -181,48 +190,41 @@ fn track_digests(clip: &Clip, rest: &[crate::model::Transform]) -> Vec<u64> {
             .get(j)
             .copied()
             .unwrap_or(crate::model::Transform::IDENTITY);
-        let digest = |values: &mut dyn Iterator<Item = f32>, rest: &[f32]| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            values.for_each(|x| x.to_bits().hash(&mut h));
-            rest.iter().for_each(|x| x.to_bits().hash(&mut h));
+        let digest = |values: &[u8], rest: &[f32]| {
+            let mut h = hasher();
+            h.write_usize(values.len());
+            h.write(values);
+            h.write(bytemuck::cast_slice(rest));
             h.finish()
         };
         out.push(digest(
-            &mut t.translations.iter().flat_map(|v| v.to_array()),
+            bytemuck::cast_slice(&t.translations),
             &r.translation.to_array(),
         ));
         out.push(digest(
-            &mut t.rotations.iter().flat_map(|q| q.to_array()),
+            bytemuck::cast_slice(&t.rotations),
             &r.rotation.to_array(),
         ));
-        out.push(digest(
-            &mut t.scales.iter().flat_map(|v| v.to_array()),
-            &r.scale.to_array(),
-        ));
+        out.push(digest(bytemuck::cast_slice(&t.scales), &r.scale.to_array()));
     }
     out
 }
 
-/// A digest of everything of the skeleton and clip that compression reads.
-fn digest(skeleton: &Skeleton, clip: &Clip) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    let mut floats = |v: &[f32]| v.iter().for_each(|x| x.to_bits().hash(&mut h));
+/// A digest of everything of the skeleton and clip that compression reads: the skeleton's
+/// rest pose and hierarchy, the clip's timing, name and length, and its tracks through
+/// their digests (`tracks`, [`track_digests`]).
+fn digest(skeleton: &Skeleton, clip: &Clip, tracks: &[u64]) -> u64 {
+    let mut h = hasher();
     for j in &skeleton.joints {
         let r = &j.rest;
-        floats(&r.translation.to_array());
-        floats(&r.rotation.to_array());
-        floats(&r.scale.to_array());
-    }
-    floats(&[clip.sample_rate, clip.start_time]);
-    for t in &clip.tracks {
-        t.translations.iter().for_each(|v| floats(&v.to_array()));
-        t.rotations.iter().for_each(|q| floats(&q.to_array()));
-        t.scales.iter().for_each(|v| floats(&v.to_array()));
-    }
-    for j in &skeleton.joints {
+        h.write(bytemuck::cast_slice(&r.translation.to_array()));
+        h.write(bytemuck::cast_slice(&r.rotation.to_array()));
+        h.write(bytemuck::cast_slice(&r.scale.to_array()));
         j.parent.hash(&mut h);
         j.deforming.hash(&mut h);
     }
+    h.write(bytemuck::cast_slice(&[clip.sample_rate, clip.start_time]));
+    h.write(bytemuck::cast_slice(tracks));
     clip.name.hash(&mut h);
     clip.frame_count.hash(&mut h);
     h.finish()

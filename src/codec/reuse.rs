@@ -5,6 +5,8 @@
 //! [`Recompressor`](super::Recompressor) owns one per clip and drops it for another clip.
 
 use std::collections::HashMap;
+
+use foldhash::fast::FixedState;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -132,14 +134,17 @@ struct Key {
     variant: Variant,
 }
 
+/// The encodings by [`Key`]: a fixed-seed fast hash (the keys are the codec's own integers).
+type ByKey = HashMap<Key, TrackData, FixedState>;
+
 /// Track encodings of the previous compression and of the one under way, and per track
 /// (`3 * joint + kind`) its encoder's state, so an encoding at a new tolerance replays
 /// recorded fits instead of fitting again.
 #[derive(Default)]
 pub(super) struct Encodings {
     codec: Option<Codec>,
-    previous: HashMap<Key, TrackData>,
-    current: Mutex<HashMap<Key, TrackData>>,
+    previous: ByKey,
+    current: Mutex<ByKey>,
     encoders: Vec<Mutex<Option<EncoderState>>>,
     pub(super) reused: AtomicUsize,
     pub(super) computed: AtomicUsize,
@@ -180,7 +185,7 @@ impl Encodings {
         }
     }
 
-    fn current_mut(&mut self) -> &mut HashMap<Key, TrackData> {
+    fn current_mut(&mut self) -> &mut ByKey {
         self.current.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -208,14 +213,14 @@ impl Encodings {
             variant,
         };
         let lock = || self.current.lock().unwrap_or_else(|e| e.into_inner());
-        let known = lock()
-            .get(&key)
-            .or_else(|| self.previous.get(&key))
-            .cloned();
-        let track = match known {
+        if let Some(t) = lock().get(&key) {
+            self.reused.fetch_add(1, Ordering::Relaxed);
+            return t.clone();
+        }
+        let track = match self.previous.get(&key) {
             Some(t) => {
                 self.reused.fetch_add(1, Ordering::Relaxed);
-                t
+                t.clone()
             }
             None => {
                 self.computed.fetch_add(1, Ordering::Relaxed);

@@ -17,4 +17,6 @@ pub use limits::{JointLimits, SocketMarker};
 pub use markers::{joint_error, marker_error, socket_error};
 pub use report::{ErrorReport, ErrorStats, exceeds};
 pub use sockets::{SocketError, socket_errors, worst_socket};
-pub use visual_error::{PoseSource, Reference, joint_error_f32, measure, to_f64};
+pub use visual_error::{
+    PoseSource, Reference, joint_error_f32, measure, measure_joint_max, to_f64,
+};

@@ -43,14 +43,7 @@ impl ErrorReport {
     ) -> Self {
         let samples = stats(joints, &at_samples, limits, 0.0);
         let midpoints = at_midpoints.as_ref().map(|m| stats(joints, m, limits, 0.5));
-        let mut joint_max = vec![0.0f32; joints];
-        for m in std::iter::once(&at_samples).chain(at_midpoints.as_ref()) {
-            for row in m.chunks_exact(joints.max(1)) {
-                for (jm, &e) in joint_max.iter_mut().zip(row) {
-                    *jm = jm.max(e);
-                }
-            }
-        }
+        let joint_max = Self::joint_max_of(joints, &at_samples, at_midpoints.as_deref());
         Self {
             joints,
             frames,
@@ -60,6 +53,24 @@ impl ErrorReport {
             midpoints,
             joint_max,
         }
+    }
+
+    /// Each joint's largest error over the samples and midpoints (`frame * joints + joint`
+    /// matrices), as [`ErrorReport::joint_max`] holds it: from 0, by `f32::max`.
+    pub fn joint_max_of(
+        joints: usize,
+        at_samples: &[f32],
+        at_midpoints: Option<&[f32]>,
+    ) -> Vec<f32> {
+        let mut joint_max = vec![0.0f32; joints];
+        for m in std::iter::once(at_samples).chain(at_midpoints) {
+            for row in m.chunks_exact(joints.max(1)) {
+                for (jm, &e) in joint_max.iter_mut().zip(row) {
+                    *jm = jm.max(e);
+                }
+            }
+        }
+        joint_max
     }
 
     /// The error of `joint` at sample `frame`.

@@ -174,6 +174,38 @@ pub fn measure(
     limits: &JointLimits,
     midpoints: bool,
 ) -> ErrorReport {
+    let (errors, mid_errors) = measure_cells(skeleton, reference, candidate, limits, midpoints);
+    ErrorReport::new(
+        reference.joints,
+        reference.frames,
+        errors,
+        mid_errors,
+        limits,
+    )
+}
+
+/// Each joint's largest error, as [`measure`]'s report holds it ([`ErrorReport::joint_max`]),
+/// without the report's statistics (which sort every cell): what a floor needs.
+pub fn measure_joint_max(
+    skeleton: &Skeleton,
+    reference: &Reference,
+    candidate: &dyn PoseSource,
+    limits: &JointLimits,
+    midpoints: bool,
+) -> Vec<f32> {
+    let (errors, mid_errors) = measure_cells(skeleton, reference, candidate, limits, midpoints);
+    ErrorReport::joint_max_of(reference.joints, &errors, mid_errors.as_deref())
+}
+
+/// [`measure`]'s error matrices: at the samples, and per interval the largest over its
+/// inner points (when `midpoints`).
+fn measure_cells(
+    skeleton: &Skeleton,
+    reference: &Reference,
+    candidate: &dyn PoseSource,
+    limits: &JointLimits,
+    midpoints: bool,
+) -> (Vec<f32>, Option<Vec<f32>>) {
     let n = reference.joints;
     assert_eq!(skeleton.len(), n, "reference and skeleton differ");
     assert_eq!(limits.len(), n, "limits and skeleton differ");
@@ -221,7 +253,7 @@ pub fn measure(
     } else {
         None
     };
-    ErrorReport::new(n, reference.frames, errors, mid_errors, limits)
+    (errors, mid_errors)
 }
 
 #[cfg(test)]

@@ -8,12 +8,12 @@ use rayon::prelude::*;
 use super::state::State;
 use crate::codec::classify::track_moves;
 use crate::codec::compressed::CompressedClip;
-use crate::codec::floor::{floors_of, hold_to_floors};
+use crate::codec::floor::hold_to_floors;
 use crate::codec::playback::Layered;
 use crate::codec::report::ClipReport;
 use crate::codec::reuse::Memo;
 use crate::codec::track::{TrackData, encode_track, finest_track};
-use crate::metric::measure;
+use crate::metric::measure_joint_max;
 use crate::model::Transform;
 
 /// Sets `st.floors` (from the memo when the markers and bit widths did not change) and
@@ -62,11 +62,6 @@ fn joint_floors(st: &State) -> Vec<f32> {
         additive: &finest,
         layer: st.layer,
     };
-    floors_of(&measure(
-        skeleton,
-        &st.reference,
-        &shown,
-        &settings.limits,
-        true,
-    ))
+    // A joint's floor: its largest error at the samples and between them.
+    measure_joint_max(skeleton, &st.reference, &shown, &settings.limits, true)
 }

@@ -86,6 +86,9 @@ pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError>
                         }
                         s
                     }
+                    // Refining moves keys: a track stored as its rest value or a constant
+                    // has none, and a tighter tolerance only rules out its cheaper forms.
+                    None if work.out.tracks[j][k].interpolation().is_none() => return None,
                     None => now * REFINE_FACTOR,
                 };
                 if control.is_cancelled() {
