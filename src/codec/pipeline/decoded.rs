@@ -11,6 +11,10 @@ use crate::codec::compressed::CompressedClip;
 use crate::metric::{ErrorReport, PoseSource, marker_error};
 use crate::model::Transform;
 
+/// The most memory the local transforms kept between measurements may take (13_07 takes
+/// 2.5 MB, the 120 fps CMU_131_01 6 MB; an 841-joint rig of 994 frames would take 160 MB).
+const LOCAL_KEPT_MAX: usize = 64 << 20;
+
 /// Every track's values at the samples, then the midpoints; and once measured, every
 /// joint's object transform and error there, recomputed for the joints whose path changed.
 pub(crate) struct Decoded {
@@ -20,7 +24,11 @@ pub(crate) struct Decoded {
     values: Vec<Vec<Vec4>>,
     /// Joints whose tracks changed since the last [`Decoded::measure`].
     dirty: Vec<bool>,
-    /// `positions * joints`: object transforms and errors as last measured (empty before).
+    /// `positions * joints`: each joint's local transform as shown (on the additive layer's
+    /// base, if any), kept until its tracks change (empty where that would take more than
+    /// [`LOCAL_KEPT_MAX`]: made again at each measurement), and its object transform and
+    /// error, as last measured (empty before).
+    local: Vec<DAffine3>,
     object: Vec<DAffine3>,
     errors: Vec<f32>,
     /// Per joint: its largest error over every position, as last measured.
@@ -36,6 +44,7 @@ impl Decoded {
             frames: clip.frame_count,
             values: vec![Vec::new(); 3 * clip.tracks.len()],
             dirty: vec![true; clip.tracks.len()],
+            local: Vec::new(),
             object: Vec::new(),
             errors: Vec::new(),
             joint_max: Vec::new(),
@@ -91,19 +100,28 @@ impl Decoded {
         let frames = self.frames;
         let positions = frames + frames.saturating_sub(1);
         if self.object.is_empty() {
+            if positions * n * std::mem::size_of::<DAffine3>() <= LOCAL_KEPT_MAX {
+                self.local = vec![DAffine3::IDENTITY; positions * n];
+            }
             self.object = vec![DAffine3::IDENTITY; positions * n];
             self.errors = vec![0.0; positions * n];
             self.joint_max = vec![0.0; n];
             self.dirty.iter_mut().for_each(|d| *d = true);
         }
-        // Joints whose path changed, parents first.
-        let mut moved = std::mem::take(&mut self.dirty);
+        // Joints whose own tracks changed (their local transforms are made again), and
+        // joints whose path changed (composed and measured again), parents first.
+        let mut own = std::mem::take(&mut self.dirty);
+        let mut moved = own.clone();
+        if self.local.is_empty() {
+            own.iter_mut().for_each(|o| *o = true);
+        }
         for (j, joint) in st.skeleton.joints.iter().enumerate() {
             if let Some(p) = joint.parent {
                 moved[j] |= moved[p];
             }
         }
-        for j in (0..n).filter(|&j| moved[j]) {
+        let recomposed: Vec<usize> = (0..n).filter(|&j| moved[j]).collect();
+        for &j in &recomposed {
             self.joint_max[j] = 0.0;
         }
         for p in 0..positions {
@@ -113,17 +131,25 @@ impl Decoded {
                 let m = p - frames;
                 (m as f32 + 0.5, &reference.at_midpoints[m * n..(m + 1) * n])
             };
-            for j in (0..n).filter(|&j| moved[j]) {
-                let local = Transform::new(
-                    self.at(3 * j, p).truncate(),
-                    Quat::from_vec4(self.at(3 * j + 1, p)).normalize(),
-                    self.at(3 * j + 2, p).truncate(),
-                );
-                let shown = match st.layer {
-                    Some(l) => l.compose(j, frame, &local),
-                    None => local,
+            for &j in &recomposed {
+                let fresh = own[j];
+                let m = if fresh {
+                    let local = Transform::new(
+                        self.at(3 * j, p).truncate(),
+                        Quat::from_vec4(self.at(3 * j + 1, p)).normalize(),
+                        self.at(3 * j + 2, p).truncate(),
+                    );
+                    let shown = match st.layer {
+                        Some(l) => l.compose(j, frame, &local),
+                        None => local,
+                    };
+                    shown.to_daffine()
+                } else {
+                    self.local[p * n + j]
                 };
-                let m = shown.to_daffine();
+                if fresh && let Some(kept) = self.local.get_mut(p * n + j) {
+                    *kept = m;
+                }
                 let object = match st.skeleton.joints[j].parent {
                     Some(a) => self.object[p * n + a] * m,
                     None => m,
