@@ -102,15 +102,45 @@ impl Curve {
     /// Evaluates inside segment `i` (keys `i` and `i + 1`).
     #[inline]
     pub fn sample_segment(&self, i: usize, frame: f32) -> Vec4 {
+        eval_window(self.interpolation, self.is_rotation, &self.window(i), frame)
+    }
+
+    /// Segment `i`'s window of four keys (see [`eval_window`]).
+    #[inline]
+    fn window(&self, i: usize) -> [(f32, Vec4); 4] {
         let n = self.frames.len();
         let key = |k: usize| (self.frames[k] as f32, self.values[k]);
-        let window = [
+        [
             key(i.saturating_sub(1)),
             key(i),
             key(i + 1),
             key((i + 2).min(n - 1)),
-        ];
-        eval_window(self.interpolation, self.is_rotation, &window, frame)
+        ]
+    }
+
+    /// Appends to `out` the value at each of `frames`, which must not decrease: the values
+    /// [`Curve::sample`] gives, each segment found by walking on from the last one and
+    /// prepared once ([`Segment`]) for every frame inside it.
+    pub fn sample_increasing(&self, frames: impl Iterator<Item = f32>, out: &mut Vec<Vec4>) {
+        let n = self.frames.len();
+        if n == 1 {
+            out.extend(frames.map(|_| self.values[0]));
+            return;
+        }
+        let mut i = 0;
+        let mut segment = Segment::new(self.interpolation, self.is_rotation, &self.window(0));
+        for frame in frames {
+            // The last key at or before `frame`, at most the last segment's (`segment`).
+            let mut next = i;
+            while next + 2 < n && self.frames[next + 1] as f32 <= frame {
+                next += 1;
+            }
+            if next != i {
+                i = next;
+                segment = Segment::new(self.interpolation, self.is_rotation, &self.window(i));
+            }
+            out.push(segment.eval(frame));
+        }
     }
 }
 
@@ -231,6 +261,35 @@ mod tests {
             let x = f as f32 + 0.25;
             let expect = 2.0 * x.min(10.0) + 1.0;
             assert!((c.sample(x).x - expect).abs() < 1e-4, "{x}");
+        }
+    }
+
+    #[test]
+    fn sampling_increasing_frames_gives_sample_bit_for_bit() {
+        let frames = vec![0, 2, 3, 7, 12];
+        let values: Vec<Vec4> = frames
+            .iter()
+            .map(|&f| {
+                Vec4::from(Quat::from_rotation_y(
+                    0.3 * f as f32 + 0.01 * (f * f) as f32,
+                ))
+            })
+            .collect();
+        // Before the first key, on keys, between them, at midpoints and past the last.
+        let at: Vec<f32> = (-2..30).map(|i| i as f32 * 0.5).collect();
+        for interpolation in [Interpolation::Linear, Interpolation::CatmullRom] {
+            for is_rotation in [true, false] {
+                let c = Curve::new(interpolation, is_rotation, frames.clone(), values.clone());
+                let mut walked = Vec::new();
+                c.sample_increasing(at.iter().copied(), &mut walked);
+                for (&x, w) in at.iter().zip(&walked) {
+                    assert_eq!(
+                        c.sample(x).to_array().map(f32::to_bits),
+                        w.to_array().map(f32::to_bits),
+                        "{x}"
+                    );
+                }
+            }
         }
     }
 

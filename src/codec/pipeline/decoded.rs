@@ -8,6 +8,7 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::state::State;
 use crate::codec::compressed::CompressedClip;
+use crate::codec::track::TrackData;
 use crate::metric::{ErrorReport, PoseSource, marker_error};
 use crate::model::Transform;
 
@@ -70,8 +71,20 @@ impl Decoded {
             return;
         }
         let mids = self.frames.saturating_sub(1);
-        v.extend((0..self.frames).map(|f| track.sample(f as f32, rest)));
-        v.extend((0..mids).map(|f| track.sample(f as f32 + 0.5, rest)));
+        match track {
+            TrackData::Animated(a) => {
+                // The values `TrackData::sample` gives, a segment prepared once for all
+                // the positions inside it.
+                a.curve
+                    .sample_increasing((0..self.frames).map(|f| f as f32), v);
+                a.curve
+                    .sample_increasing((0..mids).map(|f| f as f32 + 0.5), v);
+            }
+            _ => {
+                v.extend((0..self.frames).map(|f| track.sample(f as f32, rest)));
+                v.extend((0..mids).map(|f| track.sample(f as f32 + 0.5, rest)));
+            }
+        }
     }
 
     /// The clip as a pose source reading these values (`clip` for any other frame).
