@@ -177,14 +177,15 @@ fn rotate8(p: &Weighed) -> [Vec4; 8] {
 
 /// Normalizes rotations mixed one track at a time as the scalar path does, bit for bit,
 /// two per 256-bit register (each in its own 128-bit half, as glam holds one), so each
-/// square root and division serves two tracks: `v[i]` whose bit is set in `hermite` is a
-/// Catmull-Rom rotation, normalized as [`crate::curve::eval_hermite`] does (glam's
-/// `normalize_or(W)`: `v * (1 / length)`, `W` where that reciprocal is not finite and
-/// positive), the others a slerp's mix ([`crate::curve::slerp_mix`]), normalized as
-/// [`crate::curve::slerp`] does (`v / length`); then every one is normalized again, as the
-/// pose's rotation is. The length is glam's SSE2 dot product in each half (`(x*x + z*z) +
-/// (y*y + w*w)` in every lane). `v` holds `count` rotations (at most eight); the rest of
-/// the eight are overwritten.
+/// square root and division serves two tracks. With `HERMITE`, every one is a Catmull-Rom
+/// rotation, normalized as [`crate::curve::eval_hermite`] does (glam's `normalize_or(W)`:
+/// `v * (1 / length)`, `W` where that reciprocal is not finite and positive); without, a
+/// slerp's mix ([`crate::curve::slerp_mix`]), normalized as [`crate::curve::slerp`] does
+/// (`v / length`). Then every one is normalized again, as the pose's rotation is. The
+/// length is glam's SSE2 dot product in each half (`(x*x + z*z) + (y*y + w*w)` in every
+/// lane). `v` holds `count` rotations (at most eight); the rest of the eight are
+/// overwritten. The two kinds are normalized apart (one call each): a pair of one of
+/// each would need both normalizations and a blend.
 ///
 /// For clips with no group of eight linear rotations ([`slerp_tracks`]) and at least
 /// three rotations (RobotExpressive Idle: three slerps and two Catmull-Rom rotations):
@@ -196,21 +197,14 @@ fn rotate8(p: &Weighed) -> [Vec4; 8] {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
 #[inline]
-pub(crate) unsafe fn normalize_rotations(v: &mut [Vec4; 8], count: usize, hermite: u8) {
+pub(crate) unsafe fn normalize_rotations<const HERMITE: bool>(v: &mut [Vec4; 8], count: usize) {
     for pair in 0..count.div_ceil(2) {
         let (i, j) = (2 * pair, 2 * pair + 1);
         let q = _mm256_set_m128(v[j].into(), v[i].into());
-        let kinds = (hermite >> i) & 3;
-        let first = match kinds {
-            0 => normalize2(q),
-            3 => normalize_or_w2(q),
-            _ => {
-                let lo = if kinds & 1 == 1 { -1 } else { 0 };
-                let hi = if kinds & 2 == 2 { -1 } else { 0 };
-                let is_hermite =
-                    _mm256_castsi256_ps(_mm256_setr_epi32(lo, lo, lo, lo, hi, hi, hi, hi));
-                _mm256_blendv_ps(normalize2(q), normalize_or_w2(q), is_hermite)
-            }
+        let first = if HERMITE {
+            normalize_or_w2(q)
+        } else {
+            normalize2(q)
         };
         let q = normalize2(first);
         v[i] = _mm256_castps256_ps128(q).into();

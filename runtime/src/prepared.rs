@@ -372,7 +372,8 @@ impl Prepared {
         fi: u32,
         out: &mut [JointPose],
     ) {
-        let mut pending = Pending::default();
+        let mut pending = Pending::<false>::default();
+        let mut pending_hermite = Pending::<true>::default();
         for t in slerps {
             if t.joint as usize >= out.len() {
                 break;
@@ -381,7 +382,7 @@ impl Prepared {
             let u = segment_u(g.f0(), g.dt(), f);
             let mix = slerp_mix(g.a(), g.b(), g.theta(), g.sin_theta(), u);
             // SAFETY: the caller's.
-            unsafe { pending.push(t.joint, mix.into(), false, out) };
+            unsafe { pending.push(t.joint, mix.into(), out) };
         }
         for t in &self.hermite_tracks {
             let Some(pose) = out.get_mut(t.joint as usize) else {
@@ -394,12 +395,15 @@ impl Prepared {
             match t.kind {
                 0 => pose.translation = v.truncate().to_array(),
                 // SAFETY: the caller's.
-                1 => unsafe { pending.push(t.joint, v, true, out) },
+                1 => unsafe { pending_hermite.push(t.joint, v, out) },
                 _ => pose.scale = v.truncate().to_array(),
             }
         }
         // SAFETY: the caller's.
-        unsafe { pending.flush(out) };
+        unsafe {
+            pending.flush(out);
+            pending_hermite.flush(out);
+        }
     }
 }
 
@@ -412,29 +416,27 @@ impl Prepared {
 /// patterns, forward or random, which one varying from run to run (docs/RUNTIME.md).
 const PAIRED_FROM: usize = 3;
 
-/// Up to eight rotations mixed one track at a time (slerp mixes and Catmull-Rom values),
-/// waiting to be normalized together by [`crate::lanes::normalize_rotations`].
+/// Up to eight rotations mixed one track at a time, waiting to be normalized together by
+/// [`crate::lanes::normalize_rotations`]: Catmull-Rom values with `HERMITE`, else slerp
+/// mixes (each kind waits apart, so no pair of lanes mixes the two normalizations).
 #[cfg(target_arch = "x86_64")]
 #[derive(Default)]
-struct Pending {
+struct Pending<const HERMITE: bool> {
     raw: [Vec4; 8],
     joints: [u32; 8],
-    /// Bit `i`: lane `i` is a Catmull-Rom rotation.
-    hermite: u8,
     len: usize,
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Pending {
+impl<const HERMITE: bool> Pending<HERMITE> {
     /// Adds `joint`'s rotation before its normalization; with eight waiting, writes them.
     ///
     /// # Safety
     /// The CPU must have FMA.
     #[inline(always)]
-    unsafe fn push(&mut self, joint: u32, raw: Vec4, hermite: bool, out: &mut [JointPose]) {
+    unsafe fn push(&mut self, joint: u32, raw: Vec4, out: &mut [JointPose]) {
         self.raw[self.len] = raw;
         self.joints[self.len] = joint;
-        self.hermite |= (hermite as u8) << self.len;
         self.len += 1;
         if self.len == 8 {
             // SAFETY: the caller's.
@@ -452,12 +454,11 @@ impl Pending {
             return;
         }
         // SAFETY: the caller's.
-        unsafe { crate::lanes::normalize_rotations(&mut self.raw, self.len, self.hermite) };
+        unsafe { crate::lanes::normalize_rotations::<HERMITE>(&mut self.raw, self.len) };
         for (&j, q) in self.joints[..self.len].iter().zip(self.raw) {
             out[j as usize].rotation = q.to_array();
         }
         self.len = 0;
-        self.hermite = 0;
     }
 }
 
