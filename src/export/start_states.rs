@@ -352,12 +352,11 @@ pub fn after_every_stop_within(
             for s in 1..sources {
                 for (i, &j) in affected.iter().enumerate() {
                     // A pose an earlier played source also reached has its error already
-                    // (rules often agree: at a sample, slerp, nlerp and three.js alike), and
-                    // a pose equal to the reference's (source 0) has error 0.
+                    // (rules often agree: at a sample, slerp, nlerp and three.js alike).
                     if !need[i] {
                         continue;
                     }
-                    let repeat = (0..s).any(|r| obj[s][i] == obj[r][i]);
+                    let repeat = (1..s).any(|r| obj[s][i] == obj[r][i]);
                     if limits.evaluated[j] && !repeat {
                         let e = marker_error(limits, j, &obj[0][i], &obj[s][i]);
                         err[i] = err[i].max(f64::from(e));
