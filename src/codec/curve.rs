@@ -130,7 +130,8 @@ impl Curve {
         let mut i = 0;
         let mut segment = Segment::new(self.interpolation, self.is_rotation, &self.window(0));
         for frame in frames {
-            // The last key at or before `frame`, at most the last segment's (`segment`).
+            // Walk on to the segment `Curve::segment` finds: the one starting at the last
+            // key at or before `frame`, at most the last segment.
             let mut next = i;
             while next + 2 < n && self.frames[next + 1] as f32 <= frame {
                 next += 1;

@@ -5,10 +5,10 @@
 //! [`Recompressor`](super::Recompressor) owns one per clip and drops it for another clip.
 
 use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+use foldhash::fast::FixedState;
 
 use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput, Variant};
 use crate::metric::{JointLimits, PoseSource, Reference};

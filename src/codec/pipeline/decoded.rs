@@ -23,7 +23,7 @@ pub(crate) struct Decoded {
     /// Per track (`3 * joint + kind`): its value at each position (one value for a track
     /// that does not move).
     values: Vec<Vec<Vec4>>,
-    /// Joints whose tracks changed since the last [`Decoded::measure`].
+    /// Joints whose tracks changed since the last [`Decoded::measure_joint_max`].
     dirty: Vec<bool>,
     /// `positions * joints`: each joint's local transform as shown (on the additive layer's
     /// base, if any), kept until its tracks change (empty where that would take more than
@@ -66,24 +66,18 @@ impl Decoded {
         self.dirty[j] = true;
         let v = &mut self.values[3 * j + k];
         v.clear();
-        if track.keys() <= 1 {
-            v.push(track.sample(0.0, rest));
-            return;
-        }
-        let mids = self.frames.saturating_sub(1);
         match track {
-            TrackData::Animated(a) => {
-                // The values `TrackData::sample` gives, a segment prepared once for all
-                // the positions inside it.
+            // The values `TrackData::sample` gives, each segment prepared once for all the
+            // positions inside it.
+            TrackData::Animated(a) if track.keys() > 1 => {
+                let mids = self.frames.saturating_sub(1);
                 a.curve
                     .sample_increasing((0..self.frames).map(|f| f as f32), v);
                 a.curve
                     .sample_increasing((0..mids).map(|f| f as f32 + 0.5), v);
             }
-            _ => {
-                v.extend((0..self.frames).map(|f| track.sample(f as f32, rest)));
-                v.extend((0..mids).map(|f| track.sample(f as f32 + 0.5, rest)));
-            }
+            // One value for every position (see `Decoded::at`).
+            _ => v.push(track.sample(0.0, rest)),
         }
     }
 
