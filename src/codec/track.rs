@@ -182,9 +182,10 @@ pub fn gap_width(frames: &[u32]) -> u32 {
 /// tolerance, and S3-48.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum WidthSearch {
-    /// Skips a width when the next narrower one quantizes within a quarter of the
-    /// tolerance: on the shared assets no `.skp` larger than a search of every width
-    /// (`tools/codec/skp_sha256.py`), for 13-18 % less CPU at `Effort::Fast`.
+    /// Skips a width when the next narrower one quantizes within half the tolerance (a
+    /// quarter before session 22: with the default's start at 4 times the budgets, the same
+    /// `.skp` on the ACL clips and 0.01 % larger over the shared assets, for 5 % fewer
+    /// instructions; docs/COMPRESSION.md, "Session 22"). The default's and `Effort::Max`'s.
     #[default]
     Thorough,
     /// Fits only the narrowest width that quantizes within the tolerance (and the next
@@ -206,7 +207,7 @@ impl WidthSearch {
     /// lets a width be skipped.
     fn skip_below(self) -> f32 {
         match self {
-            Self::Thorough => 0.25,
+            Self::Thorough => 0.5,
             Self::Quick => 1.0,
         }
     }

@@ -36,7 +36,9 @@ use budgets::budgets;
 use floors::floors;
 use prepare::prepare;
 use refine::{FAST_REFINE_FACTORS, MAX_REFINE_FACTORS, REFINE_FACTORS, refine};
-use relax::{FAST_RELAX_FACTORS, LATER_RELAX_FACTORS, MAX_RELAX_FACTORS, Search, relax};
+use relax::{
+    FAST_RELAX_FACTORS, FIRST_RELAX_FACTORS, LATER_RELAX_FACTORS, MAX_RELAX_FACTORS, Search, relax,
+};
 use repair::repair;
 use settle::{GROWTH_ROUNDS, settle};
 use state::{State, Work};
@@ -180,15 +182,34 @@ impl Plan {
     /// below a changed track the settle pass does not do: the fast effort sweeps instead).
     fn of(effort: Effort, pinned: bool) -> Self {
         const FAST: Stage = Stage::Relax(FAST_RELAX_FACTORS);
-        const DEFAULT: &[Stage] = &[
-            FAST,
-            Stage::Relax(LATER_RELAX_FACTORS),
-            Stage::Refine(REFINE_FACTORS),
+        const LATER: Stage = Stage::Relax(LATER_RELAX_FACTORS);
+        const REFINE: Stage = Stage::Refine(REFINE_FACTORS);
+        const MAX_RELAX: Stage = Stage::Relax(MAX_RELAX_FACTORS);
+        const MAX_REFINE: Stage = Stage::Refine(MAX_REFINE_FACTORS);
+        // The default's stages from tracks at 4 times their budgets, repaired: that start
+        // stands for the sweep at ×4 from the budgets that began them before session 22 (19 %
+        // fewer instructions on the long ACL clips, the shared assets' `.skp` 0.13 % smaller
+        // in all; docs/COMPRESSION.md, "Session 22").
+        const DEFAULT: &[Stage] = &[Stage::Relax(FIRST_RELAX_FACTORS), LATER, REFINE];
+        const MAX: &[Stage] = &[
+            Stage::Relax(FIRST_RELAX_FACTORS),
+            LATER,
+            REFINE,
+            MAX_RELAX,
+            MAX_REFINE,
         ];
+        // With pinned joints, from the budgets: the three plain sweeps first.
+        const DEFAULT_PINNED: &[Stage] = &[FAST, LATER, REFINE];
+        const MAX_PINNED: &[Stage] = &[FAST, LATER, REFINE, MAX_RELAX, MAX_REFINE];
+        let (start, default, max) = if pinned {
+            (1.0, DEFAULT_PINNED, MAX_PINNED)
+        } else {
+            (FAST_START_SCALE, DEFAULT, MAX)
+        };
         match effort {
-            // With pinned joints: the default's first stage (three plain sweeps from the
-            // loosest factor down) and one refinement sweep at 0.6 of the tolerance reached
-            // (about 7 % more time, and up to 30 % smaller on short smooth clips).
+            // With pinned joints: the three plain sweeps from the budgets (from the loosest
+            // factor down) and one refinement sweep at 0.6 of the tolerance reached (about
+            // 7 % more time, and up to 30 % smaller on short smooth clips).
             Effort::Fast if pinned => Self {
                 start: 1.0,
                 stages: &[FAST, Stage::Refine(FAST_REFINE_FACTORS)],
@@ -205,22 +226,16 @@ impl Plan {
                 preview_after: None,
             },
             Effort::Default => Self {
-                start: 1.0,
-                stages: DEFAULT,
-                default_stages: DEFAULT.len(),
+                start,
+                stages: default,
+                default_stages: default.len(),
                 preview_after: Some(0),
             },
             // The default's stages, then finer steps of both on what they reached.
             Effort::Max => Self {
-                start: 1.0,
-                stages: &[
-                    FAST,
-                    Stage::Relax(LATER_RELAX_FACTORS),
-                    Stage::Refine(REFINE_FACTORS),
-                    Stage::Relax(MAX_RELAX_FACTORS),
-                    Stage::Refine(MAX_REFINE_FACTORS),
-                ],
-                default_stages: DEFAULT.len(),
+                start,
+                stages: max,
+                default_stages: default.len(),
                 preview_after: Some(0),
             },
         }

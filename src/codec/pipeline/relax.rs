@@ -17,10 +17,13 @@ use crate::codec::verify::{Change, Verifier};
 use crate::model::Skeleton;
 use crate::settings::Effort;
 
-/// Tolerance factors of the relaxation sweeps with plain encodings: at every effort these
-/// first, the whole relaxation at `Effort::Fast`...
+/// Tolerance factors of the first relaxation sweeps with plain encodings, from tracks at
+/// their budgets: the fast effort's search on a clip that pins joints...
 pub(crate) const FAST_RELAX_FACTORS: &[f32] = &[4.0, 2.0, 1.4];
-/// ...then these (the default's sweeps are `4, 2, 1.4, 1.2, 2, 1.4, 1.2`).
+/// ...and the default's first sweeps, from tracks that start at 4 times their budgets and
+/// were repaired (where the sweep at ×4 would have taken them)...
+pub(crate) const FIRST_RELAX_FACTORS: &[f32] = &[2.0, 1.4];
+/// ...then these (the default's sweeps are `(×4 start) 2, 1.4, 1.2, 2, 1.4, 1.2`).
 pub(crate) const LATER_RELAX_FACTORS: &[f32] = &[1.2, 2.0, 1.4, 1.2];
 /// At `Effort::Max`, after the default's: finer steps.
 pub(crate) const MAX_RELAX_FACTORS: &[f32] = &[1.4, 1.2, 1.1, 1.05];
