@@ -3,13 +3,13 @@
 //! 1. [`prepare`]: the clip checked, its reference poses, its tracks in codec form;
 //! 2. [`floors`]: each joint's floor and the tolerances held;
 //! 3. [`budgets`]: each track's local tolerance from the hierarchical budgets;
-//! 4. [`encode`](encode::encode_all): every track encoded (at `Effort::Fast` at 4 times
-//!    its budget), the clip measured;
+//! 4. [`encode`](encode::encode_all): every track encoded at 4 times its budget (at its
+//!    budget on a clip that pins joints), the clip measured;
 //! 5. [`repair`]: tracks above violating joints tightened until every joint holds (the
 //!    first pass, handed out to a caller that shows progress);
 //! 6. [`relax`]: tracks loosened one at a time where that saves bits and still holds
 //!    (at the default and `Effort::Max`; a second preview is handed out after its first
-//!    three sweeps);
+//!    two sweeps);
 //! 7. [`refine`]: the same with refined key values; at `Effort::Fast` 6 and 7 give way to
 //!    [`settle`]: every track's tolerance decided from the slack measured on the whole
 //!    clip, the clip verified whole, the changes that fail taken back; then one refinement
@@ -164,10 +164,11 @@ impl Stage {
 }
 
 /// The relax and refine stages at an effort, in order, each on what the earlier ones
-/// reached. Every effort begins with the same three plain sweeps; every effort hands out
-/// the repaired clip as its first pass, and the default a second preview after those sweeps
-/// (the fast effort's result before its one refinement sweep); a larger effort's stages
-/// begin with the default's (`default_stages` of them).
+/// reached. The default and `Effort::Max` begin with the same plain sweeps (×2 and ×1.4 from
+/// 4 times the budgets; ×4, ×2 and ×1.4 from the budgets on a clip that pins joints, as the
+/// fast effort's there); every effort hands out the repaired clip as its first pass, and the
+/// default a second preview after those sweeps; a larger effort's stages begin with the
+/// default's (`default_stages` of them).
 struct Plan {
     /// Every track's first tolerance, as a multiple of its base (budgets) tolerance.
     start: f32,
@@ -204,7 +205,7 @@ impl Plan {
         let (start, default, max) = if pinned {
             (1.0, DEFAULT_PINNED, MAX_PINNED)
         } else {
-            (FAST_START_SCALE, DEFAULT, MAX)
+            (START_SCALE, DEFAULT, MAX)
         };
         match effort {
             // With pinned joints: the three plain sweeps from the budgets (from the loosest
@@ -220,7 +221,7 @@ impl Plan {
             // chain for the worst case: 13_07's joints reach 3-15 % of theirs) and settle
             // (the first sweep, ×4 from the budgets, kept every candidate on 13_07).
             Effort::Fast => Self {
-                start: FAST_START_SCALE,
+                start: START_SCALE,
                 stages: &[Stage::Settle],
                 default_stages: 1,
                 preview_after: None,
@@ -246,8 +247,9 @@ impl Plan {
     }
 }
 
-/// The fast effort's first tolerance of every track, as a multiple of its budget.
-const FAST_START_SCALE: f32 = 4.0;
+/// Every track's first tolerance, as a multiple of its budget (on a clip that pins no
+/// joint; 1 on one that does).
+const START_SCALE: f32 = 4.0;
 
 /// Each pass's wall time on stderr when `SKELPACK_TRACE_PASSES` is set (for profiling a
 /// batch; nothing otherwise).
