@@ -21,6 +21,7 @@ use glam::DAffine3;
 
 use super::channels::{Played, Player, Rule};
 use super::gltf_clip::GltfClip;
+use super::switch_bound::PointSpreads;
 use super::verify::PLAYER_GUARD;
 use crate::metric::{JointLimits, PoseSource, marker_error};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
@@ -42,6 +43,9 @@ pub struct Sampled {
     pub local_m: Vec<Vec<DAffine3>>,
     /// Object poses from a clean start (the rest pose where the clip keys nothing).
     pub clean: Vec<Vec<DAffine3>>,
+    /// The clip's per-point deviations for [`super::switch_bound`], computed once per joint
+    /// and kept for every pair the clip is in.
+    pub spreads: PointSpreads,
 }
 
 impl Sampled {
@@ -94,6 +98,7 @@ impl Sampled {
             local,
             local_m,
             clean,
+            spreads: PointSpreads::default(),
         }
     }
 }
