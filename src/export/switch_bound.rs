@@ -560,4 +560,38 @@ mod tests {
         let (sa, sb) = (sampled(&s, 4, 1e-7), sampled(&s, 3, 1e-7));
         assert!(pair_slack(&s, &sa, &sb, &keyed, &limits, 0, 1).is_none());
     }
+
+    #[test]
+    fn a_clips_spreads_kept_across_pairs_give_the_bound_computed_afresh() {
+        let s = skeleton();
+        let (t, f) = (true, false);
+        // Three clips keying different properties, so that each pair reads different parts
+        // of each clip (a's rotation over rest, a's translation, b's own, b's clean parent).
+        let keyed = vec![
+            vec![[f, t, f], [t, t, f], [f, f, f]],
+            vec![[f, t, f], [f, f, f], [f, t, f]],
+            vec![[f, f, f], [f, t, f], [f, f, f]],
+        ];
+        let limits = JointLimits::uniform(&s, 0.03, 1e-4);
+        let fresh = |i: usize| sampled(&s, 3 + i, 1e-5 * (i + 1) as f32);
+        let kept: Vec<Sampled> = (0..3).map(fresh).collect();
+        let mut covered = 0;
+        for a in 0..3 {
+            for b in (0..3).filter(|&b| b != a) {
+                let (sa, sb) = (fresh(a), fresh(b));
+                let new = pair_slack(&s, &sa, &sb, &keyed, &limits, a, b);
+                let warm = pair_slack(&s, &kept[a], &kept[b], &keyed, &limits, a, b);
+                assert_eq!(new.is_some(), warm.is_some(), "pair {a} {b}");
+                if let (Some(x), Some(y)) = (new, warm) {
+                    assert_eq!((x.a, x.b), (y.a, y.b), "pair {a} {b}");
+                    covered += 1;
+                }
+            }
+        }
+        assert!(covered >= 4, "{covered}");
+        // Every kept clip's cache was filled by the pairs above.
+        for x in &kept {
+            assert!(x.spreads.0.get().is_some());
+        }
+    }
 }
