@@ -261,6 +261,7 @@ fn at_points(s: &Sampled, n: usize, points: &[usize]) -> Sampled {
         local: pick(&s.local, n, points),
         local_m: pick(&s.local_m, n, points),
         clean: pick(&s.clean, n, points),
+        spreads: Default::default(),
     }
 }
 

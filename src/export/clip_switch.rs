@@ -159,6 +159,7 @@ fn unsampled() -> Sampled {
         local: Vec::new(),
         local_m: Vec::new(),
         clean: Vec::new(),
+        spreads: Default::default(),
     }
 }
 

@@ -21,6 +21,7 @@ use glam::DAffine3;
 
 use super::channels::{Played, Player, Rule};
 use super::gltf_clip::GltfClip;
+use super::switch_bound::PointSpreads;
 use super::verify::PLAYER_GUARD;
 use crate::metric::{JointLimits, PoseSource, marker_error};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
@@ -42,6 +43,9 @@ pub struct Sampled {
     pub local_m: Vec<Vec<DAffine3>>,
     /// Object poses from a clean start (the rest pose where the clip keys nothing).
     pub clean: Vec<Vec<DAffine3>>,
+    /// The clip's per-point deviations for [`super::switch_bound`], computed once per joint
+    /// and kept for every pair the clip is in.
+    pub spreads: PointSpreads,
 }
 
 impl Sampled {
@@ -94,6 +98,7 @@ impl Sampled {
             local,
             local_m,
             clean,
+            spreads: PointSpreads::default(),
         }
     }
 }
@@ -268,38 +273,67 @@ pub fn after_every_stop_within(
     let mut obj = vec![vec![DAffine3::IDENTITY; affected.len()]; sources];
     // Per source, the matrices of the joints a's state sets (where not mixed with b's keys).
     let mut own = vec![vec![DAffine3::IDENTITY; affected.len()]; sources];
-    let mut err = vec![0.0f64; affected.len()];
     // Per affected joint at the current (t, q): measured, and composed (measured or above one).
     let b_top: Vec<f32> = slack.map_or(Vec::new(), |sl| {
         sl.b.iter()
             .map(|v| v.iter().copied().fold(0.0, f32::max))
             .collect()
     });
-    let mut need = vec![true; affected.len()];
-    let mut compose = vec![true; affected.len()];
+    let slots = affected.len();
+    let mut need = vec![true; slots];
+    let mut compose = vec![true; slots];
+    // At the current stop: the slots whose bound may miss at some point of b (all without a
+    // bound), and those with every affected joint above them (parents first).
+    let mut cand: Vec<usize> = Vec::with_capacity(slots);
+    let mut chains: Vec<usize> = Vec::with_capacity(slots);
+    let mut on_chain = vec![false; slots];
+    let mut state_key = Vec::new();
     for t in 0..sa.points {
         // The start state on the properties that matter; equal states are measured once.
-        let mut state_key = Vec::new();
+        state_key.clear();
         for &j in &set {
             for src in &sa.local {
                 push_bits(&mut state_key, &src[t * n + j], from_a[j]);
             }
         }
-        if !seen.insert(state_key) {
+        if seen.contains(&state_key) {
             continue;
         }
-        // A stop whose bound holds at every point of b on every joint needs no point.
-        if let Some(sl) = slack {
-            let whole: Vec<f32> = (0..affected.len()).map(|i| sl.a[i][t] + b_top[i]).collect();
-            if whole.iter().all(|&r| r <= 1.0) {
+        seen.insert(state_key.clone());
+        // A joint whose bound holds at every point of b needs no point at this stop (its
+        // ratio the bound's largest: f32 sums round monotonically, so the same value as the
+        // largest over the points); a stop where every joint's does needs none.
+        cand.clear();
+        match slack {
+            Some(sl) => {
                 for (i, &j) in affected.iter().enumerate() {
-                    worst[j] = worst[j].max(whole[i]);
+                    let whole = sl.a[i][t] + b_top[i];
+                    if whole > 1.0 {
+                        cand.push(i);
+                    } else {
+                        worst[j] = worst[j].max(whole);
+                    }
                 }
-                continue;
+                if cand.is_empty() {
+                    continue;
+                }
+                need.fill(false);
+            }
+            None => cand.extend(0..slots),
+        }
+        on_chain.fill(false);
+        for &i in &cand {
+            let mut at = Some(i);
+            while let Some(k) = at.filter(|&k| !on_chain[k]) {
+                on_chain[k] = true;
+                at = parent_slot[k];
             }
         }
+        chains.clear();
+        chains.extend((0..slots).filter(|&i| on_chain[i]));
         for (s, own) in own.iter_mut().enumerate() {
-            for (i, &j) in affected.iter().enumerate() {
+            for &i in &chains {
+                let j = affected[i];
                 if from_a[j].iter().any(|&x| x) && !mixed[i] {
                     let mut l = rest[j];
                     overwrite(&mut l, &sa.local[s][t * n + j], from_a[j]);
@@ -309,29 +343,32 @@ pub fn after_every_stop_within(
         }
         for q in 0..sb.points {
             if let Some(sl) = slack {
-                for (i, &j) in affected.iter().enumerate() {
+                for &i in &cand {
                     let r = sl.a[i][t] + sl.b[i][q];
                     need[i] = r > 1.0;
                     if !need[i] {
-                        worst[j] = worst[j].max(r);
+                        worst[affected[i]] = worst[affected[i]].max(r);
                     }
                 }
-                compose.copy_from_slice(&need);
-                for i in (0..affected.len()).rev() {
+                for &i in &chains {
+                    compose[i] = need[i];
+                }
+                for &i in chains.iter().rev() {
                     if let (true, Some(p)) = (compose[i], parent_slot[i]) {
                         compose[p] = true;
                     }
                 }
-                if !compose.iter().any(|&c| c) {
+                if !cand.iter().any(|&i| need[i]) {
                     continue;
                 }
             }
             for s in 0..sources {
                 let out = &mut obj[s];
-                for (i, &j) in affected.iter().enumerate() {
+                for &i in &chains {
                     if !compose[i] {
                         continue;
                     }
+                    let j = affected[i];
                     let m = if mixed[i] {
                         let mut l = sb.local[s][q * n + j];
                         overwrite(&mut l, &sa.local[s][t * n + j], from_a[j]);
@@ -348,25 +385,22 @@ pub fn after_every_stop_within(
                     };
                 }
             }
-            err.fill(0.0);
-            for s in 1..sources {
-                for (i, &j) in affected.iter().enumerate() {
+            for &i in &cand {
+                if !need[i] {
+                    continue;
+                }
+                let j = affected[i];
+                let mut err = 0.0f64;
+                for s in 1..sources {
                     // A pose an earlier played source also reached has its error already
                     // (rules often agree: at a sample, slerp, nlerp and three.js alike).
-                    if !need[i] {
-                        continue;
-                    }
                     let repeat = (1..s).any(|r| obj[s][i] == obj[r][i]);
                     if limits.evaluated[j] && !repeat {
                         let e = marker_error(limits, j, &obj[0][i], &obj[s][i]);
-                        err[i] = err[i].max(f64::from(e));
+                        err = err.max(f64::from(e));
                     }
                 }
-            }
-            for (i, &j) in affected.iter().enumerate() {
-                if need[i] {
-                    worst[j] = worst[j].max((err[i] / tol[j]) as f32);
-                }
+                worst[j] = worst[j].max((err / tol[j]) as f32);
             }
         }
     }

@@ -22,6 +22,9 @@
 //! g_j |x|)` with τ the largest translation. A joint that mixes a's properties with b's
 //! keyed ones is not covered (the pair is enumerated).
 
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
 use glam::{DAffine3, DMat3};
 
 use super::start_states::{AfterStops, Held, Sampled, Slack, after_every_stop_within, overwrite};
@@ -64,21 +67,130 @@ fn norm(m: &DAffine3) -> f64 {
     sigma * (1.0 + err)
 }
 
-/// One joint's local transform in the switched pose, original against export: per check
-/// point of the clip that supplies its linear part (rotation, scale) the largest linear
-/// deviation ρ over the rules, per check point of the clip that supplies its translation the
-/// largest translation deviation, and over everything its largest linear norm `g` and
-/// translation length τ.
+/// Per check point of one clip, the largest deviation from the original under any rule of
+/// some transform built from it ([`per_point`]): linear deviations ρ, translation
+/// deviations, and over every point the largest linear norm `g` and translation length τ.
 #[derive(Clone, Debug, Default)]
-struct Spread {
-    /// Whether a supplies the linear part (else b).
-    lin_from_a: bool,
+pub struct PointSpread {
     rho: Vec<f64>,
-    /// Whether a supplies the translation (else b).
-    tr_from_a: bool,
     dt: Vec<f64>,
     g: f64,
     tau: f64,
+}
+
+/// What a [`PointSpread`] of one joint of one clip is taken over (its matrix per source and
+/// check point).
+#[derive(Clone, Copy)]
+enum Part {
+    /// The rest pose with the clip's rotation (`[true, false]`), scale (`[false, true]`) or
+    /// both, translation zero.
+    Linear([bool; 2]),
+    /// The clip's translation alone.
+    Translation,
+    /// The rest pose's linear part at every point.
+    RestLinear,
+    /// The rest pose's translation at every point.
+    RestTranslation,
+    /// The object pose from a clean start.
+    Clean,
+}
+
+impl Part {
+    const COUNT: usize = 7;
+
+    fn index(self) -> usize {
+        match self {
+            Part::Linear([true, false]) => 0,
+            Part::Linear([false, true]) => 1,
+            Part::Linear(_) => 2,
+            Part::Translation => 3,
+            Part::RestLinear => 4,
+            Part::RestTranslation => 5,
+            Part::Clean => 6,
+        }
+    }
+}
+
+/// A clip's [`PointSpread`]s per joint and [`Part`], each computed on first use: they are
+/// functions of the clip's samples alone, the same in every pair the clip is in (kept in its
+/// [`Sampled`], so dropped with it when the clip is re-encoded).
+#[derive(Default)]
+pub struct PointSpreads(OnceLock<Box<[OnceLock<Option<PointSpread>>]>>);
+
+/// The linear part of `t` (translation zero) as a matrix.
+fn linear(t: &Transform) -> DAffine3 {
+    Transform {
+        translation: glam::Vec3::ZERO,
+        ..*t
+    }
+    .to_daffine()
+}
+
+/// The translation of `t` as a matrix.
+fn shift(t: &Transform) -> DAffine3 {
+    DAffine3::from_translation(t.translation.as_dvec3())
+}
+
+/// Joint `j`'s [`PointSpread`] over `part` of clip `s` (`n` joints, `rest` the joint's rest
+/// pose), from `s`'s cache; `None` where not covered.
+fn point_spread<'s>(
+    s: &'s Sampled,
+    n: usize,
+    j: usize,
+    rest: &Transform,
+    part: Part,
+) -> Option<&'s PointSpread> {
+    let cells = s.spreads.0.get_or_init(|| {
+        (0..n * Part::COUNT)
+            .map(|_| OnceLock::new())
+            .collect::<Vec<_>>()
+            .into_boxed_slice()
+    });
+    let local = |src: usize, p: usize| &s.local[src][p * n + j];
+    let sources = s.local.len();
+    cells[j * Part::COUNT + part.index()]
+        .get_or_init(|| match part {
+            Part::Linear(mask) => per_point(s.points, sources, &|src, p| {
+                let mut l = *rest;
+                overwrite(&mut l, local(src, p), [false, mask[0], mask[1]]);
+                linear(&l)
+            }),
+            Part::Translation => per_point(s.points, sources, &|src, p| shift(local(src, p))),
+            Part::RestLinear => per_point(s.points, sources, &|_, _| linear(rest)),
+            Part::RestTranslation => per_point(s.points, sources, &|_, _| shift(rest)),
+            Part::Clean => per_point(s.points, sources, &|src, p| s.clean[src][p * n + j]),
+        })
+        .as_ref()
+}
+
+/// One joint's local transform in the switched pose, original against export: per check
+/// point of the clip that supplies its linear part (rotation, scale) the largest linear
+/// deviation ρ over the rules (`lin.rho`), per check point of the clip that supplies its
+/// translation the largest translation deviation (`tr.dt`), and over everything its largest
+/// linear norm `g` (`lin.g`) and translation length τ (`tr.tau`).
+#[derive(Clone, Debug)]
+struct Spread<'s> {
+    /// Whether a supplies the linear part (else b).
+    lin_from_a: bool,
+    lin: Cow<'s, PointSpread>,
+    /// Whether a supplies the translation (else b).
+    tr_from_a: bool,
+    tr: Cow<'s, PointSpread>,
+}
+
+impl Spread<'_> {
+    fn rho(&self) -> &[f64] {
+        &self.lin.rho
+    }
+    fn dt(&self) -> &[f64] {
+        &self.tr.dt
+    }
+    fn g(&self) -> f64 {
+        self.lin.g
+    }
+    fn tau(&self) -> f64 {
+        self.tr.tau
+    }
 }
 
 /// Per check point of one clip (`points` of them, `sources` rules and the original first),
@@ -88,7 +200,7 @@ fn per_point(
     points: usize,
     sources: usize,
     at: &dyn Fn(usize, usize) -> DAffine3,
-) -> Option<(Vec<f64>, Vec<f64>, f64, f64)> {
+) -> Option<PointSpread> {
     let (mut rho, mut dt) = (vec![0.0f64; points], vec![0.0f64; points]);
     let (mut g, mut tau) = (0.0f64, 0.0f64);
     for p in 0..points {
@@ -104,73 +216,74 @@ fn per_point(
             tau = tau.max(e.translation.length());
         }
     }
-    Some((rho, dt, g, tau))
+    Some(PointSpread { rho, dt, g, tau })
 }
 
 /// Joint `j`'s [`Spread`] as [`after_every_stop`](super::start_states::after_every_stop)
-/// builds its local transform: `base` (the rest pose where b keys no property of j a's state
-/// does not set, else b's own local transform: `None`) with a's set properties `mask`
-/// written over it. A linear part mixing a's property with one of b's that varies is not
-/// covered (`None`).
-fn joint_spread(
-    sa: &Sampled,
-    sb: &Sampled,
+/// builds its local transform: the rest pose `rest` where `over_rest` (b keys no property
+/// of j a's state does not set), else b's own local transform, with a's set properties
+/// `mask` written over it. A linear part mixing a's property with one of b's that varies is
+/// not covered (`None`). Every part that is a function of one clip's samples alone is taken
+/// from that clip's cache ([`point_spread`]).
+fn joint_spread<'s>(
+    sa: &'s Sampled,
+    sb: &'s Sampled,
     n: usize,
     j: usize,
     mask: [bool; 3],
-    base: Option<&Transform>,
-) -> Option<Spread> {
+    rest: &Transform,
+    over_rest: bool,
+) -> Option<Spread<'s>> {
     let sources = sb.local.len();
-    let of_b = |src: usize, q: usize| base.copied().unwrap_or(sb.local[src][q * n + j]);
-    let linear = |t: &Transform| {
-        Transform {
-            translation: glam::Vec3::ZERO,
-            ..*t
-        }
-        .to_daffine()
-    };
-    let shift = |t: &Transform| DAffine3::from_translation(t.translation.as_dvec3());
     let lin_from_a = mask[1] || mask[2];
-    let (rho, _, g, _) = if lin_from_a {
-        if !(mask[1] && mask[2]) && base.is_none() {
-            // The other linear property is b's: covered only where it never varies.
-            let first = of_b(0, 0);
-            let bits = |t: &Transform| {
-                if mask[1] {
-                    t.scale.to_array().map(f32::to_bits).to_vec()
-                } else {
-                    t.rotation.to_array().map(f32::to_bits).to_vec()
-                }
-            };
-            let same =
-                (0..sources).all(|src| (0..sb.points).all(|q| bits(&of_b(src, q)) == bits(&first)));
-            if !same {
-                return None;
+    let lin = if !lin_from_a {
+        let part = if over_rest {
+            Part::RestLinear
+        } else {
+            Part::Linear([true, true])
+        };
+        Cow::Borrowed(point_spread(sb, n, j, rest, part)?)
+    } else if over_rest || (mask[1] && mask[2]) {
+        // Over the rest pose, or both linear properties a's: a function of a alone.
+        Cow::Borrowed(point_spread(
+            sa,
+            n,
+            j,
+            rest,
+            Part::Linear([mask[1], mask[2]]),
+        )?)
+    } else {
+        // The other linear property is b's: covered only where it never varies.
+        let first = sb.local[0][j];
+        let bits = |t: &Transform| {
+            if mask[1] {
+                t.scale.to_array().map(f32::to_bits).to_vec()
+            } else {
+                t.rotation.to_array().map(f32::to_bits).to_vec()
             }
+        };
+        let same = (0..sources)
+            .all(|src| (0..sb.points).all(|q| bits(&sb.local[src][q * n + j]) == bits(&first)));
+        if !same {
+            return None;
         }
         let lin_mask = [false, mask[1], mask[2]];
-        per_point(sa.points, sources, &|src, t| {
-            let mut l = of_b(0, 0);
+        Cow::Owned(per_point(sa.points, sources, &|src, t| {
+            let mut l = first;
             overwrite(&mut l, &sa.local[src][t * n + j], lin_mask);
             linear(&l)
-        })?
-    } else {
-        per_point(sb.points, sources, &|src, q| linear(&of_b(src, q)))?
+        })?)
     };
-    let (_, dt, _, tau) = if mask[0] {
-        per_point(sa.points, sources, &|src, t| {
-            shift(&sa.local[src][t * n + j])
-        })?
-    } else {
-        per_point(sb.points, sources, &|src, q| shift(&of_b(src, q)))?
+    let tr = match (mask[0], over_rest) {
+        (true, _) => point_spread(sa, n, j, rest, Part::Translation)?,
+        (false, true) => point_spread(sb, n, j, rest, Part::RestTranslation)?,
+        (false, false) => point_spread(sb, n, j, rest, Part::Translation)?,
     };
     Some(Spread {
         lin_from_a,
-        rho,
+        lin,
         tr_from_a: mask[0],
-        dt,
-        g,
-        tau,
+        tr: Cow::Borrowed(tr),
     })
 }
 
@@ -201,8 +314,9 @@ pub fn pair_slack(
         // As after_every_stop: a joint a's state sets and b keys no other property of is
         // built over the rest pose, any other over b's own local transform.
         let mixed = sets(j) && (0..3).any(|k| kb(j)[k] && !mask[k]);
-        let base = (sets(j) && !mixed).then_some(&skeleton.joints[j].rest);
-        spread[j] = Some(joint_spread(sa, sb, n, j, mask, base)?);
+        let over_rest = sets(j) && !mixed;
+        let rest = &skeleton.joints[j].rest;
+        spread[j] = Some(joint_spread(sa, sb, n, j, mask, rest, over_rest)?);
     }
     // The parents the affected chains hang from: b's clean object poses, per point of b.
     let mut above: Vec<Option<Spread>> = vec![None; n];
@@ -213,14 +327,12 @@ pub fn pair_slack(
         if above[p].is_some() || held.affected.binary_search(&p).is_ok() {
             continue;
         }
-        let (rho, dt, g, tau) = per_point(sb.points, sources, &|src, q| sb.clean[src][q * n + p])?;
+        let clean = point_spread(sb, n, p, &skeleton.joints[p].rest, Part::Clean)?;
         above[p] = Some(Spread {
             lin_from_a: false,
-            rho,
+            lin: Cow::Borrowed(clean),
             tr_from_a: false,
-            dt,
-            g,
-            tau,
+            tr: Cow::Borrowed(clean),
         });
     }
     let slots = held.affected.len();
@@ -248,7 +360,7 @@ pub fn pair_slack(
                 .as_ref()
                 .expect("a chain's parent outside the affected")
         });
-        let gp = parent.map_or(1.0, |p| p.g);
+        let gp = parent.map_or(1.0, |p| p.g());
         let tol = f64::from((limits.tolerance[j] * PLAYER_GUARD).max(1e-12));
         // Rounded up, so that the f32 shares never fall below the measured ratio.
         let scale = (1.0 + 1e-6) / tol;
@@ -265,7 +377,7 @@ pub fn pair_slack(
             let mut r = x;
             for (c, s) in chain.iter().enumerate().rev() {
                 reach[c] = r;
-                r = s.tau + s.g * r;
+                r = s.tau() + s.g() * r;
             }
             let lever = r;
             // Each chain joint's coefficient: the prefix norm times gp.
@@ -273,29 +385,29 @@ pub fn pair_slack(
             let mut pre = gp;
             for s in &chain {
                 before.push(pre);
-                pre *= s.g;
+                pre *= s.g();
             }
             let w = weight * scale;
             for (t, out) in ra.iter_mut().enumerate() {
                 let mut sum = 0.0;
                 for (c, s) in chain.iter().enumerate() {
                     if s.lin_from_a {
-                        sum += before[c] * s.rho[t] * reach[c];
+                        sum += before[c] * s.rho()[t] * reach[c];
                     }
                     if s.tr_from_a {
-                        sum += before[c] * s.dt[t];
+                        sum += before[c] * s.dt()[t];
                     }
                 }
                 *out = out.max((sum * w) as f32);
             }
             for (q, out) in rb.iter_mut().enumerate() {
-                let mut sum = parent.map_or(0.0, |p| p.rho[q] * lever + p.dt[q]);
+                let mut sum = parent.map_or(0.0, |p| p.rho()[q] * lever + p.dt()[q]);
                 for (c, s) in chain.iter().enumerate() {
                     if !s.lin_from_a {
-                        sum += before[c] * s.rho[q] * reach[c];
+                        sum += before[c] * s.rho()[q] * reach[c];
                     }
                     if !s.tr_from_a {
-                        sum += before[c] * s.dt[q];
+                        sum += before[c] * s.dt()[q];
                     }
                 }
                 *out = out.max((sum * w) as f32);
@@ -447,5 +559,39 @@ mod tests {
         let limits = JointLimits::uniform(&s, 0.03, 1e-4);
         let (sa, sb) = (sampled(&s, 4, 1e-7), sampled(&s, 3, 1e-7));
         assert!(pair_slack(&s, &sa, &sb, &keyed, &limits, 0, 1).is_none());
+    }
+
+    #[test]
+    fn a_clips_spreads_kept_across_pairs_give_the_bound_computed_afresh() {
+        let s = skeleton();
+        let (t, f) = (true, false);
+        // Three clips keying different properties, so that each pair reads different parts
+        // of each clip (a's rotation over rest, a's translation, b's own, b's clean parent).
+        let keyed = vec![
+            vec![[f, t, f], [t, t, f], [f, f, f]],
+            vec![[f, t, f], [f, f, f], [f, t, f]],
+            vec![[f, f, f], [f, t, f], [f, f, f]],
+        ];
+        let limits = JointLimits::uniform(&s, 0.03, 1e-4);
+        let fresh = |i: usize| sampled(&s, 3 + i, 1e-5 * (i + 1) as f32);
+        let kept: Vec<Sampled> = (0..3).map(fresh).collect();
+        let mut covered = 0;
+        for a in 0..3 {
+            for b in (0..3).filter(|&b| b != a) {
+                let (sa, sb) = (fresh(a), fresh(b));
+                let new = pair_slack(&s, &sa, &sb, &keyed, &limits, a, b);
+                let warm = pair_slack(&s, &kept[a], &kept[b], &keyed, &limits, a, b);
+                assert_eq!(new.is_some(), warm.is_some(), "pair {a} {b}");
+                if let (Some(x), Some(y)) = (new, warm) {
+                    assert_eq!((x.a, x.b), (y.a, y.b), "pair {a} {b}");
+                    covered += 1;
+                }
+            }
+        }
+        assert!(covered >= 4, "{covered}");
+        // Every kept clip's cache was filled by the pairs above.
+        for x in &kept {
+            assert!(x.spreads.0.get().is_some());
+        }
     }
 }
