@@ -82,9 +82,12 @@ pub struct PointSpread {
 /// check point).
 #[derive(Clone, Copy)]
 enum Part {
-    /// The rest pose with the clip's rotation (`[true, false]`), scale (`[false, true]`) or
-    /// both, translation zero.
-    Linear([bool; 2]),
+    /// The rest pose's linear part with the clip's rotation over it, translation zero.
+    Rotation,
+    /// The same with the clip's scale.
+    Scale,
+    /// The clip's rotation and scale, translation zero.
+    RotationAndScale,
     /// The clip's translation alone.
     Translation,
     /// The rest pose's linear part at every point.
@@ -98,15 +101,12 @@ enum Part {
 impl Part {
     const COUNT: usize = 7;
 
-    fn index(self) -> usize {
-        match self {
-            Part::Linear([true, false]) => 0,
-            Part::Linear([false, true]) => 1,
-            Part::Linear(_) => 2,
-            Part::Translation => 3,
-            Part::RestLinear => 4,
-            Part::RestTranslation => 5,
-            Part::Clean => 6,
+    /// The linear part of a's state setting its rotation and/or scale (at least one).
+    fn linear_of(rotation: bool, scale: bool) -> Self {
+        match (rotation, scale) {
+            (true, false) => Part::Rotation,
+            (false, true) => Part::Scale,
+            _ => Part::RotationAndScale,
         }
     }
 }
@@ -148,13 +148,21 @@ fn point_spread<'s>(
     });
     let local = |src: usize, p: usize| &s.local[src][p * n + j];
     let sources = s.local.len();
-    cells[j * Part::COUNT + part.index()]
+    cells[j * Part::COUNT + part as usize]
         .get_or_init(|| match part {
-            Part::Linear(mask) => per_point(s.points, sources, &|src, p| {
-                let mut l = *rest;
-                overwrite(&mut l, local(src, p), [false, mask[0], mask[1]]);
-                linear(&l)
-            }),
+            Part::Rotation | Part::Scale | Part::RotationAndScale => {
+                // Which of translation, rotation and scale the clip writes over the rest.
+                let mask = match part {
+                    Part::Rotation => [false, true, false],
+                    Part::Scale => [false, false, true],
+                    _ => [false, true, true],
+                };
+                per_point(s.points, sources, &|src, p| {
+                    let mut l = *rest;
+                    overwrite(&mut l, local(src, p), mask);
+                    linear(&l)
+                })
+            }
             Part::Translation => per_point(s.points, sources, &|src, p| shift(local(src, p))),
             Part::RestLinear => per_point(s.points, sources, &|_, _| linear(rest)),
             Part::RestTranslation => per_point(s.points, sources, &|_, _| shift(rest)),
@@ -240,7 +248,7 @@ fn joint_spread<'s>(
         let part = if over_rest {
             Part::RestLinear
         } else {
-            Part::Linear([true, true])
+            Part::RotationAndScale
         };
         Cow::Borrowed(point_spread(sb, n, j, rest, part)?)
     } else if over_rest || (mask[1] && mask[2]) {
@@ -250,7 +258,7 @@ fn joint_spread<'s>(
             n,
             j,
             rest,
-            Part::Linear([mask[1], mask[2]]),
+            Part::linear_of(mask[1], mask[2]),
         )?)
     } else {
         // The other linear property is b's: covered only where it never varies.

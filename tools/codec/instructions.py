@@ -14,15 +14,12 @@ floor under the time ratio beside ACL, never a replacement for versus_acl.py.
 import argparse, os, re, subprocess, sys, tempfile
 
 
-def shared_acl():
-    if os.environ.get('ACL_TOOLS'):
-        return os.environ['ACL_TOOLS']
-    d = os.path.dirname(os.path.abspath(__file__))
-    while d != os.path.dirname(d):
-        if os.path.isfile(os.path.join(d, 'shared', 'tools', 'acl', 'bin', 'acl_compressor')):
-            return os.path.join(d, 'shared', 'tools', 'acl')
-        d = os.path.dirname(d)
-    sys.exit('no shared/tools/acl above this file: set ACL_TOOLS')
+def acl_tools():
+    """ACL's compressor and parse-only build, found as versus_acl_efforts.py finds them
+    ($ACL_TOOLS, else shared/tools/acl above the checkout)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'acl'))
+    from versus_acl_efforts import ACLC, ACLP
+    return ACLC, ACLP
 
 
 def instructions(cmd):
@@ -51,6 +48,7 @@ def main():
     ap.add_argument('--acl', action='store_true')
     a = ap.parse_args()
     efforts = a.efforts.split(',')
+    aclc, aclp = acl_tools() if a.acl else (None, None)
     head = ['clip']
     if a.acl:
         head.append('ACL M')
@@ -65,9 +63,7 @@ def main():
             row = [os.path.basename(clip).replace('.acl.sjson', '')]
             acl = None
             if a.acl:
-                tools = os.path.join(shared_acl(), 'bin')
-                acl = (instructions([os.path.join(tools, 'acl_compressor'), '-acl=' + clip])
-                       - instructions([os.path.join(tools, 'acl_parse_only'), clip])) / 1e6
+                acl = (instructions([aclc, '-acl=' + clip]) - instructions([aclp, clip])) / 1e6
                 row.append(f'{acl:.1f}')
             for e in efforts:
                 new = codec(a.skelpack, clip, e, tmp)

@@ -37,7 +37,8 @@ use floors::floors;
 use prepare::prepare;
 use refine::{FAST_REFINE_FACTORS, MAX_REFINE_FACTORS, REFINE_FACTORS, refine};
 use relax::{
-    FAST_RELAX_FACTORS, FIRST_RELAX_FACTORS, LATER_RELAX_FACTORS, MAX_RELAX_FACTORS, Search, relax,
+    FIRST_RELAX_FACTORS, LATER_RELAX_FACTORS, MAX_RELAX_FACTORS, PINNED_RELAX_FACTORS, Search,
+    relax,
 };
 use repair::repair;
 use settle::{GROWTH_ROUNDS, settle};
@@ -182,7 +183,7 @@ impl Plan {
     /// The stages at `effort`; `pinned` when the clip pins joints (whose re-derivation
     /// below a changed track the settle pass does not do: the fast effort sweeps instead).
     fn of(effort: Effort, pinned: bool) -> Self {
-        const FAST: Stage = Stage::Relax(FAST_RELAX_FACTORS);
+        const PINNED: Stage = Stage::Relax(PINNED_RELAX_FACTORS);
         const LATER: Stage = Stage::Relax(LATER_RELAX_FACTORS);
         const REFINE: Stage = Stage::Refine(REFINE_FACTORS);
         const MAX_RELAX: Stage = Stage::Relax(MAX_RELAX_FACTORS);
@@ -200,8 +201,8 @@ impl Plan {
             MAX_REFINE,
         ];
         // With pinned joints, from the budgets: the three plain sweeps first.
-        const DEFAULT_PINNED: &[Stage] = &[FAST, LATER, REFINE];
-        const MAX_PINNED: &[Stage] = &[FAST, LATER, REFINE, MAX_RELAX, MAX_REFINE];
+        const DEFAULT_PINNED: &[Stage] = &[PINNED, LATER, REFINE];
+        const MAX_PINNED: &[Stage] = &[PINNED, LATER, REFINE, MAX_RELAX, MAX_REFINE];
         let (start, default, max) = if pinned {
             (1.0, DEFAULT_PINNED, MAX_PINNED)
         } else {
@@ -213,7 +214,7 @@ impl Plan {
             // 7 % more time, and up to 30 % smaller on short smooth clips).
             Effort::Fast if pinned => Self {
                 start: 1.0,
-                stages: &[FAST, Stage::Refine(FAST_REFINE_FACTORS)],
+                stages: &[PINNED, Stage::Refine(FAST_REFINE_FACTORS)],
                 default_stages: 1,
                 preview_after: None,
             },

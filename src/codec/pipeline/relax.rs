@@ -17,9 +17,9 @@ use crate::codec::verify::{Change, Verifier};
 use crate::model::Skeleton;
 use crate::settings::Effort;
 
-/// Tolerance factors of the first relaxation sweeps with plain encodings, from tracks at
-/// their budgets: the fast effort's search on a clip that pins joints...
-pub(crate) const FAST_RELAX_FACTORS: &[f32] = &[4.0, 2.0, 1.4];
+/// Tolerance factors of the first relaxation sweeps with plain encodings on a clip that pins
+/// joints, from tracks at their budgets (at every effort: all of `Effort::Fast`'s there)...
+pub(crate) const PINNED_RELAX_FACTORS: &[f32] = &[4.0, 2.0, 1.4];
 /// ...and the default's first sweeps, from tracks that start at 4 times their budgets and
 /// were repaired (where the sweep at ×4 would have taken them)...
 pub(crate) const FIRST_RELAX_FACTORS: &[f32] = &[2.0, 1.4];
