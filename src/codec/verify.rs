@@ -8,7 +8,7 @@ use glam::{DAffine3, Quat, Vec4};
 use super::compressed::CompressedClip;
 use super::playback::Layer;
 use super::track::TrackData;
-use crate::metric::{JointLimits, PoseSource, Reference, exceeds, marker_error};
+use crate::metric::{JointLimits, PoseSource, Reference, marker_within};
 use crate::model::{Skeleton, Transform, local_to_object_f64};
 
 /// The decoded pose of a compressed clip at every sample and midpoint, in local and object
@@ -33,6 +33,8 @@ pub struct Verifier<'a> {
     /// subtree's object transforms (`positions * subtree`).
     changed_local: Vec<Transform>,
     changed_object: Vec<DAffine3>,
+    /// The changed track's value at every position (kept for its allocation).
+    values: Vec<Vec4>,
 }
 
 impl<'a> Verifier<'a> {
@@ -72,6 +74,7 @@ impl<'a> Verifier<'a> {
             object,
             changed_local: Vec::new(),
             changed_object: Vec::new(),
+            values: Vec::new(),
         }
     }
 
@@ -90,9 +93,10 @@ impl<'a> Verifier<'a> {
         let subtree = self.subtrees[joint].get_or_insert_with(|| subtree_of(skeleton, joint));
         self.changed_local.clear();
         self.changed_object.clear();
-        for p in 0..positions(self.reference) {
+        let mut values = std::mem::take(&mut self.values);
+        track_at_positions(track, rest, self.reference, &mut values);
+        for (p, &v) in values.iter().enumerate() {
             let mut local = self.local[p * n + joint];
-            let v = track.sample(position_frame(self.reference, p), rest);
             match kind {
                 0 => local.translation = v.truncate(),
                 1 => local.rotation = Quat::from_vec4(v).normalize(),
@@ -113,10 +117,12 @@ impl<'a> Verifier<'a> {
                 };
                 self.changed_object.push(object);
                 if !holds(self.limits, self.reference, p, j, &object) {
+                    self.values = values;
                     return false;
                 }
             }
         }
+        self.values = values;
         self.keep(joint);
         true
     }
@@ -284,9 +290,27 @@ fn holds(
     j: usize,
     object: &DAffine3,
 ) -> bool {
-    !limits.evaluated[j]
-        || !exceeds(
-            marker_error(limits, j, &reference_at(reference, p)[j], object),
-            limits.tolerance[j],
-        )
+    marker_within(
+        limits,
+        j,
+        &reference_at(reference, p)[j],
+        object,
+        limits.tolerance[j],
+    )
+}
+
+/// `track`'s value at every position (samples, then midpoints) as [`TrackData::sample`]
+/// gives it at [`position_frame`], each segment prepared once for the positions inside it
+/// ([`Curve::sample_increasing`](super::curve::Curve::sample_increasing)).
+fn track_at_positions(track: &TrackData, rest: Vec4, reference: &Reference, out: &mut Vec<Vec4>) {
+    out.clear();
+    match track {
+        TrackData::Animated(a) => {
+            let frames = reference.frames;
+            let curve = &a.curve;
+            curve.sample_increasing((0..frames).map(|f| f as f32), out);
+            curve.sample_increasing((0..frames.saturating_sub(1)).map(|m| m as f32 + 0.5), out);
+        }
+        _ => out.resize(positions(reference), track.sample(0.0, rest)),
+    }
 }

@@ -4,18 +4,65 @@
 use glam::{DAffine3, DVec3};
 
 use super::limits::{JointLimits, SocketMarker};
+use super::report::exceeds;
 
 /// The largest distance between the three markers `d * e_k` carried by `a` and by `b`
 /// (computed in double precision, like `animeval.py`).
 #[inline]
 pub fn joint_error(a: &DAffine3, b: &DAffine3, d: f32) -> f32 {
+    joint_error_squared(a, b, d).sqrt() as f32
+}
+
+/// The square of [`joint_error`] before its root and rounding to `f32`.
+#[inline]
+fn joint_error_squared(a: &DAffine3, b: &DAffine3, d: f32) -> f64 {
     let d = d as f64;
     let dt: DVec3 = a.translation - b.translation;
     let m = a.matrix3 - b.matrix3;
     let ex = (m.x_axis * d + dt).length_squared();
     let ey = (m.y_axis * d + dt).length_squared();
     let ez = (m.z_axis * d + dt).length_squared();
-    ex.max(ey).max(ez).sqrt() as f32
+    ex.max(ey).max(ez)
+}
+
+/// Whether joint `j`'s error between `a` and `b` is within `tolerance`: exactly
+/// `!exceeds(marker_error(limits, j, a, b), tolerance)`, without the square root and its
+/// rounding where the square decides, as it does for all but squares within about 10⁻¹²
+/// of the threshold (there, and for a joint with sockets, the error is computed).
+///
+/// The error is `round_f32(√s)` of the largest squared marker distance `s` (`√` correctly
+/// rounded); for a positive finite tolerance `t` it exceeds `t` exactly when `√s` lies above
+/// the midpoint `m` between `t` and the next `f32` (at `m` itself, as the tie rounds).
+/// `s < m²(1 − 10⁻¹²)` puts `√s` below `m(1 − 4·10⁻¹³)`, which the root's rounding (a relative
+/// 2⁻⁵³) cannot lift to `m`: within. `s > m²(1 + 10⁻¹²)` likewise puts it above: not within.
+/// (`m²` is exact to 2⁻⁵³ relative, inside the margin; a NaN square decides neither.)
+#[inline]
+pub fn marker_within(
+    limits: &JointLimits,
+    j: usize,
+    a: &DAffine3,
+    b: &DAffine3,
+    tolerance: f32,
+) -> bool {
+    if !limits.evaluated[j] {
+        return true;
+    }
+    // Sockets and tolerances that are not positive and finite take the general path.
+    let by_square = limits.sockets[j].is_empty() && tolerance > 0.0 && tolerance < f32::MAX;
+    if !by_square {
+        return !exceeds(marker_error(limits, j, a, b), tolerance);
+    }
+    let s = joint_error_squared(a, b, limits.local_marker(j));
+    let next = f32::from_bits(tolerance.to_bits() + 1);
+    let mid = (tolerance as f64 + next as f64) * 0.5;
+    let square = mid * mid;
+    if s < square * (1.0 - 1e-12) {
+        true
+    } else if s > square * (1.0 + 1e-12) {
+        false
+    } else {
+        !exceeds(s.sqrt() as f32, tolerance)
+    }
 }
 
 /// The largest distance between a socket's markers carried by its joint's object transforms

@@ -95,10 +95,19 @@ fn ratio(error: f32, tolerance: f32) -> f32 {
     }
 }
 
-/// True when `error` counts as a violation of `tolerance` in [`ErrorStats::violations`].
+/// True when `error` counts as a violation of `tolerance` in [`ErrorStats::violations`]:
+/// when `error / tolerance` ([`ratio`]) is over 1. Compared without the division (the
+/// verifier asks this of every joint it composes): for a positive tolerance the rounded
+/// quotient of two `f32` is over 1 exactly when `error > tolerance` (the next `f32` above
+/// the tolerance is at least `1 + 2⁻²⁴` times it, which rounds above 1; a quotient at
+/// most 1 never does), and a NaN error is over neither.
 #[inline]
 pub fn exceeds(error: f32, tolerance: f32) -> bool {
-    ratio(error, tolerance) > 1.0
+    if tolerance > 0.0 {
+        error > tolerance
+    } else {
+        ratio(error, tolerance) > 1.0
+    }
 }
 
 fn stats(joints: usize, m: &[f32], limits: &JointLimits, frame_offset: f32) -> ErrorStats {
