@@ -300,7 +300,7 @@ impl Clip {
             Tracks::Prepared(p) => p.sample(f, fi, out),
             Tracks::Compact { tracks, bits } => {
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("fma") {
+                if crate::cpu::has_fma() {
                     // SAFETY: the CPU has FMA.
                     return unsafe { sample_compact_fma(tracks, bits, f, fi, out) };
                 }

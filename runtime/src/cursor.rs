@@ -84,7 +84,7 @@ impl Clip {
             Tracks::Prepared(p) => p.sample(f, fi, out),
             Tracks::Compact { tracks, bits } => {
                 #[cfg(target_arch = "x86_64")]
-                if std::arch::is_x86_feature_detected!("fma") {
+                if crate::cpu::has_fma() {
                     // SAFETY: the CPU has FMA.
                     return unsafe { forward_compact_fma(tracks, bits, state, f, fi, out) };
                 }

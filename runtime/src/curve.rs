@@ -240,7 +240,7 @@ impl SlerpArc {
     #[inline]
     pub fn at(&self, u: f32) -> Quat {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("fma") {
+        if crate::cpu::has_fma() {
             // SAFETY: the CPU has FMA.
             return unsafe { self.at_fma(u) };
         }

@@ -20,6 +20,7 @@ pub mod additive;
 pub mod bits;
 pub mod capi;
 pub mod clip;
+pub mod cpu;
 pub mod cursor;
 pub mod curve;
 mod error;

@@ -230,7 +230,7 @@ impl Prepared {
     /// the CPU has FMA; the values are those of [`Prepared::sample_one_by_one`].
     pub fn sample(&self, f: f32, fi: u32, out: &mut [JointPose]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("fma") {
+        if crate::cpu::has_fma() {
             // SAFETY: the CPU has FMA.
             return unsafe { self.sample_fma::<true>(f, fi, out) };
         }
@@ -241,7 +241,7 @@ impl Prepared {
     /// lane kernel is tested against, bit for bit.
     pub fn sample_one_by_one(&self, f: f32, fi: u32, out: &mut [JointPose]) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("fma") {
+        if crate::cpu::has_fma() {
             // SAFETY: the CPU has FMA.
             return unsafe { self.sample_fma::<false>(f, fi, out) };
         }

@@ -71,7 +71,7 @@ pub(crate) const HPI: f64 = f64::from_bits(0x3ff921fb54442d18);
 #[inline(always)]
 pub fn sin(y: f32) -> f32 {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
+    if crate::cpu::has_fma() {
         // SAFETY: the CPU has FMA.
         return unsafe { sin_fma(y) };
     }

@@ -214,7 +214,7 @@ impl Segment {
 #[inline(always)]
 pub fn with_fma<R>(run: impl FnOnce(bool) -> R) -> R {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("fma") {
+    if skelpack_runtime::cpu::has_fma() {
         #[target_feature(enable = "fma")]
         fn fused<R>(run: impl FnOnce(bool) -> R) -> R {
             run(true)

@@ -82,7 +82,7 @@ pub fn to_bytes(skeleton: &Skeleton, clips: &[CompressedClip]) -> Vec<u8> {
         out.extend_from_slice(m);
         out.extend_from_slice(p);
     }
-    let crc = crc32fast::hash(&out);
+    let crc = skelpack_runtime::read::checksum(&out);
     out.extend_from_slice(&crc.to_le_bytes());
     out
 }
