@@ -104,6 +104,7 @@ impl<'a> Verifier<'a> {
             }
             self.changed_local.push(local);
             let start = self.changed_object.len();
+            let refs = reference_at(self.reference, p);
             for (i, &(j, parent_slot)) in subtree.iter().enumerate() {
                 let object = if i == 0 {
                     let frame = position_frame(self.reference, p);
@@ -116,7 +117,7 @@ impl<'a> Verifier<'a> {
                     self.changed_object[start + parent_slot] * self.local_matrix[p * n + j]
                 };
                 self.changed_object.push(object);
-                if !holds(self.limits, self.reference, p, j, &object) {
+                if !holds(self.limits, refs, j, &object) {
                     self.values = values;
                     return false;
                 }
@@ -169,6 +170,7 @@ impl<'a> Verifier<'a> {
                 matrices.push(shown_local(self.layer, j, frame, &local).to_daffine());
             }
             let start = self.changed_object.len();
+            let refs = reference_at(self.reference, p);
             for &(j, parent_slot) in &moved {
                 let m = match own.binary_search(&j) {
                     Ok(i) => matrices[i],
@@ -180,7 +182,7 @@ impl<'a> Verifier<'a> {
                     (None, None) => m,
                 };
                 self.changed_object.push(object);
-                if !holds(self.limits, self.reference, p, j, &object) {
+                if !holds(self.limits, refs, j, &object) {
                     return false;
                 }
             }
@@ -281,22 +283,11 @@ fn subtree_of(skeleton: &Skeleton, root: usize) -> Vec<(usize, usize)> {
     list
 }
 
-/// Whether joint `j` posed at `object` at position `p` of `reference` is within its
-/// tolerance (a joint not evaluated always is).
-fn holds(
-    limits: &JointLimits,
-    reference: &Reference,
-    p: usize,
-    j: usize,
-    object: &DAffine3,
-) -> bool {
-    marker_within(
-        limits,
-        j,
-        &reference_at(reference, p)[j],
-        object,
-        limits.tolerance[j],
-    )
+/// Whether joint `j` posed at `object` is within its tolerance of its reference pose among
+/// `refs` (one position's; a joint not evaluated always is).
+#[inline(always)]
+fn holds(limits: &JointLimits, refs: &[DAffine3], j: usize, object: &DAffine3) -> bool {
+    marker_within(limits, j, &refs[j], object, limits.tolerance[j])
 }
 
 /// `track`'s value at every position (samples, then midpoints) as [`TrackData::sample`]
