@@ -281,24 +281,28 @@ impl Clip {
         frame.clamp(0.0, last)
     }
 
+    /// The fixed pose (every joint's fixed tracks; animated ones hold their rest values).
+    pub(crate) fn fixed(&self) -> &[JointPose] {
+        &self.fixed
+    }
+
     /// Copies the fixed pose into `out`; returns how many joints it holds.
     #[inline]
     pub(crate) fn write_fixed(&self, out: &mut [JointPose]) -> usize {
-        let n = out.len().min(self.fixed.len());
-        out[..n].copy_from_slice(&self.fixed[..n]);
-        n
+        crate::prepared::copy_fixed(out, &self.fixed);
+        out.len().min(self.fixed.len())
     }
 
     /// Random access: every joint's local transform at a fractional frame (clamped to the
     /// clip, or wrapped if it loops; NaN reads as frame 0). Fills `out[..min(out.len(), joint_count)]`.
     pub fn sample(&self, frame: f32, out: &mut [JointPose]) {
         let f = self.clamp(frame);
-        self.write_fixed(out);
         // Keys sit on integer frames: `key <= f` is `key <= floor(f)`.
         let fi = f as u32;
         match &self.tracks {
-            Tracks::Prepared(p) => p.sample(f, fi, out),
+            Tracks::Prepared(p) => p.sample_over(f, fi, out, &self.fixed),
             Tracks::Compact { tracks, bits } => {
+                self.write_fixed(out);
                 #[cfg(target_arch = "x86_64")]
                 if std::arch::is_x86_feature_detected!("fma") {
                     // SAFETY: the CPU has FMA.
