@@ -1,13 +1,13 @@
-//! The fixed pose's copy into the caller's buffer, the first thing every whole-pose sample
-//! writes (1,720 bytes on RobotExpressive's 43 joints).
+//! The fixed pose's copy into the caller's buffer where it comes after the rotations'
+//! mixes ([`crate::prepared::Prepared::sample_over`]; 1,720 bytes on RobotExpressive's 43
+//! joints).
 //!
 //! Where the CPU has AVX it is copied in 256-bit registers with aligned stores: one
 //! unaligned register at each end, every one between them aligned to 32 bytes, four per
 //! loop step. glibc's `memcpy` does much the same for this size, through a call; measured
-//! on RobotExpressive Idle, this copy placed after the rotations' mixes
-//! ([`crate::prepared::Prepared::sample_over`]) took 6-14 % off random access where the
-//! `memcpy` at the same place took 4-5 % (docs/RUNTIME.md, session 23). A copy moves bits:
-//! the pose is the same either way.
+//! on RobotExpressive Idle, this copy after the mixes took 9-14 % off random access where
+//! the `memcpy` at the same place took 4-7 % (docs/RUNTIME.md, session 23). Where the copy
+//! comes first, `memcpy` is kept. A copy moves bits: the pose is the same either way.
 
 use crate::clip::JointPose;
 

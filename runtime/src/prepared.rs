@@ -443,7 +443,8 @@ impl Prepared {
             }
         }
         if let Some(fixed) = fixed {
-            copy_fixed(out, fixed);
+            let n = out.len().min(fixed.len());
+            crate::fixed::copy_poses(&mut out[..n], &fixed[..n]);
         }
         // SAFETY: the caller's.
         unsafe {
@@ -453,11 +454,13 @@ impl Prepared {
     }
 }
 
-/// Copies the fixed pose `fixed` over `out[..min(out.len(), fixed.len())]`.
+/// Copies the fixed pose `fixed` over `out[..min(out.len(), fixed.len())]` (glibc's
+/// `memcpy`: where the copy comes first, the 256-bit copy of [`crate::fixed`] gained
+/// nothing, docs/RUNTIME.md session 23).
 #[inline(always)]
 pub(crate) fn copy_fixed(out: &mut [JointPose], fixed: &[JointPose]) {
     let n = out.len().min(fixed.len());
-    crate::fixed::copy_poses(&mut out[..n], &fixed[..n]);
+    out[..n].copy_from_slice(&fixed[..n]);
 }
 
 /// How many rotations make their normalizations paired ([`Pending`]) pay, in a clip with
