@@ -1,8 +1,9 @@
 //! A clip laid out for sampling: the pose of every fixed track (rest or constant) computed
 //! once, and the animated tracks in one of two layouts ([`ClipLayout`]): prepared for speed
 //! (every key decoded at open, the default) or compact, close to the file's size
-//! ([`crate::keys`]). Sampling writes the fixed pose and then evaluates only the animated
-//! tracks:
+//! ([`crate::keys`]). Sampling writes the fixed pose and evaluates only the animated tracks
+//! (the fixed pose copied first, or, in the prepared layout where no track writes the pose
+//! before its rotations are mixed, after the mixes; the same values either way):
 //!
 //! * [`Clip::sample`] (random access): per track, one read of the segment table
 //!   ([`crate::table`]: an entry per block of 4 frames, the segment of its first frame and
