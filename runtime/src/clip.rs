@@ -1,8 +1,9 @@
 //! A clip laid out for sampling: the pose of every fixed track (rest or constant) computed
 //! once, and the animated tracks in one of two layouts ([`ClipLayout`]): prepared for speed
 //! (every key decoded at open, the default) or compact, close to the file's size
-//! ([`crate::keys`]). Sampling writes the fixed pose and then evaluates only the animated
-//! tracks:
+//! ([`crate::keys`]). Sampling writes the fixed pose and evaluates only the animated tracks
+//! (the fixed pose copied first, or, in the prepared layout where no track writes the pose
+//! before its rotations are mixed, after the mixes; the same values either way):
 //!
 //! * [`Clip::sample`] (random access): per track, one read of the segment table
 //!   ([`crate::table`]: an entry per block of 4 frames, the segment of its first frame and
@@ -281,24 +282,28 @@ impl Clip {
         frame.clamp(0.0, last)
     }
 
+    /// The fixed pose (every joint's fixed tracks; animated ones hold their rest values).
+    pub(crate) fn fixed(&self) -> &[JointPose] {
+        &self.fixed
+    }
+
     /// Copies the fixed pose into `out`; returns how many joints it holds.
     #[inline]
     pub(crate) fn write_fixed(&self, out: &mut [JointPose]) -> usize {
-        let n = out.len().min(self.fixed.len());
-        out[..n].copy_from_slice(&self.fixed[..n]);
-        n
+        crate::prepared::copy_fixed(out, &self.fixed);
+        out.len().min(self.fixed.len())
     }
 
     /// Random access: every joint's local transform at a fractional frame (clamped to the
     /// clip, or wrapped if it loops; NaN reads as frame 0). Fills `out[..min(out.len(), joint_count)]`.
     pub fn sample(&self, frame: f32, out: &mut [JointPose]) {
         let f = self.clamp(frame);
-        self.write_fixed(out);
         // Keys sit on integer frames: `key <= f` is `key <= floor(f)`.
         let fi = f as u32;
         match &self.tracks {
-            Tracks::Prepared(p) => p.sample(f, fi, out),
+            Tracks::Prepared(p) => p.sample_over(f, fi, out, &self.fixed),
             Tracks::Compact { tracks, bits } => {
+                self.write_fixed(out);
                 #[cfg(target_arch = "x86_64")]
                 if crate::cpu::has_fma() {
                     // SAFETY: the CPU has FMA.

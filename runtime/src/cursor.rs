@@ -77,12 +77,12 @@ impl Clip {
             state.reset();
         }
         state.last_frame = f;
-        self.write_fixed(out);
         let fi = f as u32;
         match self.tracks() {
             // The prepared layout's table finds any frame's segment in one read.
-            Tracks::Prepared(p) => p.sample(f, fi, out),
+            Tracks::Prepared(p) => p.sample_over(f, fi, out, self.fixed()),
             Tracks::Compact { tracks, bits } => {
+                self.write_fixed(out);
                 #[cfg(target_arch = "x86_64")]
                 if crate::cpu::has_fma() {
                     // SAFETY: the CPU has FMA.

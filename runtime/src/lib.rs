@@ -25,6 +25,7 @@ pub mod cursor;
 pub mod curve;
 mod error;
 pub mod events;
+mod fixed;
 pub mod keys;
 mod lanes;
 pub mod meta;

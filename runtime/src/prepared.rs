@@ -237,6 +237,46 @@ impl Prepared {
         self.sample_with::<false>(f, fi, out)
     }
 
+    /// [`Prepared::sample`] into a buffer that does not hold the fixed pose yet: writes
+    /// `fixed` (the clip's fixed pose) over `out` and then the animated tracks. Where
+    /// nothing is written into `out` before the rotations are mixed (the paired
+    /// normalizations' clips, [`Prepared::copies_late`]), the copy comes after the mixes, so
+    /// the copy's loads and stores fill the time the mixes' divisions and sines wait; the
+    /// values are the same as copying first.
+    pub fn sample_over(&self, f: f32, fi: u32, out: &mut [JointPose], fixed: &[JointPose]) {
+        #[cfg(target_arch = "x86_64")]
+        if self.copies_late() && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has FMA.
+            return unsafe { self.sample_late_fma(f, fi, out, fixed) };
+        }
+        copy_fixed(out, fixed);
+        self.sample(f, fi, out)
+    }
+
+    /// Whether [`Prepared::sample_over`] copies the fixed pose after the rotations' mixes:
+    /// in a clip sampled with paired normalizations whose Catmull-Rom tracks are all
+    /// rotations, fewer than eight (so no track writes into the pose before the copy).
+    #[inline(always)]
+    fn copies_late(&self) -> bool {
+        self.pairs_normalizations()
+            && self.hermite_tracks.len() == self.hermite_rotations
+            && self.hermite_rotations < 8
+    }
+
+    /// [`Prepared::sample_over`] for a clip that [`Prepared::copies_late`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "fma")]
+    fn sample_late_fma(&self, f: f32, fi: u32, out: &mut [JointPose], fixed: &[JointPose]) {
+        // SAFETY (both): the CPU has FMA; `copies_late` holds.
+        if self.any_sparse {
+            unsafe { self.sample_paired::<true>(&self.slerp_tracks, f, fi, out, Some(fixed)) };
+            self.sample_lerps::<true>(f, fi, out);
+        } else {
+            unsafe { self.sample_paired::<false>(&self.slerp_tracks, f, fi, out, Some(fixed)) };
+            self.sample_lerps::<false>(f, fi, out);
+        }
+    }
+
     /// [`Prepared::sample`] evaluating one track at a time (no lanes): the reference the
     /// lane kernel is tested against, bit for bit.
     pub fn sample_one_by_one(&self, f: f32, fi: u32, out: &mut [JointPose]) {
@@ -300,7 +340,7 @@ impl Prepared {
         #[cfg(target_arch = "x86_64")]
         if LANES && self.pairs_normalizations() {
             // SAFETY: LANES is only set where the CPU has FMA (`sample`).
-            unsafe { self.sample_paired::<SPARSE>(slerps, f, fi, out) };
+            unsafe { self.sample_paired::<SPARSE>(slerps, f, fi, out, None) };
             self.sample_lerps::<SPARSE>(f, fi, out);
             return;
         }
@@ -359,10 +399,12 @@ impl Prepared {
 
     /// The linear rotation tracks `slerps` and every Catmull-Rom track of
     /// [`Prepared::sample_loops`], each rotation mixed one track at a time and normalized
-    /// two per register ([`Pending`]): the same values.
+    /// two per register ([`Pending`]): the same values. With `fixed`, the fixed pose is
+    /// copied into `out` after the mixes, before the rotations are written.
     ///
     /// # Safety
-    /// The CPU must have FMA.
+    /// The CPU must have FMA; with `fixed`, [`Prepared::copies_late`] must hold (no track
+    /// writes into `out` before the copy).
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
     unsafe fn sample_paired<const SPARSE: bool>(
@@ -371,6 +413,7 @@ impl Prepared {
         f: f32,
         fi: u32,
         out: &mut [JointPose],
+        fixed: Option<&[JointPose]>,
     ) {
         let mut pending = Pending::<false>::default();
         let mut pending_hermite = Pending::<true>::default();
@@ -399,12 +442,25 @@ impl Prepared {
                 _ => pose.scale = v.truncate().to_array(),
             }
         }
+        if let Some(fixed) = fixed {
+            let n = out.len().min(fixed.len());
+            crate::fixed::copy_poses(&mut out[..n], &fixed[..n]);
+        }
         // SAFETY: the caller's.
         unsafe {
             pending.flush(out);
             pending_hermite.flush(out);
         }
     }
+}
+
+/// Copies the fixed pose `fixed` over `out[..min(out.len(), fixed.len())]` (glibc's
+/// `memcpy`: where the copy comes first, the 256-bit copy of [`crate::fixed`] gained
+/// nothing, docs/RUNTIME.md session 23).
+#[inline(always)]
+pub(crate) fn copy_fixed(out: &mut [JointPose], fixed: &[JointPose]) {
+    let n = out.len().min(fixed.len());
+    out[..n].copy_from_slice(&fixed[..n]);
 }
 
 /// How many rotations make their normalizations paired ([`Pending`]) pay, in a clip with
@@ -507,12 +563,14 @@ mod tests {
 
     /// Every mix of linear and Catmull-Rom rotations (from none to past a group of eight,
     /// with vectors beside them): sampled with the lanes and one track at a time, the same
-    /// bits. The Catmull-Rom rotations' normalizations are glam's `normalize_or`, which
-    /// a slerp's `normalize` would miss by an ulp here and there.
+    /// bits; and [`Prepared::sample_over`] (the fixed pose copied after the mixes where it
+    /// can be) the same bits as the fixed pose copied first. The Catmull-Rom rotations'
+    /// normalizations are glam's `normalize_or`, which a slerp's `normalize` would miss by
+    /// an ulp here and there.
     #[test]
     fn paired_normalizations_keep_the_scalar_bits() {
         let frames = 40;
-        let mut paired = 0;
+        let (mut paired, mut late) = (0, 0);
         for slerps in [0, 1, 3, 5, 9] {
             for hermites in [0, 1, 2, 4, 7] {
                 let mut p = Prepared::new(frames);
@@ -544,13 +602,32 @@ mod tests {
                     );
                     joint += 1;
                 }
+                if hermites == 4 {
+                    // A Catmull-Rom translation: the fixed pose is copied first.
+                    p.push_track(
+                        joint,
+                        0,
+                        &record(Interpolation::CatmullRom, false, frames, 8, 1.5),
+                    );
+                }
                 paired += usize::from(p.pairs_normalizations());
+                late += usize::from(p.copies_late());
+                // A fixed pose that differs from joint to joint (and from the default).
+                let fixed: Vec<JointPose> = (0..=joint)
+                    .map(|j| JointPose {
+                        translation: [j as f32, 2.0, 3.0],
+                        rotation: [0.0, 0.6, 0.0, 0.8],
+                        scale: [1.0, 1.0, 0.5 + j as f32],
+                    })
+                    .collect();
                 for i in 0..(frames - 1) * 8 {
                     let f = i as f32 / 8.0;
-                    let mut want = vec![JointPose::default(); joint + 1];
-                    let mut got = want.clone();
+                    let mut want = fixed.clone();
+                    let mut got = fixed.clone();
+                    let mut over = vec![JointPose::default(); joint + 1];
                     p.sample_one_by_one(f, f as u32, &mut want);
                     p.sample(f, f as u32, &mut got);
+                    p.sample_over(f, f as u32, &mut over, &fixed);
                     let bits = |pose: &[JointPose]| -> Vec<u32> {
                         pose.iter()
                             .flat_map(|j| j.translation.iter().chain(&j.rotation).chain(&j.scale))
@@ -562,9 +639,18 @@ mod tests {
                         bits(&got),
                         "{slerps} slerps, {hermites} Catmull-Rom, frame {f}"
                     );
+                    assert_eq!(
+                        bits(&want),
+                        bits(&over),
+                        "sample_over: {slerps} slerps, {hermites} Catmull-Rom, frame {f}"
+                    );
                 }
             }
         }
         assert!(paired >= 10);
+        assert!(
+            late >= 5 && late < paired,
+            "{late} clips copy late of {paired} paired"
+        );
     }
 }
