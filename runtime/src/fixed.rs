@@ -18,7 +18,7 @@ pub(crate) fn copy_poses(dst: &mut [JointPose], src: &[JointPose]) {
     #[cfg(target_arch = "x86_64")]
     {
         let bytes = std::mem::size_of_val(src);
-        if bytes >= 64 && std::arch::is_x86_feature_detected!("avx") {
+        if bytes >= 64 && crate::cpu::has_avx() {
             // SAFETY: the CPU has AVX; `dst` and `src` each hold `bytes >= 64` bytes and
             // do not overlap (`dst` is borrowed mutably).
             unsafe { copy_avx(dst.as_mut_ptr().cast(), src.as_ptr().cast(), bytes) };

@@ -245,7 +245,7 @@ impl Prepared {
     /// values are the same as copying first.
     pub fn sample_over(&self, f: f32, fi: u32, out: &mut [JointPose], fixed: &[JointPose]) {
         #[cfg(target_arch = "x86_64")]
-        if self.copies_late() && std::arch::is_x86_feature_detected!("fma") {
+        if self.copies_late() && crate::cpu::has_fma() {
             // SAFETY: the CPU has FMA.
             return unsafe { self.sample_late_fma(f, fi, out, fixed) };
         }
