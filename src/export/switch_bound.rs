@@ -29,7 +29,7 @@ use glam::{DAffine3, DMat3};
 
 use super::start_states::{AfterStops, Held, Sampled, Slack, after_every_stop_within, overwrite};
 use super::verify::PLAYER_GUARD;
-use crate::metric::JointLimits;
+use crate::metric::{JointLimits, marker_error};
 use crate::model::{Skeleton, Transform};
 
 /// Frobenius norm of `m`.
@@ -67,15 +67,25 @@ fn norm(m: &DAffine3) -> f64 {
     sigma * (1.0 + err)
 }
 
+/// A lower bound on the smallest singular value of `m`'s linear part: `m = σ u` and every
+/// singular value `s` of `u` has `|s² − 1| ≤ ‖uᵀu − I‖_F` ([`polar`]), so `s ≥ √(1 − err)`
+/// (zero where `err ≥ 1`).
+fn floor(m: &DAffine3) -> f64 {
+    let (sigma, _, err) = polar(&m.matrix3);
+    sigma * (1.0 - err).max(0.0).sqrt()
+}
+
 /// Per check point of one clip, the largest deviation from the original under any rule of
 /// some transform built from it ([`per_point`]): linear deviations ρ, translation
-/// deviations, and over every point the largest linear norm `g` and translation length τ.
+/// deviations, and over every point the largest linear norm `g`, translation length τ, and
+/// a lower bound `floor` on every linear part's smallest singular value.
 #[derive(Clone, Debug, Default)]
 pub struct PointSpread {
     rho: Vec<f64>,
     dt: Vec<f64>,
     g: f64,
     tau: f64,
+    floor: f64,
 }
 
 /// What a [`PointSpread`] of one joint of one clip is taken over (its matrix per source and
@@ -113,9 +123,36 @@ impl Part {
 
 /// A clip's [`PointSpread`]s per joint and [`Part`], each computed on first use: they are
 /// functions of the clip's samples alone, the same in every pair the clip is in (kept in its
-/// [`Sampled`], so dropped with it when the clip is re-encoded).
+/// [`Sampled`], so dropped with it when the clip is re-encoded). Also the clip's own error
+/// from a clean start per check point and joint ([`clean_errors`]), with the limits it was
+/// measured under.
 #[derive(Default)]
-pub struct PointSpreads(OnceLock<Box<[OnceLock<Option<PointSpread>>]>>);
+pub struct PointSpreads(
+    OnceLock<Box<[OnceLock<Option<PointSpread>>]>>,
+    OnceLock<(JointLimits, Box<[f32]>)>,
+);
+
+/// Clip `s`'s error from a clean start under `limits` (`n` joints), per check point `q` and
+/// joint `j` at `q * n + j`: the largest [`marker_error`] of any played source against the
+/// original (zero on joints not evaluated). Kept in `s` for the limits it was first asked
+/// for (a clip's limits are the same in every pair), computed afresh for others.
+fn clean_errors<'s>(s: &'s Sampled, n: usize, limits: &JointLimits) -> Cow<'s, [f32]> {
+    let compute = || -> Box<[f32]> {
+        (0..s.points * n)
+            .map(|i| {
+                (1..s.clean.len())
+                    .map(|src| marker_error(limits, i % n, &s.clean[0][i], &s.clean[src][i]))
+                    .fold(0.0f32, f32::max)
+            })
+            .collect()
+    };
+    let (kept_for, errors) = s.spreads.1.get_or_init(|| (limits.clone(), compute()));
+    if kept_for == limits {
+        Cow::Borrowed(errors)
+    } else {
+        Cow::Owned(compute().into_vec())
+    }
+}
 
 /// The linear part of `t` (translation zero) as a matrix.
 fn linear(t: &Transform) -> DAffine3 {
@@ -210,11 +247,12 @@ fn per_point(
     at: &dyn Fn(usize, usize) -> DAffine3,
 ) -> Option<PointSpread> {
     let (mut rho, mut dt) = (vec![0.0f64; points], vec![0.0f64; points]);
-    let (mut g, mut tau) = (0.0f64, 0.0f64);
+    let (mut g, mut tau, mut low) = (0.0f64, 0.0f64, f64::INFINITY);
     for p in 0..points {
         let o = at(0, p);
         g = g.max(norm(&o));
         tau = tau.max(o.translation.length());
+        low = low.min(floor(&o));
         for src in 1..sources {
             let e = at(src, p);
             let (r, d) = deviation(&o, &e)?;
@@ -222,9 +260,16 @@ fn per_point(
             dt[p] = dt[p].max(d);
             g = g.max(norm(&e));
             tau = tau.max(e.translation.length());
+            low = low.min(floor(&e));
         }
     }
-    Some(PointSpread { rho, dt, g, tau })
+    Some(PointSpread {
+        rho,
+        dt,
+        g,
+        tau,
+        floor: low,
+    })
 }
 
 /// Joint `j`'s [`Spread`] as [`after_every_stop`](super::start_states::after_every_stop)
@@ -349,20 +394,42 @@ pub fn pair_slack(
         b: vec![vec![0.0; sb.points]; slots],
     };
     let mut chain: Vec<&Spread> = Vec::new();
+    let mut ids: Vec<usize> = Vec::new();
+    let mut errors: Option<Cow<[f32]>> = None;
     for (slot, &j) in held.affected.iter().enumerate() {
         if !limits.evaluated[j] {
             continue;
         }
         // j's chain from the topmost joint a's state sets (every joint between is affected).
         chain.clear();
+        ids.clear();
         let mut at = Some(j);
         let mut top = j;
         while let Some(i) = at.filter(|i| held.affected.binary_search(i).is_ok()) {
             chain.push(spread[i].as_ref().expect("affected"));
+            ids.push(i);
             top = i;
             at = skeleton.joints[i].parent;
         }
         chain.reverse();
+        ids.reverse();
+        // The lowest chain joint a's state sets: below it (the tail) b's own joints.
+        let low = ids.iter().rposition(|&i| sets(i)).unwrap_or(0);
+        let tail = if low + 1 < chain.len() {
+            let low_clean = point_spread(
+                sb,
+                n,
+                ids[low],
+                &skeleton.joints[ids[low]].rest,
+                Part::Clean,
+            );
+            low_clean.filter(|c| c.floor > 0.0).map(|c| {
+                let errors = errors.get_or_insert_with(|| clean_errors(sb, n, limits));
+                (c, &errors[j..])
+            })
+        } else {
+            None
+        };
         let parent = skeleton.joints[top].parent.map(|p| {
             above[p]
                 .as_ref()
@@ -396,6 +463,15 @@ pub fn pair_slack(
                 pre *= s.g();
             }
             let w = weight * scale;
+            // The tail through b's clean error ([`tail_through_clean`]), weighted.
+            let through = tail.map(|(clean, errors)| {
+                let kappa = before[low] * chain[low].g() / clean.floor;
+                let below = reach[low];
+                move |q: usize| {
+                    let e = f64::from(errors[q * n]) * (1.0 + 1e-6) * scale;
+                    kappa * (e + w * (clean.rho[q] * below + clean.dt[q]))
+                }
+            });
             for (t, out) in ra.iter_mut().enumerate() {
                 let mut sum = 0.0;
                 for (c, s) in chain.iter().enumerate() {
@@ -409,16 +485,19 @@ pub fn pair_slack(
                 *out = out.max((sum * w) as f32);
             }
             for (q, out) in rb.iter_mut().enumerate() {
-                let mut sum = parent.map_or(0.0, |p| p.rho()[q] * lever + p.dt()[q]);
+                let mut head = parent.map_or(0.0, |p| p.rho()[q] * lever + p.dt()[q]);
+                let mut tail = 0.0;
                 for (c, s) in chain.iter().enumerate() {
+                    let sum = if c <= low { &mut head } else { &mut tail };
                     if !s.lin_from_a {
-                        sum += before[c] * s.rho()[q] * reach[c];
+                        *sum += before[c] * s.rho()[q] * reach[c];
                     }
                     if !s.tr_from_a {
-                        sum += before[c] * s.dt()[q];
+                        *sum += before[c] * s.dt()[q];
                     }
                 }
-                *out = out.max((sum * w) as f32);
+                let tail = through.as_ref().map_or(tail * w, |f| f(q).min(tail * w));
+                *out = out.max((head * w + tail) as f32);
             }
         }
     }
