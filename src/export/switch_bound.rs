@@ -21,6 +21,26 @@
 //! difference, `|lin(M) v| ≤ g |v|`, and `|L_{i+1}⋯L_j x| ≤ τ_{i+1} + g_{i+1}(τ_{i+2} + ⋯ +
 //! g_j |x|)` with τ the largest translation. A joint that mixes a's properties with b's
 //! keyed ones is not covered (the pair is enumerated).
+//!
+//! Below the lowest joint `m` of j's chain that a's state sets (the tail, b's own local
+//! transforms `D = L_{m+1}⋯L_j`, the same in the switched pose as in b's clean one), the sum
+//! over the tail's joints may be replaced by b's measured error from a clean start. With
+//! `Q`, `Q'` the switched object transforms of `m` and `C = Q_c D`, `C' = Q'_c D'` b's clean
+//! ones of j,
+//!
+//! ```text
+//! S x − S' x = (Q − Q')·Dx + lin(Q')·(Dx − D'x)
+//! C x − C' x = (Q_c − Q'_c)·Dx + lin(Q'_c)·(Dx − D'x)
+//! ⇒ |Dx − D'x| ≤ (|C x − C' x| + |(Q_c − Q'_c)·Dx|) / s_min(Q'_c)
+//! ⇒ |S x − S' x| ≤ |(Q − Q')·Dx| + ‖lin Q'‖ / s_min(Q'_c) · (|C x − C' x| + ρ_c |Dx| + δ_c)
+//! ```
+//!
+//! where `|(Q − Q')·Dx|` is the telescoped bound above down to `m` (the same terms),
+//! `‖lin Q'‖ ≤ g_P g_k ⋯ g_m`, `ρ_c`, `δ_c` are the linear and translation deviations of
+//! m's clean pose at b's point ([`Part::Clean`]), `s_min` at least [`floor`] of every source
+//! there, and `|C x − C' x|` at most b's clean error at j, `max_s marker_error(C, C'_s)`
+//! ([`clean_errors`]), over the marker's socket weight (the same markers as the switched
+//! measure's). Both bounds of the tail hold, so b's share per point takes the smaller.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -463,7 +483,8 @@ pub fn pair_slack(
                 pre *= s.g();
             }
             let w = weight * scale;
-            // The tail through b's clean error ([`tail_through_clean`]), weighted.
+            // The tail through b's clean error at j (module docs), weighted: the error is
+            // within marker_error / weight at this marker, rounded up from f32.
             let through = tail.map(|(clean, errors)| {
                 let kappa = before[low] * chain[low].g() / clean.floor;
                 let below = reach[low];
@@ -630,6 +651,71 @@ mod tests {
             assert!(
                 got.ratio[j] >= exact.ratio[j] && got.ratio[j] <= 1.0,
                 "joint {j}"
+            );
+        }
+    }
+
+    /// As [`sampled`], the played sources off by `off[j]` radians on joint `j`.
+    fn sampled_off(s: &Skeleton, points: usize, off: [f32; 3]) -> Sampled {
+        let n = s.len();
+        let local: Vec<Vec<Transform>> = (0..3)
+            .map(|src| {
+                (0..points * n)
+                    .map(|i| {
+                        let (p, j) = (i / n, i % n);
+                        let angle = 0.2 * p as f32 + 0.1 * j as f32 + off[j] * src.min(1) as f32;
+                        Transform {
+                            rotation: Quat::from_rotation_z(angle),
+                            ..s.joints[j].rest
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Sampled::from_local(s, points, local)
+    }
+
+    #[test]
+    fn bs_tail_below_as_state_is_bounded_through_its_clean_error() {
+        let s = skeleton();
+        let (t, f) = (true, false);
+        // a sets joint 0's rotation; b keys 1 and 2 (the tail below it), exact on 0.
+        let keyed = vec![
+            vec![[f, t, f], [f, f, f], [f, f, f]],
+            vec![[f, f, f], [f, t, f], [f, t, f]],
+        ];
+        let limits = JointLimits::uniform(&s, 0.03, 1e-4);
+        let sa = sampled_off(&s, 4, [1e-7, 0.0, 0.0]);
+        // Opposite errors on 1 and 2: joint 2's markers turn back, so its clean error is
+        // below the per-joint sum (0.33 * 3e-4 + 0.03 * 3e-4).
+        let sb = sampled_off(&s, 3, [0.0, 3e-4, -3e-4]);
+        let exact = after_every_stop_within(&s, &sa, &sb, &keyed, &limits, 0, 1, None);
+        assert!(exact.ratio[2] > 0.5, "{:?}", exact.ratio);
+        let slack = pair_slack(&s, &sa, &sb, &keyed, &limits, 0, 1).expect("covered");
+        let top = |v: &[f32]| v.iter().copied().fold(0.0f32, f32::max);
+        // Slots are the affected joints 0, 1, 2: never below the measure (a mutant that
+        // drops the clean error from the tail's bound falls below it on joint 2).
+        for j in 0..3 {
+            assert!(
+                top(&slack.a[j]) + top(&slack.b[j]) >= exact.ratio[j],
+                "joint {j}: {} + {} < {}",
+                top(&slack.a[j]),
+                top(&slack.b[j]),
+                exact.ratio[j]
+            );
+        }
+        // b's share on joint 2 is its clean error (and a little more), not the per-joint sum
+        // (a mutant that never takes the clean error's bound is 1.2 times that).
+        let tol = 1e-4 * f64::from(PLAYER_GUARD);
+        for q in 0..sb.points {
+            let i = q * s.len() + 2;
+            let clean = (1..3)
+                .map(|src| marker_error(&limits, 2, &sb.clean[0][i], &sb.clean[src][i]))
+                .fold(0.0f32, f32::max);
+            let share = f64::from(slack.b[2][q]);
+            assert!(
+                share <= f64::from(clean) / tol * 1.01 + 1e-4,
+                "point {q}: {share}"
             );
         }
     }
