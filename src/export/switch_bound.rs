@@ -21,6 +21,26 @@
 //! difference, `|lin(M) v| ≤ g |v|`, and `|L_{i+1}⋯L_j x| ≤ τ_{i+1} + g_{i+1}(τ_{i+2} + ⋯ +
 //! g_j |x|)` with τ the largest translation. A joint that mixes a's properties with b's
 //! keyed ones is not covered (the pair is enumerated).
+//!
+//! Below the lowest joint `m` of j's chain that a's state sets (the tail, b's own local
+//! transforms `D = L_{m+1}⋯L_j`, the same in the switched pose as in b's clean one), the sum
+//! over the tail's joints may be replaced by b's measured error from a clean start. With
+//! `Q`, `Q'` the switched object transforms of `m` and `C = Q_c D`, `C' = Q'_c D'` b's clean
+//! ones of j,
+//!
+//! ```text
+//! S x − S' x = (Q − Q')·Dx + lin(Q')·(Dx − D'x)
+//! C x − C' x = (Q_c − Q'_c)·Dx + lin(Q'_c)·(Dx − D'x)
+//! ⇒ |Dx − D'x| ≤ (|C x − C' x| + |(Q_c − Q'_c)·Dx|) / s_min(Q'_c)
+//! ⇒ |S x − S' x| ≤ |(Q − Q')·Dx| + ‖lin Q'‖ / s_min(Q'_c) · (|C x − C' x| + ρ_c |Dx| + δ_c)
+//! ```
+//!
+//! where `|(Q − Q')·Dx|` is the telescoped bound above down to `m` (the same terms),
+//! `‖lin Q'‖ ≤ g_P g_k ⋯ g_m`, `ρ_c`, `δ_c` are the linear and translation deviations of
+//! m's clean pose at b's point ([`Part::Clean`]), `s_min` at least [`floor`] of every source
+//! there, and `|C x − C' x|` at most b's clean error at j, `max_s marker_error(C, C'_s)`
+//! ([`clean_errors`]), over the marker's socket weight (the same markers as the switched
+//! measure's). Both bounds of the tail hold, so b's share per point takes the smaller.
 
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -29,7 +49,7 @@ use glam::{DAffine3, DMat3};
 
 use super::start_states::{AfterStops, Held, Sampled, Slack, after_every_stop_within, overwrite};
 use super::verify::PLAYER_GUARD;
-use crate::metric::JointLimits;
+use crate::metric::{JointLimits, marker_error};
 use crate::model::{Skeleton, Transform};
 
 /// Frobenius norm of `m`.
@@ -67,15 +87,25 @@ fn norm(m: &DAffine3) -> f64 {
     sigma * (1.0 + err)
 }
 
+/// A lower bound on the smallest singular value of `m`'s linear part: `m = σ u` and every
+/// singular value `s` of `u` has `|s² − 1| ≤ ‖uᵀu − I‖_F` ([`polar`]), so `s ≥ √(1 − err)`
+/// (zero where `err ≥ 1`).
+fn floor(m: &DAffine3) -> f64 {
+    let (sigma, _, err) = polar(&m.matrix3);
+    sigma * (1.0 - err).max(0.0).sqrt()
+}
+
 /// Per check point of one clip, the largest deviation from the original under any rule of
 /// some transform built from it ([`per_point`]): linear deviations ρ, translation
-/// deviations, and over every point the largest linear norm `g` and translation length τ.
+/// deviations, and over every point the largest linear norm `g`, translation length τ, and
+/// a lower bound `floor` on every linear part's smallest singular value.
 #[derive(Clone, Debug, Default)]
 pub struct PointSpread {
     rho: Vec<f64>,
     dt: Vec<f64>,
     g: f64,
     tau: f64,
+    floor: f64,
 }
 
 /// What a [`PointSpread`] of one joint of one clip is taken over (its matrix per source and
@@ -113,9 +143,36 @@ impl Part {
 
 /// A clip's [`PointSpread`]s per joint and [`Part`], each computed on first use: they are
 /// functions of the clip's samples alone, the same in every pair the clip is in (kept in its
-/// [`Sampled`], so dropped with it when the clip is re-encoded).
+/// [`Sampled`], so dropped with it when the clip is re-encoded). Also the clip's own error
+/// from a clean start per check point and joint ([`clean_errors`]), with the limits it was
+/// measured under.
 #[derive(Default)]
-pub struct PointSpreads(OnceLock<Box<[OnceLock<Option<PointSpread>>]>>);
+pub struct PointSpreads(
+    OnceLock<Box<[OnceLock<Option<PointSpread>>]>>,
+    OnceLock<(JointLimits, Box<[f32]>)>,
+);
+
+/// Clip `s`'s error from a clean start under `limits` (`n` joints), per check point `q` and
+/// joint `j` at `q * n + j`: the largest [`marker_error`] of any played source against the
+/// original (zero on joints not evaluated). Kept in `s` for the limits it was first asked
+/// for (a clip's limits are the same in every pair), computed afresh for others.
+fn clean_errors<'s>(s: &'s Sampled, n: usize, limits: &JointLimits) -> Cow<'s, [f32]> {
+    let compute = || -> Box<[f32]> {
+        (0..s.points * n)
+            .map(|i| {
+                (1..s.clean.len())
+                    .map(|src| marker_error(limits, i % n, &s.clean[0][i], &s.clean[src][i]))
+                    .fold(0.0f32, f32::max)
+            })
+            .collect()
+    };
+    let (kept_for, errors) = s.spreads.1.get_or_init(|| (limits.clone(), compute()));
+    if kept_for == limits {
+        Cow::Borrowed(errors)
+    } else {
+        Cow::Owned(compute().into_vec())
+    }
+}
 
 /// The linear part of `t` (translation zero) as a matrix.
 fn linear(t: &Transform) -> DAffine3 {
@@ -210,11 +267,12 @@ fn per_point(
     at: &dyn Fn(usize, usize) -> DAffine3,
 ) -> Option<PointSpread> {
     let (mut rho, mut dt) = (vec![0.0f64; points], vec![0.0f64; points]);
-    let (mut g, mut tau) = (0.0f64, 0.0f64);
+    let (mut g, mut tau, mut low) = (0.0f64, 0.0f64, f64::INFINITY);
     for p in 0..points {
         let o = at(0, p);
         g = g.max(norm(&o));
         tau = tau.max(o.translation.length());
+        low = low.min(floor(&o));
         for src in 1..sources {
             let e = at(src, p);
             let (r, d) = deviation(&o, &e)?;
@@ -222,9 +280,16 @@ fn per_point(
             dt[p] = dt[p].max(d);
             g = g.max(norm(&e));
             tau = tau.max(e.translation.length());
+            low = low.min(floor(&e));
         }
     }
-    Some(PointSpread { rho, dt, g, tau })
+    Some(PointSpread {
+        rho,
+        dt,
+        g,
+        tau,
+        floor: low,
+    })
 }
 
 /// Joint `j`'s [`Spread`] as [`after_every_stop`](super::start_states::after_every_stop)
@@ -349,20 +414,42 @@ pub fn pair_slack(
         b: vec![vec![0.0; sb.points]; slots],
     };
     let mut chain: Vec<&Spread> = Vec::new();
+    let mut ids: Vec<usize> = Vec::new();
+    let mut errors: Option<Cow<[f32]>> = None;
     for (slot, &j) in held.affected.iter().enumerate() {
         if !limits.evaluated[j] {
             continue;
         }
         // j's chain from the topmost joint a's state sets (every joint between is affected).
         chain.clear();
+        ids.clear();
         let mut at = Some(j);
         let mut top = j;
         while let Some(i) = at.filter(|i| held.affected.binary_search(i).is_ok()) {
             chain.push(spread[i].as_ref().expect("affected"));
+            ids.push(i);
             top = i;
             at = skeleton.joints[i].parent;
         }
         chain.reverse();
+        ids.reverse();
+        // The lowest chain joint a's state sets: below it (the tail) b's own joints.
+        let low = ids.iter().rposition(|&i| sets(i)).unwrap_or(0);
+        let tail = if low + 1 < chain.len() {
+            let low_clean = point_spread(
+                sb,
+                n,
+                ids[low],
+                &skeleton.joints[ids[low]].rest,
+                Part::Clean,
+            );
+            low_clean.filter(|c| c.floor > 0.0).map(|c| {
+                let errors = errors.get_or_insert_with(|| clean_errors(sb, n, limits));
+                (c, &errors[j..])
+            })
+        } else {
+            None
+        };
         let parent = skeleton.joints[top].parent.map(|p| {
             above[p]
                 .as_ref()
@@ -396,6 +483,16 @@ pub fn pair_slack(
                 pre *= s.g();
             }
             let w = weight * scale;
+            // The tail through b's clean error at j (module docs), weighted: the error is
+            // within marker_error / weight at this marker, rounded up from f32.
+            let through = tail.map(|(clean, errors)| {
+                let kappa = before[low] * chain[low].g() / clean.floor;
+                let below = reach[low];
+                move |q: usize| {
+                    let e = f64::from(errors[q * n]) * (1.0 + 1e-6) * scale;
+                    kappa * (e + w * (clean.rho[q] * below + clean.dt[q]))
+                }
+            });
             for (t, out) in ra.iter_mut().enumerate() {
                 let mut sum = 0.0;
                 for (c, s) in chain.iter().enumerate() {
@@ -409,16 +506,19 @@ pub fn pair_slack(
                 *out = out.max((sum * w) as f32);
             }
             for (q, out) in rb.iter_mut().enumerate() {
-                let mut sum = parent.map_or(0.0, |p| p.rho()[q] * lever + p.dt()[q]);
+                let mut head = parent.map_or(0.0, |p| p.rho()[q] * lever + p.dt()[q]);
+                let mut tail = 0.0;
                 for (c, s) in chain.iter().enumerate() {
+                    let sum = if c <= low { &mut head } else { &mut tail };
                     if !s.lin_from_a {
-                        sum += before[c] * s.rho()[q] * reach[c];
+                        *sum += before[c] * s.rho()[q] * reach[c];
                     }
                     if !s.tr_from_a {
-                        sum += before[c] * s.dt()[q];
+                        *sum += before[c] * s.dt()[q];
                     }
                 }
-                *out = out.max((sum * w) as f32);
+                let tail = through.as_ref().map_or(tail * w, |f| f(q).min(tail * w));
+                *out = out.max((head * w + tail) as f32);
             }
         }
     }
@@ -551,6 +651,71 @@ mod tests {
             assert!(
                 got.ratio[j] >= exact.ratio[j] && got.ratio[j] <= 1.0,
                 "joint {j}"
+            );
+        }
+    }
+
+    /// As [`sampled`], the played sources off by `off[j]` radians on joint `j`.
+    fn sampled_off(s: &Skeleton, points: usize, off: [f32; 3]) -> Sampled {
+        let n = s.len();
+        let local: Vec<Vec<Transform>> = (0..3)
+            .map(|src| {
+                (0..points * n)
+                    .map(|i| {
+                        let (p, j) = (i / n, i % n);
+                        let angle = 0.2 * p as f32 + 0.1 * j as f32 + off[j] * src.min(1) as f32;
+                        Transform {
+                            rotation: Quat::from_rotation_z(angle),
+                            ..s.joints[j].rest
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Sampled::from_local(s, points, local)
+    }
+
+    #[test]
+    fn bs_tail_below_as_state_is_bounded_through_its_clean_error() {
+        let s = skeleton();
+        let (t, f) = (true, false);
+        // a sets joint 0's rotation; b keys 1 and 2 (the tail below it), exact on 0.
+        let keyed = vec![
+            vec![[f, t, f], [f, f, f], [f, f, f]],
+            vec![[f, f, f], [f, t, f], [f, t, f]],
+        ];
+        let limits = JointLimits::uniform(&s, 0.03, 1e-4);
+        let sa = sampled_off(&s, 4, [1e-7, 0.0, 0.0]);
+        // Opposite errors on 1 and 2: joint 2's markers turn back, so its clean error is
+        // below the per-joint sum (0.33 * 3e-4 + 0.03 * 3e-4).
+        let sb = sampled_off(&s, 3, [0.0, 3e-4, -3e-4]);
+        let exact = after_every_stop_within(&s, &sa, &sb, &keyed, &limits, 0, 1, None);
+        assert!(exact.ratio[2] > 0.5, "{:?}", exact.ratio);
+        let slack = pair_slack(&s, &sa, &sb, &keyed, &limits, 0, 1).expect("covered");
+        let top = |v: &[f32]| v.iter().copied().fold(0.0f32, f32::max);
+        // Slots are the affected joints 0, 1, 2: never below the measure (a mutant that
+        // drops the clean error from the tail's bound falls below it on joint 2).
+        for j in 0..3 {
+            assert!(
+                top(&slack.a[j]) + top(&slack.b[j]) >= exact.ratio[j],
+                "joint {j}: {} + {} < {}",
+                top(&slack.a[j]),
+                top(&slack.b[j]),
+                exact.ratio[j]
+            );
+        }
+        // b's share on joint 2 is its clean error (and a little more), not the per-joint sum
+        // (a mutant that never takes the clean error's bound is 1.2 times that).
+        let tol = 1e-4 * f64::from(PLAYER_GUARD);
+        for q in 0..sb.points {
+            let i = q * s.len() + 2;
+            let clean = (1..3)
+                .map(|src| marker_error(&limits, 2, &sb.clean[0][i], &sb.clean[src][i]))
+                .fold(0.0f32, f32::max);
+            let share = f64::from(slack.b[2][q]);
+            assert!(
+                share <= f64::from(clean) / tol * 1.01 + 1e-4,
+                "point {q}: {share}"
             );
         }
     }
