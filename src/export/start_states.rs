@@ -74,6 +74,32 @@ impl Sampled {
         Self::from_local(skeleton, positions.len(), local)
     }
 
+    /// A hand-made sampling for tests: `points` check points of an original and two played
+    /// sources (0, 1, 2), every joint at its rest pose turned about z by
+    /// `angle(point, joint, source)`.
+    #[cfg(test)]
+    pub fn about_z(
+        skeleton: &Skeleton,
+        points: usize,
+        angle: impl Fn(usize, usize, usize) -> f32,
+    ) -> Self {
+        let n = skeleton.len();
+        let local = (0..3)
+            .map(|src| {
+                (0..points * n)
+                    .map(|i| {
+                        let (p, j) = (i / n, i % n);
+                        Transform {
+                            rotation: glam::Quat::from_rotation_z(angle(p, j, src)),
+                            ..skeleton.joints[j].rest
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Self::from_local(skeleton, points, local)
+    }
+
     /// From each source's local transforms at `points` check points (`points` times the
     /// skeleton's joints each): their matrices and the object poses from a clean start.
     pub fn from_local(skeleton: &Skeleton, points: usize, local: Vec<Vec<Transform>>) -> Self {
@@ -480,7 +506,7 @@ fn push_bits(out: &mut Vec<u32>, t: &Transform, mask: [bool; 3]) {
 mod tests {
     use super::*;
     use crate::model::Joint;
-    use glam::{Quat, Vec3};
+    use glam::Vec3;
 
     /// 0 root; 1 below 0, 2 below 1; 3 below 0, 4 below 3.
     fn skeleton() -> Skeleton {
@@ -501,25 +527,13 @@ mod tests {
     /// A hand-made sampling: `points` check points, an original and two played sources,
     /// rotations varying with the point, source and joint (`nudge` moved on one joint).
     fn sampled(s: &Skeleton, points: usize, nudge: Option<(usize, f32)>) -> Sampled {
-        let n = s.len();
-        let local: Vec<Vec<Transform>> = (0..3)
-            .map(|src| {
-                (0..points * n)
-                    .map(|i| {
-                        let (p, j) = (i / n, i % n);
-                        let mut angle = 0.1 * p as f32 + 0.01 * j as f32 + 0.003 * src as f32;
-                        if let Some((_, by)) = nudge.filter(|&(nj, _)| nj == j && src > 0) {
-                            angle += by;
-                        }
-                        Transform {
-                            rotation: Quat::from_rotation_z(angle),
-                            ..s.joints[j].rest
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        Sampled::from_local(s, points, local)
+        Sampled::about_z(s, points, |p, j, src| {
+            let angle = 0.1 * p as f32 + 0.01 * j as f32 + 0.003 * src as f32;
+            match nudge {
+                Some((nj, by)) if nj == j && src > 0 => angle + by,
+                _ => angle,
+            }
+        })
     }
 
     #[test]

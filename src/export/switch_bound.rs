@@ -577,7 +577,7 @@ pub fn measure_pair(
 mod tests {
     use super::*;
     use crate::model::Joint;
-    use glam::{Quat, Vec3};
+    use glam::Vec3;
 
     /// A chain 0 → 1 → 2, 0.3 apart, tolerance 1e-4 at 3 cm markers.
     fn skeleton() -> Skeleton {
@@ -596,22 +596,7 @@ mod tests {
     /// `points` check points of an original and two played sources: joint `j`'s rotation
     /// about z at `0.2 p + 0.1 j`, the played sources off by `off` radians on every joint.
     fn sampled(s: &Skeleton, points: usize, off: f32) -> Sampled {
-        let n = s.len();
-        let local: Vec<Vec<Transform>> = (0..3)
-            .map(|src| {
-                (0..points * n)
-                    .map(|i| {
-                        let (p, j) = (i / n, i % n);
-                        let angle = 0.2 * p as f32 + 0.1 * j as f32 + off * src.min(1) as f32;
-                        Transform {
-                            rotation: Quat::from_rotation_z(angle),
-                            ..s.joints[j].rest
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        Sampled::from_local(s, points, local)
+        sampled_off(s, points, [off; 3])
     }
 
     #[test]
@@ -657,22 +642,9 @@ mod tests {
 
     /// As [`sampled`], the played sources off by `off[j]` radians on joint `j`.
     fn sampled_off(s: &Skeleton, points: usize, off: [f32; 3]) -> Sampled {
-        let n = s.len();
-        let local: Vec<Vec<Transform>> = (0..3)
-            .map(|src| {
-                (0..points * n)
-                    .map(|i| {
-                        let (p, j) = (i / n, i % n);
-                        let angle = 0.2 * p as f32 + 0.1 * j as f32 + off[j] * src.min(1) as f32;
-                        Transform {
-                            rotation: Quat::from_rotation_z(angle),
-                            ..s.joints[j].rest
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
-        Sampled::from_local(s, points, local)
+        Sampled::about_z(s, points, |p, j, src| {
+            0.2 * p as f32 + 0.1 * j as f32 + off[j] * src.min(1) as f32
+        })
     }
 
     #[test]
