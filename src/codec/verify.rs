@@ -33,7 +33,8 @@ pub struct Verifier<'a> {
     /// subtree's object transforms (`positions * subtree`).
     changed_local: Vec<Transform>,
     changed_object: Vec<DAffine3>,
-    /// The changed track's value at every position (kept for its allocation).
+    /// The changed track's value at every position, or one value for all of them
+    /// ([`TrackData::sample_positions`]; kept for its allocation).
     values: Vec<Vec4>,
 }
 
@@ -94,8 +95,9 @@ impl<'a> Verifier<'a> {
         self.changed_local.clear();
         self.changed_object.clear();
         let mut values = std::mem::take(&mut self.values);
-        track_at_positions(track, rest, self.reference, &mut values);
-        for (p, &v) in values.iter().enumerate() {
+        track.sample_positions(self.reference.frames, rest, &mut values);
+        for p in 0..positions(self.reference) {
+            let v = values[if values.len() == 1 { 0 } else { p }];
             let mut local = self.local[p * n + joint];
             match kind {
                 0 => local.translation = v.truncate(),
@@ -288,20 +290,4 @@ fn subtree_of(skeleton: &Skeleton, root: usize) -> Vec<(usize, usize)> {
 #[inline(always)]
 fn holds(limits: &JointLimits, refs: &[DAffine3], j: usize, object: &DAffine3) -> bool {
     marker_within(limits, j, &refs[j], object, limits.tolerance[j])
-}
-
-/// `track`'s value at every position (samples, then midpoints) as [`TrackData::sample`]
-/// gives it at [`position_frame`], each segment prepared once for the positions inside it
-/// ([`Curve::sample_increasing`](super::curve::Curve::sample_increasing)).
-fn track_at_positions(track: &TrackData, rest: Vec4, reference: &Reference, out: &mut Vec<Vec4>) {
-    out.clear();
-    match track {
-        TrackData::Animated(a) => {
-            let frames = reference.frames;
-            let curve = &a.curve;
-            curve.sample_increasing((0..frames).map(|f| f as f32), out);
-            curve.sample_increasing((0..frames.saturating_sub(1)).map(|m| m as f32 + 0.5), out);
-        }
-        _ => out.resize(positions(reference), track.sample(0.0, rest)),
-    }
 }

@@ -8,7 +8,6 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::state::State;
 use crate::codec::compressed::CompressedClip;
-use crate::codec::track::TrackData;
 use crate::metric::{ErrorReport, PoseSource, marker_error};
 use crate::model::Transform;
 
@@ -64,21 +63,7 @@ impl Decoded {
         let track = &clip.tracks[j][k];
         let rest = clip.rest_value(j, k);
         self.dirty[j] = true;
-        let v = &mut self.values[3 * j + k];
-        v.clear();
-        match track {
-            // The values `TrackData::sample` gives, each segment prepared once for all the
-            // positions inside it.
-            TrackData::Animated(a) if track.keys() > 1 => {
-                let mids = self.frames.saturating_sub(1);
-                a.curve
-                    .sample_increasing((0..self.frames).map(|f| f as f32), v);
-                a.curve
-                    .sample_increasing((0..mids).map(|f| f as f32 + 0.5), v);
-            }
-            // One value for every position (see `Decoded::at`).
-            _ => v.push(track.sample(0.0, rest)),
-        }
+        track.sample_positions(self.frames, rest, &mut self.values[3 * j + k]);
     }
 
     /// The clip as a pose source reading these values (`clip` for any other frame).
