@@ -290,8 +290,7 @@ impl Clip {
     /// Copies the fixed pose into `out`; returns how many joints it holds.
     #[inline]
     pub(crate) fn write_fixed(&self, out: &mut [JointPose]) -> usize {
-        crate::prepared::copy_fixed(out, &self.fixed);
-        out.len().min(self.fixed.len())
+        crate::fixed::copy_first(out, &self.fixed)
     }
 
     /// Random access: every joint's local transform at a fractional frame (clamped to the

@@ -1,19 +1,37 @@
-//! The fixed pose's copy into the caller's buffer where it comes after the rotations'
-//! mixes ([`crate::prepared::Prepared::sample_over`]; 1,720 bytes on RobotExpressive's 43
-//! joints).
+//! Copying a clip's fixed pose (every joint's fixed tracks; 1,720 bytes on RobotExpressive's
+//! 43 joints) into the caller's buffer, before the animated tracks are written
+//! ([`copy_first`]) or after the rotations' mixes ([`copy_late`],
+//! [`crate::prepared::Prepared::sample_over`]).
 //!
-//! Where the CPU has AVX it is copied in 256-bit registers with aligned stores: one
-//! unaligned register at each end, every one between them aligned to 32 bytes, four per
-//! loop step. glibc's `memcpy` does much the same for this size, through a call; measured
-//! on RobotExpressive Idle, this copy after the mixes took 9-14 % off random access where
-//! the `memcpy` at the same place took 4-7 % (docs/RUNTIME.md, session 23). Where the copy
-//! comes first, `memcpy` is kept. A copy moves bits: the pose is the same either way.
+//! After the mixes, where the CPU has AVX, it is copied in 256-bit registers with aligned
+//! stores: one unaligned register at each end, every one between them aligned to 32 bytes,
+//! four per loop step. glibc's `memcpy` does much the same for this size, through a call;
+//! measured on RobotExpressive Idle, this copy after the mixes took 9-14 % off random access
+//! where the `memcpy` at the same place took 4-7 % (docs/RUNTIME.md, session 23). Where the
+//! copy comes first, the 256-bit copy gained nothing and `memcpy` is kept. A copy moves
+//! bits: the pose is the same either way.
 
 use crate::clip::JointPose;
 
+/// Copies `fixed` over `out[..n]`, `n = min(out.len(), fixed.len())`, with glibc's
+/// `memcpy`; returns `n`.
+#[inline(always)]
+pub(crate) fn copy_first(out: &mut [JointPose], fixed: &[JointPose]) -> usize {
+    let n = out.len().min(fixed.len());
+    out[..n].copy_from_slice(&fixed[..n]);
+    n
+}
+
+/// [`copy_first`] after the rotations' mixes: 256-bit aligned stores where the CPU has AVX.
+#[inline]
+pub(crate) fn copy_late(out: &mut [JointPose], fixed: &[JointPose]) {
+    let n = out.len().min(fixed.len());
+    copy_poses(&mut out[..n], &fixed[..n]);
+}
+
 /// Copies `src` into `dst`, which must have the same length.
 #[inline]
-pub(crate) fn copy_poses(dst: &mut [JointPose], src: &[JointPose]) {
+fn copy_poses(dst: &mut [JointPose], src: &[JointPose]) {
     assert_eq!(dst.len(), src.len(), "copy_poses: lengths differ");
     #[cfg(target_arch = "x86_64")]
     {

@@ -249,7 +249,7 @@ impl Prepared {
             // SAFETY: the CPU has FMA.
             return unsafe { self.sample_late_fma(f, fi, out, fixed) };
         }
-        copy_fixed(out, fixed);
+        crate::fixed::copy_first(out, fixed);
         self.sample(f, fi, out)
     }
 
@@ -443,8 +443,7 @@ impl Prepared {
             }
         }
         if let Some(fixed) = fixed {
-            let n = out.len().min(fixed.len());
-            crate::fixed::copy_poses(&mut out[..n], &fixed[..n]);
+            crate::fixed::copy_late(out, fixed);
         }
         // SAFETY: the caller's.
         unsafe {
@@ -452,15 +451,6 @@ impl Prepared {
             pending_hermite.flush(out);
         }
     }
-}
-
-/// Copies the fixed pose `fixed` over `out[..min(out.len(), fixed.len())]` (glibc's
-/// `memcpy`: where the copy comes first, the 256-bit copy of [`crate::fixed`] gained
-/// nothing, docs/RUNTIME.md session 23).
-#[inline(always)]
-pub(crate) fn copy_fixed(out: &mut [JointPose], fixed: &[JointPose]) {
-    let n = out.len().min(fixed.len());
-    out[..n].copy_from_slice(&fixed[..n]);
 }
 
 /// How many rotations make their normalizations paired ([`Pending`]) pay, in a clip with
