@@ -147,10 +147,13 @@ impl Part {
 /// from a clean start per check point and joint ([`clean_errors`]), with the limits it was
 /// measured under.
 #[derive(Default)]
-pub struct PointSpreads(
-    OnceLock<Box<[OnceLock<Option<PointSpread>>]>>,
-    OnceLock<(JointLimits, Box<[f32]>)>,
-);
+pub struct PointSpreads {
+    /// Per joint and [`Part`] (`joint * Part::COUNT + part`), the spread or `None` where
+    /// [`per_point`] does not cover it.
+    per_joint: OnceLock<Box<[OnceLock<Option<PointSpread>>]>>,
+    /// The limits the clean errors were measured under, and the errors ([`clean_errors`]).
+    clean_errors: OnceLock<(JointLimits, Box<[f32]>)>,
+}
 
 /// Clip `s`'s error from a clean start under `limits` (`n` joints), per check point `q` and
 /// joint `j` at `q * n + j`: the largest [`marker_error`] of any played source against the
@@ -166,7 +169,10 @@ fn clean_errors<'s>(s: &'s Sampled, n: usize, limits: &JointLimits) -> Cow<'s, [
             })
             .collect()
     };
-    let (kept_for, errors) = s.spreads.1.get_or_init(|| (limits.clone(), compute()));
+    let (kept_for, errors) = s
+        .spreads
+        .clean_errors
+        .get_or_init(|| (limits.clone(), compute()));
     if kept_for == limits {
         Cow::Borrowed(errors)
     } else {
@@ -197,7 +203,7 @@ fn point_spread<'s>(
     rest: &Transform,
     part: Part,
 ) -> Option<&'s PointSpread> {
-    let cells = s.spreads.0.get_or_init(|| {
+    let cells = s.spreads.per_joint.get_or_init(|| {
         (0..n * Part::COUNT)
             .map(|_| OnceLock::new())
             .collect::<Vec<_>>()
@@ -736,7 +742,7 @@ mod tests {
         assert!(covered >= 4, "{covered}");
         // Every kept clip's cache was filled by the pairs above.
         for x in &kept {
-            assert!(x.spreads.0.get().is_some());
+            assert!(x.spreads.per_joint.get().is_some());
         }
     }
 }
