@@ -15,7 +15,7 @@ pub fn joint_error(a: &DAffine3, b: &DAffine3, d: f32) -> f32 {
 
 /// The square of [`joint_error`] before its root and rounding to `f32`.
 #[inline]
-fn joint_error_squared(a: &DAffine3, b: &DAffine3, d: f32) -> f64 {
+pub fn joint_error_squared(a: &DAffine3, b: &DAffine3, d: f32) -> f64 {
     let d = d as f64;
     let dt: DVec3 = a.translation - b.translation;
     let m = a.matrix3 - b.matrix3;
@@ -27,15 +27,8 @@ fn joint_error_squared(a: &DAffine3, b: &DAffine3, d: f32) -> f64 {
 
 /// Whether joint `j`'s error between `a` and `b` is within `tolerance`: exactly
 /// `!exceeds(marker_error(limits, j, a, b), tolerance)`, without the square root and its
-/// rounding where the square decides, as it does for all but squares within about 10⁻¹²
-/// of the threshold (there, and for a joint with sockets, the error is computed).
-///
-/// The error is `round_f32(√s)` of the largest squared marker distance `s` (`√` correctly
-/// rounded); for a positive finite tolerance `t` it exceeds `t` exactly when `√s` lies above
-/// the midpoint `m` between `t` and the next `f32` (at `m` itself, as the tie rounds).
-/// `s < m²(1 − 10⁻¹²)` puts `√s` below `m(1 − 4·10⁻¹³)`, which the root's rounding (a relative
-/// 2⁻⁵³) cannot lift to `m`: within. `s > m²(1 + 10⁻¹²)` likewise puts it above: not within.
-/// (`m²` is exact to 2⁻⁵³ relative, inside the margin; a NaN square decides neither.)
+/// rounding where the square decides ([`SquareTest`]; elsewhere, and for a joint with
+/// sockets, the error is computed).
 #[inline]
 pub fn marker_within(
     limits: &JointLimits,
@@ -47,21 +40,60 @@ pub fn marker_within(
     if !limits.evaluated[j] {
         return true;
     }
-    // Sockets and tolerances that are not positive and finite take the general path.
-    let by_square = limits.sockets[j].is_empty() && tolerance > 0.0 && tolerance < f32::MAX;
-    if !by_square {
+    let Some(test) = SquareTest::new(limits, j, tolerance) else {
         return !exceeds(marker_error(limits, j, a, b), tolerance);
-    }
+    };
     let s = joint_error_squared(a, b, limits.local_marker(j));
-    let next = f32::from_bits(tolerance.to_bits() + 1);
-    let mid = (tolerance as f64 + next as f64) * 0.5;
-    let square = mid * mid;
-    if s < square * (1.0 - 1e-12) {
-        true
-    } else if s > square * (1.0 + 1e-12) {
-        false
-    } else {
-        !exceeds(s.sqrt() as f32, tolerance)
+    test.decide(s)
+        .unwrap_or_else(|| !exceeds(s.sqrt() as f32, tolerance))
+}
+
+/// The test of [`marker_within`] by the square of a joint's error, its thresholds computed
+/// once: for an evaluated joint without sockets and a positive, finite tolerance.
+///
+/// The error is `round_f32(√s)` of the largest squared marker distance `s` (`√` correctly
+/// rounded); for a positive finite tolerance `t` it exceeds `t` exactly when `√s` lies above
+/// the midpoint `m` between `t` and the next `f32` (at `m` itself, as the tie rounds).
+/// `s < m²(1 − 10⁻¹²)` puts `√s` below `m(1 − 4·10⁻¹³)`, which the root's rounding (a relative
+/// 2⁻⁵³) cannot lift to `m`: within. `s > m²(1 + 10⁻¹²)` likewise puts it above: not within.
+/// (`m²` is exact to 2⁻⁵³ relative, inside the margin; a NaN square decides neither.)
+#[derive(Clone, Copy, Debug)]
+pub struct SquareTest {
+    /// `s` below this: within.
+    below: f64,
+    /// `s` above this: not within.
+    above: f64,
+}
+
+impl SquareTest {
+    /// The test of joint `j` at `tolerance`, or `None` where only the error decides (a joint
+    /// with sockets; a tolerance that is not positive and finite).
+    #[inline]
+    pub fn new(limits: &JointLimits, j: usize, tolerance: f32) -> Option<Self> {
+        let by_square = limits.sockets[j].is_empty() && tolerance > 0.0 && tolerance < f32::MAX;
+        if !by_square {
+            return None;
+        }
+        let next = f32::from_bits(tolerance.to_bits() + 1);
+        let mid = (tolerance as f64 + next as f64) * 0.5;
+        let square = mid * mid;
+        Some(Self {
+            below: square * (1.0 - 1e-12),
+            above: square * (1.0 + 1e-12),
+        })
+    }
+
+    /// Whether a squared error `s` is within: `None` inside the band around the threshold
+    /// (or for a NaN), where `!exceeds(√s as f32, tolerance)` decides.
+    #[inline]
+    pub fn decide(&self, s: f64) -> Option<bool> {
+        if s < self.below {
+            Some(true)
+        } else if s > self.above {
+            Some(false)
+        } else {
+            None
+        }
     }
 }
 

@@ -14,7 +14,9 @@ pub use attribution::{
     Attribution, Contribution, attribute, caused_ratios, contributions, responsible,
 };
 pub use limits::{JointLimits, SocketMarker};
-pub use markers::{joint_error, marker_error, marker_within, socket_error};
+pub use markers::{
+    SquareTest, joint_error, joint_error_squared, marker_error, marker_within, socket_error,
+};
 pub use report::{ErrorReport, ErrorStats, exceeds};
 pub use sockets::{SocketError, socket_errors, worst_socket};
 pub use visual_error::{
