@@ -588,7 +588,7 @@ pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
 }
 
 /// Entries of [`short_codes_unit`]'s table: `2^SHORT_CODES_BITS`.
-const SHORT_CODES_BITS: u32 = 14;
+const SHORT_CODES_BITS: u32 = 16;
 
 type ShortCodesEntry = Option<([u32; 4], [i16; 4])>;
 
@@ -597,8 +597,51 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// [`short_codes_unit`], computed.
+/// [`short_codes_unit`], computed: of the 16 floor / ceiling combinations of the scaled
+/// components, the first with the smallest score (length error along the axis plus
+/// direction error). Each component's two candidates and their squares are computed once,
+/// and a combination repeating an earlier one (a component already on a step, so floor ==
+/// ceiling) is skipped: it would score the same and lose the tie. Every score is the same
+/// f64 arithmetic as [`short_codes_unit_reference`]'s (the same operations in the same
+/// order), so the same codes.
 fn short_codes_unit_uncached(v: Vec4) -> [i16; 4] {
+    let v = v.to_array();
+    let scaled = v.map(|x| x.clamp(-1.0, 1.0) * 32767.0);
+    // Per component: [floor, ceil] codes, their values and squares.
+    let code = |x: f32| x.clamp(-32767.0, 32767.0) as i16;
+    let codes: [[i16; 2]; 4] = scaled.map(|x| [code(x.floor()), code(x.ceil())]);
+    let q: [[f64; 2]; 4] = codes.map(|c| c.map(|c| c as f64 / 32767.0));
+    let sq: [[f64; 2]; 4] = q.map(|q| q.map(|x| x * x));
+    let v64 = v.map(f64::from);
+    let mut best = [0i16; 4];
+    let mut best_score = f64::INFINITY;
+    for combo in 0..16usize {
+        let pick: [usize; 4] = std::array::from_fn(|k| (combo >> k) & 1);
+        // A ceiling equal to its floor repeats the combination without that bit.
+        if (0..4).any(|k| pick[k] == 1 && codes[k][0] == codes[k][1]) {
+            continue;
+        }
+        let xyz2 = sq[0][pick[0]] + sq[1][pick[1]] + sq[2][pick[2]];
+        let len = (xyz2 + sq[3][pick[3]]).sqrt();
+        if len == 0.0 {
+            continue;
+        }
+        let d = |k: usize| (q[k][pick[k]] / len - v64[k]).powi(2);
+        let dir = (((d(0) + d(1)) + d(2)) + d(3)).sqrt();
+        let xyz = xyz2.sqrt() / len;
+        let score = (len * len - 1.0).abs() * xyz + dir;
+        if score < best_score {
+            best_score = score;
+            best = std::array::from_fn(|k| codes[k][pick[k]]);
+        }
+    }
+    best
+}
+
+/// [`short_codes_unit_uncached`] as first written (every combination computed from its
+/// codes): the oracle its tests compare with.
+#[cfg(test)]
+fn short_codes_unit_reference(v: Vec4) -> [i16; 4] {
     let scaled = v.to_array().map(|x| x.clamp(-1.0, 1.0) * 32767.0);
     let mut best = [0i16; 4];
     let mut best_score = f64::INFINITY;
@@ -812,6 +855,44 @@ mod tests {
                     b.to_array().map(f32::to_bits)
                 );
             }
+        }
+    }
+
+    #[test]
+    fn short_codes_computed_once_per_component_equal_the_reference() {
+        // Rotations of every kind, components on a SHORT step (0, ±1, k / 32767, so
+        // floor == ceiling), just off one, and unnormalized inputs.
+        let mut values: Vec<Vec4> = (0..20_000)
+            .map(|i| {
+                let a = i as f32 * 0.731;
+                let q =
+                    Quat::from_euler(glam::EulerRot::YXZ, a.sin() * 3.1, a * 0.37, a.cos() * 1.7);
+                Vec4::from(q)
+            })
+            .collect();
+        let step = 1.0 / 32767.0;
+        for &x in &[
+            0.0,
+            1.0,
+            -1.0,
+            0.5,
+            12.0 * step,
+            12.5 * step,
+            1.0 - step,
+            -0.0,
+        ] {
+            for k in 0..4 {
+                let mut v = Vec4::new(0.1, -0.7, 0.3, 0.6).normalize();
+                v[k] = x;
+                values.extend([v, v.normalize_or(Vec4::W), Vec4::W, Vec4::X * x, v * 1.01]);
+            }
+        }
+        for v in values {
+            assert_eq!(
+                short_codes_unit_uncached(v),
+                short_codes_unit_reference(v),
+                "{v:?}"
+            );
         }
     }
 
