@@ -479,7 +479,23 @@ impl Channel {
     }
 
     /// [`Self::nlerp_divergence_of`], at the eighths only where `fine` is false.
+    ///
+    /// A LINEAR rotation segment's divergence is a pure function of its two keys (times and
+    /// values, bit for bit) and `fine`: every point lies inside it or on one of its keys
+    /// (`sample_as` there reads that key alone, the ticks increasing). Each fit and each key
+    /// pruning asks it again for the same segments, so it is remembered per thread in a
+    /// direct-mapped table ([`NlerpMemo`]).
     fn nlerp_divergence(&self, i: usize, fine: bool) -> f32 {
+        let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+        if self.interp != Interp::Linear || !self.is_rotation() || f0 >= f1 {
+            return self.nlerp_divergence_uncached(i, fine);
+        }
+        let key = NlerpMemo::key(f0, f1, self.values[i], self.values[i + 1], fine);
+        NlerpMemo::get_or(key, || self.nlerp_divergence_uncached(i, fine))
+    }
+
+    /// [`Self::nlerp_divergence`], computed.
+    fn nlerp_divergence_uncached(&self, i: usize, fine: bool) -> f32 {
         let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
         let step = TICKS / 8;
         let (a, b) = (tick_frame(f0), tick_frame(f1));
@@ -595,6 +611,66 @@ type ShortCodesEntry = Option<([u32; 4], [i16; 4])>;
 thread_local! {
     static SHORT_CODES: std::cell::RefCell<Vec<ShortCodesEntry>> =
         const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// [`Channel::nlerp_divergence`] of LINEAR rotation segments, remembered per thread: a
+/// direct-mapped table keyed by the segment's key ticks, its two values' bits and `fine`.
+struct NlerpMemo;
+
+/// A segment's key in [`NlerpMemo`]: both ticks, both values' bits, `fine` (0 or 1).
+type NlerpKey = [u32; 11];
+
+/// Entries of [`NlerpMemo`]'s table: `2^NLERP_MEMO_BITS`.
+const NLERP_MEMO_BITS: u32 = 17;
+
+thread_local! {
+    static NLERP_MEMO: std::cell::RefCell<Vec<Option<(NlerpKey, f32)>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl NlerpMemo {
+    fn key(t0: u32, t1: u32, v0: Vec4, v1: Vec4, fine: bool) -> NlerpKey {
+        let (a, b) = (
+            v0.to_array().map(f32::to_bits),
+            v1.to_array().map(f32::to_bits),
+        );
+        [
+            t0,
+            t1,
+            a[0],
+            a[1],
+            a[2],
+            a[3],
+            b[0],
+            b[1],
+            b[2],
+            b[3],
+            u32::from(fine),
+        ]
+    }
+
+    /// The remembered value for `key`, or `compute`'s (then remembered).
+    fn get_or(key: NlerpKey, compute: impl FnOnce() -> f32) -> f32 {
+        let hash = key.iter().fold(0u32, |h, &k| {
+            (h.rotate_left(5) ^ k).wrapping_mul(0x9E37_79B1)
+        });
+        let slot = (hash >> (32 - NLERP_MEMO_BITS)) as usize;
+        if let Some(d) = NLERP_MEMO.with(|t| match t.borrow().get(slot) {
+            Some(Some((k, d))) if *k == key => Some(*d),
+            _ => None,
+        }) {
+            return d;
+        }
+        let d = compute();
+        NLERP_MEMO.with(|t| {
+            let mut t = t.borrow_mut();
+            if t.is_empty() {
+                t.resize(1 << NLERP_MEMO_BITS, None);
+            }
+            t[slot] = Some((key, d));
+        });
+        d
+    }
 }
 
 /// [`short_codes_unit`], computed: of the 16 floor / ceiling combinations of the scaled
@@ -976,6 +1052,53 @@ mod tests {
         assert_eq!(ch.sample_as(4.0, Rule::RawLimit), c);
         let one = rotation(vec![0], vec![a]);
         assert_eq!(one.sample_as(0.0, Rule::RawLimit), a);
+    }
+
+    #[test]
+    fn a_segments_remembered_nlerp_divergence_is_its_own_whatever_the_channel() {
+        // Keys at uneven ticks (a frame, an eighth, three frames), large and small arcs.
+        let q = |a: f32| Vec4::from(Quat::from_euler(glam::EulerRot::XYZ, a, a * 0.7, 0.3 - a));
+        let ticks: Vec<u32> = [0, 16, 18, 64, 80, 81, 97]
+            .into_iter()
+            .map(|t| t * TICKS / 16)
+            .collect();
+        let values: Vec<Vec4> = (0..ticks.len()).map(|k| q(k as f32 * 0.45)).collect();
+        let c = Channel {
+            ticks: ticks.clone(),
+            values: values.clone(),
+            ..rotation(vec![0], vec![Vec4::W])
+        };
+        for fine in [true, false] {
+            for i in 0..ticks.len() - 1 {
+                let want = c.nlerp_divergence_uncached(i, fine);
+                // The segment alone, as a two-key channel.
+                let alone = Channel {
+                    ticks: ticks[i..i + 2].to_vec(),
+                    values: values[i..i + 2].to_vec(),
+                    ..c.clone()
+                };
+                assert_eq!(
+                    alone.nlerp_divergence_uncached(0, fine).to_bits(),
+                    want.to_bits()
+                );
+                // Computed, then remembered; and remembered for the other channel.
+                assert_eq!(c.nlerp_divergence(i, fine).to_bits(), want.to_bits());
+                assert_eq!(c.nlerp_divergence(i, fine).to_bits(), want.to_bits());
+                assert_eq!(alone.nlerp_divergence(0, fine).to_bits(), want.to_bits());
+            }
+        }
+        // Another value, or another time, is another entry.
+        let mut moved = c.clone();
+        moved.values[1] = q(2.0);
+        assert_eq!(
+            moved.nlerp_divergence(0, true).to_bits(),
+            moved.nlerp_divergence_uncached(0, true).to_bits()
+        );
+        moved.ticks[1] += 1;
+        assert_eq!(
+            moved.nlerp_divergence(0, true).to_bits(),
+            moved.nlerp_divergence_uncached(0, true).to_bits()
+        );
     }
 
     #[test]
