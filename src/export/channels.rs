@@ -479,7 +479,23 @@ impl Channel {
     }
 
     /// [`Self::nlerp_divergence_of`], at the eighths only where `fine` is false.
+    ///
+    /// A LINEAR rotation segment's divergence is a pure function of its two keys (times and
+    /// values, bit for bit) and `fine`: every point lies inside it or on one of its keys
+    /// (`sample_as` there reads that key alone, the ticks increasing). Each fit and each key
+    /// pruning asks it again for the same segments, so it is remembered per thread in a
+    /// direct-mapped table ([`NlerpMemo`]).
     fn nlerp_divergence(&self, i: usize, fine: bool) -> f32 {
+        let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
+        if self.interp != Interp::Linear || !self.is_rotation() || f0 >= f1 {
+            return self.nlerp_divergence_uncached(i, fine);
+        }
+        let key = NlerpMemo::key(f0, f1, self.values[i], self.values[i + 1], fine);
+        NlerpMemo::get_or(key, || self.nlerp_divergence_uncached(i, fine))
+    }
+
+    /// [`Self::nlerp_divergence`], computed.
+    fn nlerp_divergence_uncached(&self, i: usize, fine: bool) -> f32 {
         let (f0, f1) = (self.ticks[i], self.ticks[i + 1]);
         let step = TICKS / 8;
         let (a, b) = (tick_frame(f0), tick_frame(f1));
@@ -588,7 +604,7 @@ pub fn short_codes_unit(v: Vec4) -> [i16; 4] {
 }
 
 /// Entries of [`short_codes_unit`]'s table: `2^SHORT_CODES_BITS`.
-const SHORT_CODES_BITS: u32 = 14;
+const SHORT_CODES_BITS: u32 = 16;
 
 type ShortCodesEntry = Option<([u32; 4], [i16; 4])>;
 
@@ -597,8 +613,111 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// [`short_codes_unit`], computed.
+/// [`Channel::nlerp_divergence`] of LINEAR rotation segments, remembered per thread: a
+/// direct-mapped table keyed by the segment's key ticks, its two values' bits and `fine`.
+struct NlerpMemo;
+
+/// A segment's key in [`NlerpMemo`]: both ticks, both values' bits, `fine` (0 or 1).
+type NlerpKey = [u32; 11];
+
+/// Entries of [`NlerpMemo`]'s table: `2^NLERP_MEMO_BITS`.
+const NLERP_MEMO_BITS: u32 = 17;
+
+thread_local! {
+    static NLERP_MEMO: std::cell::RefCell<Vec<Option<(NlerpKey, f32)>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl NlerpMemo {
+    fn key(t0: u32, t1: u32, v0: Vec4, v1: Vec4, fine: bool) -> NlerpKey {
+        let (a, b) = (
+            v0.to_array().map(f32::to_bits),
+            v1.to_array().map(f32::to_bits),
+        );
+        [
+            t0,
+            t1,
+            a[0],
+            a[1],
+            a[2],
+            a[3],
+            b[0],
+            b[1],
+            b[2],
+            b[3],
+            u32::from(fine),
+        ]
+    }
+
+    /// The remembered value for `key`, or `compute`'s (then remembered).
+    fn get_or(key: NlerpKey, compute: impl FnOnce() -> f32) -> f32 {
+        let hash = key.iter().fold(0u32, |h, &k| {
+            (h.rotate_left(5) ^ k).wrapping_mul(0x9E37_79B1)
+        });
+        let slot = (hash >> (32 - NLERP_MEMO_BITS)) as usize;
+        if let Some(d) = NLERP_MEMO.with(|t| match t.borrow().get(slot) {
+            Some(Some((k, d))) if *k == key => Some(*d),
+            _ => None,
+        }) {
+            return d;
+        }
+        let d = compute();
+        NLERP_MEMO.with(|t| {
+            let mut t = t.borrow_mut();
+            if t.is_empty() {
+                t.resize(1 << NLERP_MEMO_BITS, None);
+            }
+            t[slot] = Some((key, d));
+        });
+        d
+    }
+}
+
+/// [`short_codes_unit`], computed: of the 16 floor / ceiling combinations of the scaled
+/// components, the first with the smallest score (length error along the axis plus
+/// direction error). Each component's two candidates and their squares are computed once,
+/// and a combination repeating an earlier one (a component already on a step, so floor ==
+/// ceiling) is skipped: it would score the same and lose the tie. Every score is the same
+/// f64 arithmetic as [`short_codes_unit_reference`]'s (the same operations in the same
+/// order), so the same codes.
 fn short_codes_unit_uncached(v: Vec4) -> [i16; 4] {
+    let v = v.to_array();
+    let scaled = v.map(|x| x.clamp(-1.0, 1.0) * 32767.0);
+    // Per component: [floor, ceil] codes, their values and squares.
+    let code = |x: f32| x.clamp(-32767.0, 32767.0) as i16;
+    let codes: [[i16; 2]; 4] = scaled.map(|x| [code(x.floor()), code(x.ceil())]);
+    let q: [[f64; 2]; 4] = codes.map(|c| c.map(|c| c as f64 / 32767.0));
+    let sq: [[f64; 2]; 4] = q.map(|q| q.map(|x| x * x));
+    let v64 = v.map(f64::from);
+    let mut best = [0i16; 4];
+    let mut best_score = f64::INFINITY;
+    for combo in 0..16usize {
+        let pick: [usize; 4] = std::array::from_fn(|k| (combo >> k) & 1);
+        // A ceiling equal to its floor repeats the combination without that bit.
+        if (0..4).any(|k| pick[k] == 1 && codes[k][0] == codes[k][1]) {
+            continue;
+        }
+        let xyz2 = sq[0][pick[0]] + sq[1][pick[1]] + sq[2][pick[2]];
+        let len = (xyz2 + sq[3][pick[3]]).sqrt();
+        if len == 0.0 {
+            continue;
+        }
+        let d = |k: usize| (q[k][pick[k]] / len - v64[k]).powi(2);
+        let dir = (((d(0) + d(1)) + d(2)) + d(3)).sqrt();
+        let xyz = xyz2.sqrt() / len;
+        let score = (len * len - 1.0).abs() * xyz + dir;
+        if score < best_score {
+            best_score = score;
+            best = std::array::from_fn(|k| codes[k][pick[k]]);
+        }
+    }
+    best
+}
+
+/// [`short_codes_unit_uncached`] as first written (every combination computed from its
+/// codes): the oracle its tests compare with.
+#[cfg(test)]
+fn short_codes_unit_reference(v: Vec4) -> [i16; 4] {
     let scaled = v.to_array().map(|x| x.clamp(-1.0, 1.0) * 32767.0);
     let mut best = [0i16; 4];
     let mut best_score = f64::INFINITY;
@@ -816,6 +935,44 @@ mod tests {
     }
 
     #[test]
+    fn short_codes_computed_once_per_component_equal_the_reference() {
+        // Rotations of every kind, components on a SHORT step (0, ±1, k / 32767, so
+        // floor == ceiling), just off one, and unnormalized inputs.
+        let mut values: Vec<Vec4> = (0..20_000)
+            .map(|i| {
+                let a = i as f32 * 0.731;
+                let q =
+                    Quat::from_euler(glam::EulerRot::YXZ, a.sin() * 3.1, a * 0.37, a.cos() * 1.7);
+                Vec4::from(q)
+            })
+            .collect();
+        let step = 1.0 / 32767.0;
+        for &x in &[
+            0.0,
+            1.0,
+            -1.0,
+            0.5,
+            12.0 * step,
+            12.5 * step,
+            1.0 - step,
+            -0.0,
+        ] {
+            for k in 0..4 {
+                let mut v = Vec4::new(0.1, -0.7, 0.3, 0.6).normalize();
+                v[k] = x;
+                values.extend([v, v.normalize_or(Vec4::W), Vec4::W, Vec4::X * x, v * 1.01]);
+            }
+        }
+        for v in values {
+            assert_eq!(
+                short_codes_unit_uncached(v),
+                short_codes_unit_reference(v),
+                "{v:?}"
+            );
+        }
+    }
+
+    #[test]
     fn short_codes_are_the_same_from_the_table() {
         for i in 0..2000 {
             let v = Vec4::from(Quat::from_euler(
@@ -895,6 +1052,53 @@ mod tests {
         assert_eq!(ch.sample_as(4.0, Rule::RawLimit), c);
         let one = rotation(vec![0], vec![a]);
         assert_eq!(one.sample_as(0.0, Rule::RawLimit), a);
+    }
+
+    #[test]
+    fn a_segments_remembered_nlerp_divergence_is_its_own_whatever_the_channel() {
+        // Keys at uneven ticks (a frame, an eighth, three frames), large and small arcs.
+        let q = |a: f32| Vec4::from(Quat::from_euler(glam::EulerRot::XYZ, a, a * 0.7, 0.3 - a));
+        let ticks: Vec<u32> = [0, 16, 18, 64, 80, 81, 97]
+            .into_iter()
+            .map(|t| t * TICKS / 16)
+            .collect();
+        let values: Vec<Vec4> = (0..ticks.len()).map(|k| q(k as f32 * 0.45)).collect();
+        let c = Channel {
+            ticks: ticks.clone(),
+            values: values.clone(),
+            ..rotation(vec![0], vec![Vec4::W])
+        };
+        for fine in [true, false] {
+            for i in 0..ticks.len() - 1 {
+                let want = c.nlerp_divergence_uncached(i, fine);
+                // The segment alone, as a two-key channel.
+                let alone = Channel {
+                    ticks: ticks[i..i + 2].to_vec(),
+                    values: values[i..i + 2].to_vec(),
+                    ..c.clone()
+                };
+                assert_eq!(
+                    alone.nlerp_divergence_uncached(0, fine).to_bits(),
+                    want.to_bits()
+                );
+                // Computed, then remembered; and remembered for the other channel.
+                assert_eq!(c.nlerp_divergence(i, fine).to_bits(), want.to_bits());
+                assert_eq!(c.nlerp_divergence(i, fine).to_bits(), want.to_bits());
+                assert_eq!(alone.nlerp_divergence(0, fine).to_bits(), want.to_bits());
+            }
+        }
+        // Another value, or another time, is another entry.
+        let mut moved = c.clone();
+        moved.values[1] = q(2.0);
+        assert_eq!(
+            moved.nlerp_divergence(0, true).to_bits(),
+            moved.nlerp_divergence_uncached(0, true).to_bits()
+        );
+        moved.ticks[1] += 1;
+        assert_eq!(
+            moved.nlerp_divergence(0, true).to_bits(),
+            moved.nlerp_divergence_uncached(0, true).to_bits()
+        );
     }
 
     #[test]
