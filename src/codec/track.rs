@@ -262,7 +262,21 @@ pub fn encode_track(input: &TrackInput, tolerance: f32, method: Method, bits: Bi
 /// The finest encoding of a track: every sample a key, in the most precise candidate
 /// format. What it misses by is the track's floor: no tolerance below it can be held.
 pub fn finest_track(input: &TrackInput, bits: Bits) -> TrackData {
-    every_key(input, &candidate_formats(input, bits))
+    every_key(input, finest_formats(input, bits))
+}
+
+/// The formats [`every_key`] tries of [`candidate_formats`] (each kind's widest), listed
+/// without making the whole list: the floors pass asks it of every moving track.
+fn finest_formats(input: &TrackInput, bits: Bits) -> &'static [Format] {
+    const S3: Format = Format::SmallestThree48;
+    match (input.is_rotation, bits) {
+        (false, _) => &[Format::RangedVector { bits: 24 }],
+        (true, Bits::Fixed) => &[S3],
+        (true, Bits::Auto) if choose_reference(as_quats(input.raw)).is_some() => {
+            &[S3, Format::RangedRotation { bits: 23 }]
+        }
+        (true, Bits::Auto) => &[Format::SmallestThreeWide { bits: 23 }, S3],
+    }
 }
 
 /// Encodes one track at any number of tolerances, keeping what does not depend on the
@@ -708,10 +722,15 @@ impl Constants {
             )
         };
         let q = s3(value);
-        let q = if s3(q) == q { q } else { s3(q) };
+        let again = s3(q);
+        let stable = if again == q {
+            Some(q)
+        } else {
+            (s3(again) == again).then_some(again)
+        };
         Self {
             rest,
-            quantized: (s3(q) == q).then(|| (max_dev(q), q)),
+            quantized: stable.map(|q| (max_dev(q), q)),
             raw: (max_dev(value), value),
         }
     }
@@ -851,6 +870,46 @@ mod tests {
                 TrackData::Rest => panic!("the track is not at rest"),
             }
         }
+    }
+
+    #[test]
+    fn the_finest_formats_are_the_widest_candidates() {
+        let swing = |amp: f32| -> Vec<Vec4> {
+            (0..20)
+                .map(|f| Vec4::from(Quat::from_rotation_y(amp * (f as f32 * 0.3).sin())))
+                .collect()
+        };
+        let vector: Vec<Vec4> = (0..20)
+            .map(|f| Vec4::new(f as f32, 1.0, 0.0, 0.0))
+            .collect();
+        let (small, large) = (swing(0.2), swing(3.0));
+        for (raw, is_rotation) in [(&small, true), (&large, true), (&vector, false)] {
+            let input = TrackInput {
+                raw,
+                mids: None,
+                rest: Vec4::ZERO,
+                is_rotation,
+            };
+            for bits in [Bits::Auto, Bits::Fixed] {
+                let all = candidate_formats(&input, bits);
+                let quick = finest_formats(&input, bits);
+                assert_eq!(every_key(&input, &all), every_key(&input, quick));
+                assert!(quick.iter().all(|f| all.contains(f) || !is_rotation));
+            }
+        }
+        // Both ways a rotation's formats are listed: ranged about a reference, or wide
+        // smallest-three for large swings.
+        let auto = |raw: &[Vec4]| {
+            let input = TrackInput {
+                raw,
+                mids: None,
+                rest: Vec4::ZERO,
+                is_rotation: true,
+            };
+            finest_formats(&input, Bits::Auto)[1]
+        };
+        assert_eq!(auto(&small), Format::RangedRotation { bits: 23 });
+        assert_eq!(auto(&large), Format::SmallestThree48);
     }
 
     #[test]
