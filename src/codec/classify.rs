@@ -48,11 +48,14 @@ pub fn max_distance(track: &[Vec3], v: Vec3) -> f32 {
 
 /// The value that best stands for a constant vector track (the midpoint of its bounding box).
 pub fn constant_vec3(track: &[Vec3]) -> Vec3 {
-    let (lo, hi) = track
-        .iter()
-        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(l, h), v| {
-            (l.min(*v), h.max(*v))
-        });
+    midrange(track.iter().copied())
+}
+
+/// The midpoint of the smallest box holding `values` ([`constant_vec3`] of a sequence).
+pub fn midrange(values: impl Iterator<Item = Vec3>) -> Vec3 {
+    let (lo, hi) = values.fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(l, h), v| {
+        (l.min(v), h.max(v))
+    });
     (lo + hi) * 0.5
 }
 

@@ -4,11 +4,8 @@
 //! each track's encoder state. The pipeline reads and fills a [`Memo`]; the
 //! [`Recompressor`](super::Recompressor) owns one per clip and drops it for another clip.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-
-use foldhash::fast::FixedState;
 
 use super::track::{EncoderState, TrackData, TrackEncoder, TrackInput, Variant};
 use crate::metric::{JointLimits, PoseSource, Reference};
@@ -122,30 +119,62 @@ pub(super) struct Codec {
     pub bits: Bits,
 }
 
-/// What a track's encoding depends on besides its samples: the joint and kind, the
-/// tolerance (exact bits) and the variant: refined keys, the width search, the
+/// What a track's encoding depends on besides its samples (the track is where it is kept):
+/// the tolerance (exact bits) and the variant: refined keys, the width search, the
 /// interpolations fitted (the encoder states serve every variant; an encoding is kept per
 /// variant, so the default's result after a fast one is the default's own).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Key {
-    joint: usize,
-    kind: usize,
     tolerance: u32,
     variant: Variant,
 }
 
-/// The encodings by [`Key`]: a fixed-seed fast hash (the keys are the codec's own integers).
-type ByKey = HashMap<Key, TrackData, FixedState>;
+/// One track's encodings by [`Key`], in the order they were made: a track has a few per
+/// compression (one per tolerance a pass tries), so a list searched in order is cheaper than
+/// a hash map, and it takes no memory until the track is encoded.
+type ByKey = Vec<(Key, TrackData)>;
 
-/// Track encodings of the previous compression and of the one under way, and per track
-/// (`3 * joint + kind`) its encoder's state, so an encoding at a new tolerance replays
-/// recorded fits instead of fitting again.
+/// What is kept of one track (`3 * joint + kind`): its encoder's state, so an encoding at a
+/// new tolerance replays recorded fits instead of fitting again, and its encodings of the
+/// previous compression and of the one under way.
+#[derive(Default)]
+struct TrackMemo {
+    state: Option<EncoderState>,
+    previous: ByKey,
+    current: ByKey,
+}
+
+impl TrackMemo {
+    /// The encoding made at `key` in this compression or the previous one.
+    fn find(&self, key: &Key) -> Option<&TrackData> {
+        found(&self.current, key).or_else(|| found(&self.previous, key))
+    }
+
+    /// Ends a compression: its encodings become the previous ones (added to them, the
+    /// newer ones first, when it was cancelled half way).
+    fn end(&mut self, finished: bool) {
+        let current = std::mem::take(&mut self.current);
+        if finished {
+            self.previous = current;
+        } else {
+            self.previous
+                .retain(|(k, _)| current.iter().all(|(c, _)| c != k));
+            self.previous.splice(0..0, current);
+        }
+    }
+}
+
+/// The encoding at `key` in `list`.
+fn found<'a>(list: &'a ByKey, key: &Key) -> Option<&'a TrackData> {
+    list.iter().find(|(k, _)| k == key).map(|(_, t)| t)
+}
+
+/// Per track (`3 * joint + kind`), what the memo keeps of it ([`TrackMemo`]), each behind
+/// its own lock: the passes encode different tracks in parallel.
 #[derive(Default)]
 pub(super) struct Encodings {
     codec: Option<Codec>,
-    previous: ByKey,
-    current: Mutex<ByKey>,
-    encoders: Vec<Mutex<Option<EncoderState>>>,
+    tracks: Vec<Mutex<TrackMemo>>,
     pub(super) reused: AtomicUsize,
     pub(super) computed: AtomicUsize,
     pub(super) reference_reused: bool,
@@ -154,10 +183,8 @@ pub(super) struct Encodings {
 
 impl Encodings {
     fn begin(&mut self, codec: Codec, tracks: usize) {
-        if self.codec != Some(codec) || self.encoders.len() != tracks {
-            self.previous.clear();
-            self.current_mut().clear();
-            self.encoders = (0..tracks).map(|_| Mutex::new(None)).collect();
+        if self.codec != Some(codec) || self.tracks.len() != tracks {
+            self.tracks = (0..tracks).map(|_| Mutex::default()).collect();
             self.codec = Some(codec);
         }
         self.reused.store(0, Ordering::Relaxed);
@@ -166,27 +193,19 @@ impl Encodings {
 
     /// Drops the encodings and encoder states of the tracks marked `changed`.
     fn forget_tracks(&mut self, changed: &[bool]) {
-        let gone = |k: &Key| changed.get(3 * k.joint + k.kind).copied().unwrap_or(true);
-        self.previous.retain(|k, _| !gone(k));
-        self.current_mut().retain(|k, _| !gone(k));
-        for (i, slot) in self.encoders.iter_mut().enumerate() {
+        for (i, slot) in self.tracks.iter_mut().enumerate() {
             if changed.get(i).copied().unwrap_or(true) {
-                *slot.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+                *slot.get_mut().unwrap_or_else(|e| e.into_inner()) = TrackMemo::default();
             }
         }
     }
 
     fn end(&mut self, finished: bool) {
-        let current = std::mem::take(self.current_mut());
-        if finished {
-            self.previous = current;
-        } else {
-            self.previous.extend(current);
+        for slot in &mut self.tracks {
+            slot.get_mut()
+                .unwrap_or_else(|e| e.into_inner())
+                .end(finished);
         }
-    }
-
-    fn current_mut(&mut self) -> &mut ByKey {
-        self.current.get_mut().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Track `kind` of `joint` encoded at `tolerance` as `variant` says: from `samples` (the track's own, which never change for this clip; a new
@@ -207,49 +226,42 @@ impl Encodings {
             return varying();
         };
         let key = Key {
-            joint,
-            kind,
             tolerance: tolerance.to_bits(),
             variant,
         };
-        let lock = || self.current.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = lock().get(&key) {
+        let mut memo = self.tracks[3 * joint + kind]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = memo.find(&key) {
             self.reused.fetch_add(1, Ordering::Relaxed);
-            return t.clone();
+            let t = t.clone();
+            if found(&memo.current, &key).is_none() {
+                memo.current.push((key, t.clone()));
+            }
+            return t;
         }
-        let track = match self.previous.get(&key) {
-            Some(t) => {
-                self.reused.fetch_add(1, Ordering::Relaxed);
-                t.clone()
-            }
-            None => {
-                self.computed.fetch_add(1, Ordering::Relaxed);
-                self.encode(3 * joint + kind, input, finest, tolerance, variant)
-            }
-        };
-        lock().insert(key, track.clone());
+        self.computed.fetch_add(1, Ordering::Relaxed);
+        let track = self.encode(&mut memo.state, input, finest, tolerance, variant);
+        memo.current.push((key, track.clone()));
         track
     }
 
-    /// Encodes a track with its kept encoder state (made on first use).
+    /// Encodes a track with its kept encoder `state` (made on first use, left there).
     fn encode(
         &self,
-        track: usize,
+        state: &mut Option<EncoderState>,
         input: TrackInput,
         finest: f32,
         tolerance: f32,
         variant: Variant,
     ) -> TrackData {
         let codec = self.codec.expect("encodings begun");
-        let mut slot = self.encoders[track]
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        let mut encoder = match slot.take() {
+        let mut encoder = match state.take() {
             Some(state) => TrackEncoder::resume(input, state),
             None => TrackEncoder::new(input, codec.method, codec.bits, finest),
         };
         let encoded = encoder.encode_as(tolerance, variant);
-        *slot = Some(encoder.into_state());
+        *state = Some(encoder.into_state());
         encoded
     }
 }

@@ -249,7 +249,7 @@ pub fn from_record(p: PayloadRecord, name: &str, rest: &[Transform]) -> Compress
                 TrackRecord::Constant { value, quantized } => {
                     TrackData::Constant { value, quantized }
                 }
-                TrackRecord::Animated(a) => TrackData::Animated(animated(a)),
+                TrackRecord::Animated(a) => TrackData::Animated(Box::new(animated(a))),
             })
         })
         .collect();

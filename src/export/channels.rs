@@ -882,13 +882,13 @@ mod tests {
             .map(|&x| Vec4::new(x, -x, 2.0 * x, 0.0))
             .collect();
         let curve = Curve::new(Interpolation::CatmullRom, false, frames, values);
-        let track = TrackData::Animated(crate::codec::Animated {
+        let track = TrackData::Animated(Box::new(crate::codec::Animated {
             curve: curve.clone(),
             format: crate::codec::quantize::Format::SmallestThree48,
             range: Default::default(),
             codes: vec![],
             insert_order: vec![],
-        });
+        }));
         let ch = Channel::from_track(0, 0, &track).unwrap();
         for i in 0..=40 {
             let f = i as f32 * 0.5;

@@ -37,8 +37,9 @@ pub(crate) struct Search<'s> {
     memo: &'s Encodings,
     /// Each track's tolerance as relaxation starts: the finest its encoders record to.
     start: Vec<[f32; 3]>,
-    /// An encoder per track that relaxation may loosen (moving joints), made on first use.
-    encoders: Vec<Option<LazyEncoder<'s>>>,
+    /// An encoder per track of a moving pinned joint, made on first use (the other tracks
+    /// are encoded by the memo's kept encoders). Boxed: the other slots stay 8 bytes.
+    encoders: Vec<Option<Box<LazyEncoder<'s>>>>,
     /// Joints with a pinned joint below them.
     above_pinned: Vec<bool>,
     /// Progress per sweep.
@@ -63,7 +64,7 @@ impl<'s> Search<'s> {
     /// progress, from 0.6 to 1 over all of them).
     pub fn new(st: &'s State<'s>, memo: &'s Encodings, work: &Work, sweeps: usize) -> Self {
         let start = st.local_tolerances(&work.scale);
-        let encoders = relax_encoders(&st.inputs, &st.moving, &start);
+        let encoders = pinned_encoders(&st.inputs, &st.moving, &st.pinned, &start);
         Self {
             st,
             memo,
@@ -122,7 +123,7 @@ impl<'s> Search<'s> {
         self.memo.get(j, k, tolerance, variant, samples, || {
             let encoder = self.encoders[3 * j + k]
                 .as_ref()
-                .expect("an encoder per relaxable track");
+                .expect("an encoder per track of a moving pinned joint");
             let mut encoder = encoder.lock().expect("encoder lock");
             let (input, finest, made) = &mut *encoder;
             let encoder = made.get_or_insert_with(|| {
@@ -338,19 +339,25 @@ pub(crate) fn relax(
     Ok(())
 }
 
-/// An encoder per track that relaxation may loosen (moving), keeping its fits down to the
-/// track's `start` tolerance: relaxing only loosens, so every later encoding of the track
-/// reuses them. Made on first use: a recompression finds most encodings it needs already
-/// done, and a track that gains bits later (a pinned joint re-derived under a relaxed
-/// ancestor) still has one.
-fn relax_encoders<'a>(
+/// An encoder per track of a moving pinned joint (the memo does not keep those: their
+/// samples are re-derived), keeping its fits down to the track's `start` tolerance:
+/// relaxing only loosens, so every later encoding of the track reuses them. Made on first
+/// use: a recompression finds most encodings it needs already done, and a track that gains
+/// bits later (a pinned joint re-derived under a relaxed ancestor) still has one. None for
+/// the other tracks: [`Search::encode_at`] encodes them through the memo's encoders (an
+/// encoder slot each was 1.5 KB of fresh memory per track, never used).
+fn pinned_encoders<'a>(
     inputs: &'a Inputs,
     moving: &[bool],
+    pinned: &[bool],
     start: &[[f32; 3]],
-) -> Vec<Option<LazyEncoder<'a>>> {
+) -> Vec<Option<Box<LazyEncoder<'a>>>> {
+    let kept = |j: usize| moving[j] && pinned.get(j).copied().unwrap_or(false);
     (0..moving.len())
         .flat_map(|j| (0..3).map(move |k| (j, k)))
-        .map(|(j, k)| moving[j].then(|| Mutex::new((inputs.input(j, k), start[j][k], None))))
+        .map(|(j, k)| {
+            kept(j).then(|| Box::new(Mutex::new((inputs.input(j, k), start[j][k], None))))
+        })
         .collect()
 }
 
