@@ -43,9 +43,7 @@ pub fn marker_within(
     let Some(test) = SquareTest::new(limits, j, tolerance) else {
         return !exceeds(marker_error(limits, j, a, b), tolerance);
     };
-    let s = joint_error_squared(a, b, limits.local_marker(j));
-    test.decide(s)
-        .unwrap_or_else(|| !exceeds(s.sqrt() as f32, tolerance))
+    test.within(joint_error_squared(a, b, limits.local_marker(j)))
 }
 
 /// The test of [`marker_within`] by the square of a joint's error, its thresholds computed
@@ -63,6 +61,8 @@ pub struct SquareTest {
     below: f64,
     /// `s` above this: not within.
     above: f64,
+    /// Between the two, the rounded root decides against it.
+    tolerance: f32,
 }
 
 impl SquareTest {
@@ -80,19 +80,21 @@ impl SquareTest {
         Some(Self {
             below: square * (1.0 - 1e-12),
             above: square * (1.0 + 1e-12),
+            tolerance,
         })
     }
 
-    /// Whether a squared error `s` is within: `None` inside the band around the threshold
-    /// (or for a NaN), where `!exceeds(√s as f32, tolerance)` decides.
+    /// Whether the error whose square is `s` is within the tolerance: by the square outside
+    /// the band around the threshold, by `!exceeds(√s as f32, tolerance)` inside it (and for
+    /// a NaN).
     #[inline]
-    pub fn decide(&self, s: f64) -> Option<bool> {
+    pub fn within(&self, s: f64) -> bool {
         if s < self.below {
-            Some(true)
+            true
         } else if s > self.above {
-            Some(false)
+            false
         } else {
-            None
+            !exceeds(s.sqrt() as f32, self.tolerance)
         }
     }
 }

@@ -87,7 +87,6 @@ enum JointTest {
     Square {
         marker: f32,
         test: SquareTest,
-        tolerance: f32,
         limit: f64,
     },
     /// By its error (a joint with sockets, or a tolerance that is not positive and finite).
@@ -200,16 +199,7 @@ impl<'a> Verifier<'a> {
         let bounded = subtree.by_square && self.layer.is_none() && kind < 2;
         let gain = if bounded { self.gain_above(joint) } else { 0.0 };
         if bounded {
-            let mut levers = std::mem::take(&mut self.levers);
-            if kind == 1 {
-                let limits = self.limits;
-                let marker = |j: usize| limits.local_marker(j) as f64;
-                bound::levers(&subtree.members, &self.bounds, marker, &mut levers);
-            } else {
-                levers.clear();
-                levers.resize(subtree.members.len(), 1.0);
-            }
-            self.levers = levers;
+            self.set_levers(kind, &subtree.members);
         }
         self.changed_local.clear();
         self.changed_at.clear();
@@ -221,12 +211,7 @@ impl<'a> Verifier<'a> {
         for p in 0..positions(self.reference) {
             let v = values[if values.len() == 1 { 0 } else { p }];
             let old = self.local[p * n + joint];
-            let mut local = old;
-            match kind {
-                0 => local.translation = v.truncate(),
-                1 => local.rotation = Quat::from_vec4(v).normalize(),
-                _ => local.scale = v.truncate(),
-            }
+            let local = with_value(old, kind, v);
             self.changed_local.push(local);
             if bounded {
                 let delta = gain
@@ -236,17 +221,11 @@ impl<'a> Verifier<'a> {
                     };
                 if self.bound_holds(&subtree.members, p, delta) {
                     self.changed_at.push(Tested::Bounded { delta });
-                    #[cfg(test)]
-                    {
-                        self.bounded += 1;
-                    }
+                    self.count(true);
                     continue;
                 }
             }
-            #[cfg(test)]
-            {
-                self.composed += 1;
-            }
+            self.count(false);
             let start = self.changed_object.len();
             self.changed_at.push(Tested::Composed { start });
             if !self.compose(&subtree.members, parent, p, &local) {
@@ -260,6 +239,22 @@ impl<'a> Verifier<'a> {
         }
         self.subtrees[joint] = Some(subtree);
         within
+    }
+
+    /// Each subtree member's lever for a change of track `kind`: its markers' reach about
+    /// the changed joint for a rotation ([`bound::levers`]), 1 for a translation (it moves
+    /// every point below alike).
+    fn set_levers(&mut self, kind: usize, members: &[(usize, usize)]) {
+        let mut levers = std::mem::take(&mut self.levers);
+        if kind == 1 {
+            let limits = self.limits;
+            let marker = |j: usize| limits.local_marker(j) as f64;
+            bound::levers(members, &self.bounds, marker, &mut levers);
+        } else {
+            levers.clear();
+            levers.resize(members.len(), 1.0);
+        }
+        self.levers = levers;
     }
 
     /// True when at position `p` every joint of the subtree, moved by `delta` times its
@@ -344,12 +339,7 @@ impl<'a> Verifier<'a> {
             for &j in &own {
                 let mut local = self.local[p * n + j];
                 for c in changes.iter().filter(|c| c.joint == j) {
-                    let v = c.track.sample(frame, c.rest);
-                    match c.kind {
-                        0 => local.translation = v.truncate(),
-                        1 => local.rotation = Quat::from_vec4(v).normalize(),
-                        _ => local.scale = v.truncate(),
-                    }
+                    local = with_value(local, c.kind, c.track.sample(frame, c.rest));
                 }
                 self.changed_local.push(local);
                 matrices.push(shown_local(self.layer, j, frame, &local).to_daffine());
@@ -428,6 +418,19 @@ impl<'a> Verifier<'a> {
         self.update_bounds(joint);
     }
 
+    /// Counts a tested position, `bounded` or composed (for the tests only).
+    #[inline(always)]
+    fn count(&mut self, bounded: bool) {
+        #[cfg(test)]
+        if bounded {
+            self.bounded += 1;
+        } else {
+            self.composed += 1;
+        }
+        #[cfg(not(test))]
+        let _ = bounded;
+    }
+
     /// Recomputes joint `j`'s [`LocalBounds`] after its local transforms changed.
     fn update_bounds(&mut self, j: usize) {
         let n = self.skeleton.len();
@@ -479,17 +482,9 @@ impl<'a> Verifier<'a> {
     fn check(&self, refs: &[DAffine3], j: usize, object: &DAffine3) -> (bool, f64) {
         match self.tests[j] {
             JointTest::Skipped => (true, 0.0),
-            JointTest::Square {
-                marker,
-                test,
-                tolerance,
-                ..
-            } => {
+            JointTest::Square { marker, test, .. } => {
                 let s = joint_error_squared(&refs[j], object, marker);
-                let within = test
-                    .decide(s)
-                    .unwrap_or_else(|| !exceeds(s.sqrt() as f32, tolerance));
-                (within, s.sqrt())
+                (test.within(s), s.sqrt())
             }
             JointTest::General { tolerance } => {
                 let error = marker_error(self.limits, j, &refs[j], object);
@@ -510,7 +505,6 @@ impl JointTest {
             Some(test) => Self::Square {
                 marker: limits.local_marker(j),
                 test,
-                tolerance,
                 limit: tolerance as f64 - margin,
             },
             None => Self::General { tolerance },
@@ -528,6 +522,17 @@ pub struct Change<'t> {
     pub track: &'t TrackData,
     /// The value a rest track decodes to.
     pub rest: Vec4,
+}
+
+/// `local` with track `kind` (0 translation, 1 rotation, 2 scale) at value `v`, as the
+/// clip decodes it.
+fn with_value(mut local: Transform, kind: usize, v: Vec4) -> Transform {
+    match kind {
+        0 => local.translation = v.truncate(),
+        1 => local.rotation = Quat::from_vec4(v).normalize(),
+        _ => local.scale = v.truncate(),
+    }
+    local
 }
 
 /// Joint `j`'s local transform as players show it: on the additive layer's base.
