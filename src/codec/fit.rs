@@ -75,9 +75,10 @@ pub struct Insertions {
     /// With two frames or fewer (no insertions): the error between them.
     between_ends: f32,
     steps: Vec<Step>,
-    /// When recording stopped where the fit was bound to give up: the worst point of every
-    /// segment then (empty otherwise), so that continuing need not measure them again.
-    doomed_segments: Vec<(f32, f32)>,
+    /// When recording stopped (within its tolerance, or where the fit was bound to give
+    /// up): the worst point of every segment then (empty otherwise), so that continuing
+    /// need not measure them again.
+    stopped_segments: Vec<(f32, f32)>,
 }
 
 /// One step of the greedy loop: the error of the worst segment, and what the fitter did.
@@ -151,7 +152,7 @@ impl Insertions {
         match self.steps.last() {
             Some(Step::Doomed(_) | Step::Stop(_)) => {
                 self.steps.pop();
-                let earlier = (self.steps, self.doomed_segments);
+                let earlier = (self.steps, self.stopped_segments);
                 Self::record_with(target, interpolation, tolerance, Doom::Stop, earlier)
             }
             _ => Self::record(target, interpolation, tolerance),
@@ -176,7 +177,7 @@ impl Insertions {
         let floor = dev.worst(0.0).0;
         let mut between_ends = 0.0f32;
         let mut steps = Vec::new();
-        let mut doomed_segments = Vec::new();
+        let mut stopped_segments = Vec::new();
         if n <= 2 {
             let ends: Vec<u32> = (0..n as u32).collect();
             for s in 0..n.saturating_sub(1) {
@@ -186,7 +187,7 @@ impl Insertions {
         } else if floor > tolerance {
             steps.push(Step::Unrecorded);
         } else {
-            (steps, doomed_segments) =
+            (steps, stopped_segments) =
                 insert_keys(target, interpolation, tolerance, doom, &mut dev, earlier);
         }
         Self {
@@ -194,7 +195,7 @@ impl Insertions {
             floor,
             between_ends,
             steps,
-            doomed_segments,
+            stopped_segments,
         }
     }
 
@@ -311,7 +312,7 @@ fn insert_keys(
         }
         if err <= tolerance {
             steps.push(Step::Stop(err));
-            return (steps, Vec::new());
+            return (steps, seg);
         }
         let at = seg[si].1;
         // The worst point is a sample frame, or a midpoint whose neighbours may be keys.
@@ -768,7 +769,7 @@ mod tests {
             .map(|(f, m)| *m + Vec4::new(2e-3 * ((f * 37 % 11) as f32 / 11.0), 0.0, 0.0, 0.0))
             .collect();
         let t = target(&raw, &mids);
-        let (mut doomed, mut continued) = (0, 0);
+        let (mut doomed, mut continued, mut after_stop) = (0, 0, 0);
         for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
             for tolerance in [1e-4, 3e-4, 1e-3, 1.5e-3, 2e-3] {
                 let full = Insertions::record_through(&t, interp, tolerance);
@@ -785,6 +786,16 @@ mod tests {
                 let mut r = stopped;
                 for query in [2.0, 1e4, 1.0, 4.0, 1.5, 1e2].map(|x| x * tolerance) {
                     if r.prefix(query).is_err() {
+                        // From a stop within the tolerance, the segments it kept.
+                        if let Some(Step::Stop(_)) = r.steps.last() {
+                            let keys = r.fit_of(r.steps.len() - 1).frames;
+                            let mut dev = Deviations::with_capacity(false, 2 * raw.len());
+                            let fresh: Vec<(f32, f32)> = (0..keys.len() - 1)
+                                .map(|s| segment_error(&t, interp, &keys, s, &mut dev))
+                                .collect();
+                            assert_eq!(r.stopped_segments, fresh, "{interp:?} {tolerance}");
+                            after_stop += 1;
+                        }
                         r = r.continue_to(&t, interp, query);
                         continued += 1;
                     }
@@ -796,6 +807,7 @@ mod tests {
         }
         assert!(doomed >= 4, "{doomed} recordings stopped early");
         assert!(continued >= 4, "{continued} recordings continued");
+        assert!(after_stop >= 2, "{after_stop} continued after a stop");
     }
 
     /// The first point with the largest [`distance`], as a plain scan finds it.

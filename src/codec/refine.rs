@@ -81,8 +81,11 @@ pub fn nudge_keys(
 ) -> KeyValues {
     let mut keys = Keys::new(target, interpolation, fit, codes, format, range);
     for _ in 0..ROUNDS {
+        // A nudge changes only the segments its key shapes: the errors around the next
+        // key are mostly known already.
+        let mut known = KnownErrors(vec![None; keys.frames.len().saturating_sub(1)]);
         for i in 0..keys.frames.len() {
-            keys.nudge(i);
+            keys.nudge_known(i, &mut known);
         }
     }
     keys.frames
@@ -205,6 +208,19 @@ impl Keys<'_> {
     /// [`Keys::local_error`], or as soon as one point's error exceeds `limit`, that error:
     /// enough to compare the local error with `limit`.
     fn local_error_until(&self, a: usize, b: usize, limit: f32) -> f32 {
+        self.local_error_recording(a, b, limit, |_, _| {})
+    }
+
+    /// [`Keys::local_error_until`], handing each segment's error to `record` as it is
+    /// measured (`(segment, error)`): when the result is not above `limit`, every segment
+    /// was measured whole, so each error handed over is the segment's own.
+    fn local_error_recording(
+        &self,
+        a: usize,
+        b: usize,
+        limit: f32,
+        mut record: impl FnMut(usize, f32),
+    ) -> f32 {
         let reach = self.reach();
         let lo = a.saturating_sub(1 + reach);
         let hi = (b + reach).min(self.frames.len() - 2);
@@ -219,12 +235,45 @@ impl Keys<'_> {
         }
         for s in lo..=hi {
             let e = segment_error_until(&target, self.interpolation, &self.frames, s, limit);
+            record(s, e);
             worst = worst.max(e);
             if worst > limit {
                 return worst;
             }
         }
         worst
+    }
+
+    /// [`Keys::local_error`] of key `i`, measuring only the segments whose errors `known`
+    /// lacks (and keeping them there).
+    fn local_error_known(&self, i: usize, known: &mut KnownErrors) -> f32 {
+        let (lo, hi) = self.covered(i, i);
+        let target = self.target();
+        let f = self.frames[i] as usize;
+        let own = distance(self.is_rotation, self.raw[f], self.values[f]);
+        (lo..=hi).fold(own, |worst, s| {
+            let e = *known.0[s].get_or_insert_with(|| {
+                segment_error_until(&target, self.interpolation, &self.frames, s, f32::INFINITY)
+            });
+            worst.max(e)
+        })
+    }
+
+    /// [`Keys::nudge`] with the segments' errors `known` before it, and kept there after
+    /// it (a kept nudge measured every segment it changed whole).
+    fn nudge_known(&mut self, i: usize, known: &mut KnownErrors) -> bool {
+        let before = self.local_error_known(i, known);
+        let mut measured = [None; 4];
+        let (lo, _) = self.covered(i, i);
+        let kept = self.nudge_recording(i, before, |s, e| measured[s - lo] = Some(e));
+        if kept {
+            for (s, e) in (lo..).zip(measured) {
+                if let Some(e) = e {
+                    known.0[s] = Some(e);
+                }
+            }
+        }
+        kept
     }
 
     /// One least-squares step on key `i` (or half of it), kept when the largest error
@@ -236,6 +285,17 @@ impl Keys<'_> {
 
     /// [`Keys::nudge`], given the local error around key `i` (`local_error(i, i)`).
     fn nudge_from(&mut self, i: usize, before: f32) -> bool {
+        self.nudge_recording(i, before, |_, _| {})
+    }
+
+    /// [`Keys::nudge_from`], handing the segments' errors of each step it tries to `record`
+    /// ([`Keys::local_error_recording`]): the last ones handed over are the kept step's.
+    fn nudge_recording(
+        &mut self,
+        i: usize,
+        before: f32,
+        mut record: impl FnMut(usize, f32),
+    ) -> bool {
         let f = self.frames[i] as usize;
         let step = self.step(i);
         let (old_value, old_codes) = (self.values[f], self.codes[f]);
@@ -251,7 +311,7 @@ impl Keys<'_> {
             }
             self.values[f] = q;
             self.codes[f] = c;
-            if self.local_error_until(i, i, before) < before {
+            if self.local_error_recording(i, i, before, &mut record) < before {
                 return true;
             }
         }
@@ -494,6 +554,10 @@ impl Keys<'_> {
     }
 }
 
+/// Each segment's whole error ([`segment_error_until`] without a limit) for the keys as they
+/// are, where measured (`None` where not, or changed since).
+struct KnownErrors(Vec<Option<f32>>);
+
 /// [`Keys::local_error`] around two neighbouring keys, each on its own.
 struct Around {
     first: f32,
@@ -661,6 +725,60 @@ mod tests {
         assert!(
             ruled_out > 5 * failed,
             "{ruled_out} ruled out, {failed} failed anyway"
+        );
+    }
+
+    #[test]
+    fn nudging_with_known_segment_errors_nudges_like_measuring_each_key_afresh() {
+        let (mut kept, mut tried) = (0, 0);
+        for (case, (is_rotation, raw, format)) in jittered_tracks().enumerate() {
+            let mids: Vec<Vec4> = raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect();
+            let range = if is_rotation {
+                Range::default()
+            } else {
+                Range::of(raw.iter().map(|v| v.truncate().to_array()))
+            };
+            let (codes, values) = quantized(&raw, format, range);
+            let target = Target {
+                raw: &raw,
+                mids: Some(&mids),
+                key_values: &values,
+                is_rotation,
+            };
+            for interp in [Interpolation::Linear, Interpolation::CatmullRom] {
+                // Every frame a key, and a sparse fit (segments of several points).
+                let step = 1 + case as u32 % 4;
+                let mut frames: Vec<u32> = (0..raw.len() as u32).step_by(step as usize).collect();
+                if frames.last() != Some(&(raw.len() as u32 - 1)) {
+                    frames.push(raw.len() as u32 - 1);
+                }
+                let fit = Fit {
+                    insert_order: frames.clone(),
+                    frames,
+                };
+                let nudged = nudge_keys(&target, interp, &fit, &codes, format, range);
+                let mut afresh = Keys::new(&target, interp, &fit, &codes, format, range);
+                for i in 0..fit.frames.len() {
+                    kept += usize::from(afresh.nudge(i));
+                    tried += 1;
+                }
+                let expected: KeyValues = fit
+                    .frames
+                    .iter()
+                    .map(|&f| (afresh.values[f as usize], afresh.codes[f as usize]))
+                    .collect();
+                let bits = |k: &KeyValues| {
+                    k.iter()
+                        .map(|(v, c)| (v.to_array().map(f32::to_bits), *c))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bits(&nudged), bits(&expected), "case {case}, {interp:?}");
+            }
+        }
+        // Both outcomes occur, so the known errors are kept after a nudge and after none.
+        assert!(
+            kept > 50 && tried - kept > 50,
+            "{kept} of {tried} nudges kept"
         );
     }
 
