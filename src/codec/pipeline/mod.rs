@@ -79,8 +79,6 @@ pub(super) fn run(
     t.lap("encode");
     repair(&mut st, &mut work, memo)?;
     t.lap("repair");
-    // Whether `work.errors` predates a relax or refine stage's changes.
-    let mut stale = false;
     if passes(&work, &st) {
         let mut first_pass = first_pass;
         // The repaired clip holds every tolerance already: it is on screen while the
@@ -96,6 +94,8 @@ pub(super) fn run(
             let mut verifier = None;
             let verify =
                 |work: &Work| Verifier::new(skeleton, &st.reference, &st.held, &work.out, st.layer);
+            // Whether `work.errors` predates a relax or refine stage's changes.
+            let mut stale = false;
             t.lap("search setup");
             // What the default's stages reached: a larger effort's extra stages are kept
             // only when they shrink the payload (the sweeps' cost model is per track).
@@ -121,17 +121,27 @@ pub(super) fn run(
                 if plan.preview_after == Some(i)
                     && let Some(show) = first_pass.as_deref_mut()
                 {
-                    work.errors = st.measure(&work.out, &st.held);
+                    work.errors = match verifier.as_mut() {
+                        Some(v) => st.measure_verified(&work.out, v),
+                        None => st.measure(&work.out, &st.held),
+                    };
                     report::first_pass(&st, &work, show);
                 }
             }
-            if let Some(reached) = reached {
-                work.keep_smaller(reached);
+            if let Some(reached) = reached
+                && work.keep_smaller(reached)
+            {
+                // The verifier holds the later stages' clip, not the one taken back.
+                verifier = None;
             }
-        }
-        // Relaxation verifies each change incrementally: measure the result once.
-        if stale && work.relaxed > 0 {
-            work.errors = st.measure(&work.out, &st.held);
+            // Relaxation verifies each change incrementally: measure the result once (from
+            // the verifier's poses, which are the result's).
+            if stale && work.relaxed > 0 {
+                work.errors = match verifier.as_mut() {
+                    Some(v) => st.measure_verified(&work.out, v),
+                    None => st.measure(&work.out, &st.held),
+                };
+            }
         }
     }
     let done = report::finish(&st, work);

@@ -14,6 +14,7 @@ use crate::codec::playback::{Layer, Layered, Prepared};
 use crate::codec::report::{ClipReport, payload_bytes};
 use crate::codec::reuse::Encodings;
 use crate::codec::track::{TrackData, Variant, encode_track};
+use crate::codec::verify::Verifier;
 use crate::metric::{ErrorReport, JointLimits, PoseSource, Reference, exceeds, measure};
 use crate::model::{Clip, Skeleton};
 use crate::settings::Resolved;
@@ -67,12 +68,15 @@ impl Work {
     }
 
     /// Goes back to `kept` (a [`Work::snapshot`]) unless the clip is now smaller.
-    pub fn keep_smaller(&mut self, kept: (CompressedClip, Vec<[f32; 3]>, usize)) {
+    /// Returns whether `kept` was taken back.
+    pub fn keep_smaller(&mut self, kept: (CompressedClip, Vec<[f32; 3]>, usize)) -> bool {
         let frames = self.out.frame_count;
         let bytes = |c: &CompressedClip| payload_bytes(&c.tracks, frames);
-        if bytes(&self.out) >= bytes(&kept.0) {
+        let back = bytes(&self.out) >= bytes(&kept.0);
+        if back {
             (self.out, self.scale, self.relaxed) = kept;
         }
+        back
     }
 }
 
@@ -97,6 +101,23 @@ impl State<'_> {
             },
             limits,
             true,
+        )
+    }
+
+    /// [`State::measure`] of the clip `verifier` holds (its poses after the changes it
+    /// accepted), against the held tolerances: read from the verifier's poses, where it
+    /// verifies every position the measure has (samples and midpoints alone).
+    pub fn measure_verified(&self, out: &CompressedClip, verifier: &mut Verifier) -> ErrorReport {
+        if !self.reference.extra.is_empty() {
+            return self.measure(out, &self.held);
+        }
+        let (at_samples, at_midpoints) = verifier.cells();
+        ErrorReport::new(
+            self.len(),
+            self.reference.frames,
+            at_samples,
+            Some(at_midpoints),
+            &self.held,
         )
     }
 

@@ -176,6 +176,29 @@ impl<'a> Verifier<'a> {
         verifier
     }
 
+    /// Every joint's marker error at every sample, and at every midpoint (at least 0), for
+    /// the clip as the accepted changes left it: what [`measure`](crate::metric::measure)
+    /// gives for it, read from the poses kept here (the stale ones composed first, as
+    /// [`Verifier::refresh`] composes them) instead of decoding and composing every pose.
+    pub fn cells(&mut self) -> (Vec<f32>, Vec<f32>) {
+        let n = self.skeleton.len();
+        let frames = self.reference.frames;
+        let mut errors = vec![0.0f32; positions(self.reference) * n];
+        for (p, at) in errors.chunks_exact_mut(n).enumerate() {
+            let refs = reference_at(self.reference, p);
+            for (j, e) in at.iter_mut().enumerate() {
+                // Parents come first: a stale joint's parent is current by now.
+                self.refresh(j, p);
+                *e = marker_error(self.limits, j, &refs[j], &self.object[p * n + j]);
+            }
+        }
+        let midpoints = errors.split_off(frames * n);
+        (
+            errors,
+            midpoints.into_iter().map(|e| 0.0f32.max(e)).collect(),
+        )
+    }
+
     /// Decodes `clip` afresh, after changes made without [`Verifier::accept`].
     pub fn reset(&mut self, clip: &CompressedClip) {
         *self = Self::new(self.skeleton, self.reference, self.limits, clip, self.layer);
@@ -670,6 +693,18 @@ mod tests {
             }
         }
         assert!(kept > 40 && refused > 40, "{kept} kept, {refused} refused");
+        // The errors read from the verifier's poses (stale ones among them) are a whole
+        // measurement's, bit for bit.
+        let stale = verifier.stale.iter().filter(|&&s| s).count();
+        assert!(stale > 0, "no stale pose to compose");
+        let whole = crate::metric::measure(skeleton, &reference, &current, limits, true);
+        let (at_samples, at_midpoints) = verifier.cells();
+        let bits = |v: &[f32]| v.iter().map(|e| e.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&at_samples), bits(&whole.at_samples));
+        assert_eq!(
+            bits(&at_midpoints),
+            bits(whole.at_midpoints.as_deref().unwrap())
+        );
         // The bound decided most positions of the changes it saw.
         assert!(
             verifier.bounded * 2 > verifier.composed,
