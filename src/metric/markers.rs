@@ -131,6 +131,41 @@ pub fn marker_error(limits: &JointLimits, j: usize, a: &DAffine3, b: &DAffine3) 
         .fold(own, |e, s| e.max(socket_error(s, a, b, d) * s.weight()))
 }
 
+/// What [`marker_error`] reads of joint `j`'s limits, looked up once for a loop over many
+/// positions of the same joint: [`JointMarkers::error`] is `marker_error` to the bit.
+#[derive(Clone, Copy, Debug)]
+pub enum JointMarkers {
+    /// Not evaluated: its error is 0.
+    None,
+    /// Its own three markers at this local distance, no sockets.
+    Own(f32),
+    /// Its markers and sockets: measured by [`marker_error`] itself.
+    WithSockets(usize),
+}
+
+impl JointMarkers {
+    /// Joint `j`'s markers under `limits`.
+    pub fn of(limits: &JointLimits, j: usize) -> Self {
+        if !limits.evaluated[j] {
+            Self::None
+        } else if limits.sockets[j].is_empty() {
+            Self::Own(limits.local_marker(j))
+        } else {
+            Self::WithSockets(j)
+        }
+    }
+
+    /// [`marker_error`] of this joint between `a` and `b` (`limits` those it was made of).
+    #[inline]
+    pub fn error(self, limits: &JointLimits, a: &DAffine3, b: &DAffine3) -> f32 {
+        match self {
+            Self::None => 0.0,
+            Self::Own(d) => joint_error(a, b, d),
+            Self::WithSockets(j) => marker_error(limits, j, a, b),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,6 +180,29 @@ mod tests {
             source_node: None,
         });
         s
+    }
+
+    #[test]
+    fn joint_markers_measure_what_marker_error_measures() {
+        let with_socket = JointLimits::uniform(&skeleton_with_tip(0.7), 0.03, 1e-4);
+        let bare = Skeleton::new(vec![Joint::new("head", None, Transform::IDENTITY)]).unwrap();
+        let plain = JointLimits::uniform(&bare, 0.05, 1e-4);
+        assert!(!with_socket.sockets[0].is_empty() && plain.sockets[0].is_empty());
+        let mut off = plain.clone();
+        off.evaluated[0] = false;
+        let a = DAffine3::from_translation(DVec3::new(0.1, -0.2, 0.3));
+        for (i, limits) in [&with_socket, &plain, &off].into_iter().enumerate() {
+            let m = JointMarkers::of(limits, 0);
+            for k in 0..20 {
+                let turn = glam::DQuat::from_rotation_z(1e-3 * k as f64);
+                let shift = DVec3::new(1e-4 * k as f64, 0.0, 0.0);
+                let b = DAffine3::from_rotation_translation(turn, shift)
+                    * DAffine3::from_scale(DVec3::splat(1.0 + 1e-3 * k as f64));
+                let (got, want) = (m.error(limits, &a, &b), marker_error(limits, 0, &a, &b));
+                assert_eq!(got.to_bits(), want.to_bits(), "limits {i}, step {k}");
+                assert!(i == 2 || got > 0.0, "limits {i}, step {k}");
+            }
+        }
     }
 
     #[test]

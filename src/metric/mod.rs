@@ -15,7 +15,8 @@ pub use attribution::{
 };
 pub use limits::{JointLimits, SocketMarker};
 pub use markers::{
-    SquareTest, joint_error, joint_error_squared, marker_error, marker_within, socket_error,
+    JointMarkers, SquareTest, joint_error, joint_error_squared, marker_error, marker_within,
+    socket_error,
 };
 pub use report::{ErrorReport, ErrorStats, exceeds};
 pub use sockets::{SocketError, socket_errors, worst_socket};

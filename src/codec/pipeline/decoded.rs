@@ -8,7 +8,7 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::state::State;
 use crate::codec::compressed::CompressedClip;
-use crate::metric::{ErrorReport, PoseSource, marker_error};
+use crate::metric::{ErrorReport, JointMarkers, PoseSource};
 use crate::model::Transform;
 
 /// The most memory the local transforms kept between measurements may take (13_07 takes
@@ -112,9 +112,17 @@ impl Decoded {
                 moved[j] |= moved[p];
             }
         }
-        let recomposed: Vec<usize> = (0..n).filter(|&j| moved[j]).collect();
-        for &j in &recomposed {
-            self.joint_max[j] = 0.0;
+        let recomposed: Vec<Recomposed> = (0..n)
+            .filter(|&j| moved[j])
+            .map(|j| Recomposed {
+                j,
+                parent: st.skeleton.joints[j].parent,
+                fresh: own[j],
+                markers: JointMarkers::of(&st.held, j),
+            })
+            .collect();
+        for r in &recomposed {
+            self.joint_max[r.j] = 0.0;
         }
         for p in 0..positions {
             let (frame, refs) = if p < frames {
@@ -123,8 +131,13 @@ impl Decoded {
                 let m = p - frames;
                 (m as f32 + 0.5, &reference.at_midpoints[m * n..(m + 1) * n])
             };
-            for &j in &recomposed {
-                let fresh = own[j];
+            for &Recomposed {
+                j,
+                parent,
+                fresh,
+                markers,
+            } in &recomposed
+            {
                 let m = if fresh {
                     let local = Transform::new(
                         self.at(3 * j, p).truncate(),
@@ -142,12 +155,12 @@ impl Decoded {
                 if fresh && let Some(kept) = self.local.get_mut(p * n + j) {
                     *kept = m;
                 }
-                let object = match st.skeleton.joints[j].parent {
+                let object = match parent {
                     Some(a) => self.object[p * n + a] * m,
                     None => m,
                 };
                 self.object[p * n + j] = object;
-                let e = marker_error(&st.held, j, &refs[j], &object);
+                let e = markers.error(&st.held, &refs[j], &object);
                 self.errors[p * n + j] = e;
                 // As `ErrorReport::new` folds it: from 0, `f32::max` (a NaN is passed over;
                 // the report clamps midpoints at 0, which this fold does already).
@@ -184,6 +197,16 @@ impl Decoded {
         let v = &self.values[track];
         if v.len() == 1 { v[0] } else { v[p] }
     }
+}
+
+/// A joint [`Decoded::measure_joint_max`] composes and measures again, with what it reads
+/// at every position looked up once.
+struct Recomposed {
+    j: usize,
+    parent: Option<usize>,
+    /// Whether its own tracks changed (its local transforms are made again).
+    fresh: bool,
+    markers: JointMarkers,
 }
 
 /// [`Decoded`] values of a clip, read as a pose source.

@@ -3,14 +3,22 @@
 
 use rayon::prelude::*;
 
+use super::decoded::Decoded;
 use super::state::{State, Work, encode};
 use crate::codec::error::CodecError;
 use crate::codec::reuse::Encodings;
 use crate::codec::track::TrackData;
 
 /// The first encoding of the clip, every track at `start` times its base tolerance,
-/// measured against the held tolerances.
-pub(crate) fn encode_all(st: &mut State, memo: &Encodings, start: f32) -> Result<Work, CodecError> {
+/// measured against the held tolerances. With `decode`, the measurement is made through a
+/// [`Decoded`] (the same errors as [`State::measure`]'s), returned for the settle pass to
+/// go on from: its first trial then composes only the joints below the changed tracks.
+pub(crate) fn encode_all(
+    st: &mut State,
+    memo: &Encodings,
+    start: f32,
+    decode: bool,
+) -> Result<(Work, Option<Decoded>), CodecError> {
     let n = st.len();
     let scale = vec![[start; 3]; n];
     // A cancelled compression stops between two joints' encodings (a newer edit waits).
@@ -36,14 +44,21 @@ pub(crate) fn encode_all(st: &mut State, memo: &Encodings, start: f32) -> Result
     control.set_progress(0.4);
     let mut out = st.clip_of(tracks, &scale);
     repin(st, memo, &mut out, &scale);
-    let errors = st.measure(&out, &st.held);
-    Ok(Work {
+    let (errors, decoded) = if decode {
+        let mut decoded = Decoded::new(&out);
+        decoded.measure_joint_max(st, &out);
+        (decoded.report(st), Some(decoded))
+    } else {
+        (st.measure(&out, &st.held), None)
+    };
+    let work = Work {
         out,
         scale,
         errors,
         repairs: 0,
         relaxed: 0,
-    })
+    };
+    Ok((work, decoded))
 }
 
 /// Re-derives every pinned joint's tracks on the decoded parent chain of `out` (nothing

@@ -75,8 +75,13 @@ pub(super) fn run(
     budgets(&mut st);
     t.lap("budgets");
     let plan = Plan::of(settings.effort, st.pinned.iter().any(|&p| p));
-    let mut work = encode::encode_all(&mut st, memo, plan.start)?;
+    let settles = plan.stages.iter().any(|s| matches!(s, Stage::Settle));
+    let (mut work, mut decoded) = encode::encode_all(&mut st, memo, plan.start, settles)?;
     t.lap("encode");
+    if !passes(&work, &st) {
+        // Repair changes tracks (and may raise the held tolerances): settle decodes afresh.
+        decoded = None;
+    }
     repair(&mut st, &mut work, memo)?;
     t.lap("repair");
     if passes(&work, &st) {
@@ -115,7 +120,7 @@ pub(super) fn run(
                         refine(&search, v, &mut work, f)?;
                         stale = true;
                     }
-                    Stage::Settle => settle(&search, &mut work)?,
+                    Stage::Settle => settle(&search, &mut work, decoded.take())?,
                 }
                 t.lap(stage.name());
                 if plan.preview_after == Some(i)

@@ -44,14 +44,19 @@ const REFINE_FACTOR: f32 = 0.6;
 
 /// Settles `work` in place: [`GROWTH_ROUNDS`] rounds of growth from the measured slack,
 /// then one of refinement. `work.errors` is current after it: the rounds decide from each
-/// joint's largest error, and the whole report is made once, at the end.
-pub(crate) fn settle(search: &Search, work: &mut Work) -> Result<(), CodecError> {
+/// joint's largest error, and the whole report is made once, at the end. `decoded`, when
+/// given, is `work.out` decoded and measured already (by the encode pass).
+pub(crate) fn settle(
+    search: &Search,
+    work: &mut Work,
+    decoded: Option<Decoded>,
+) -> Result<(), CodecError> {
     let st = search.state();
     let n = st.len();
     let frames = work.out.frame_count;
     let control = st.control;
     let mut bits = track_bits(&work.out);
-    let mut decoded = Decoded::new(&work.out);
+    let mut decoded = decoded.unwrap_or_else(|| Decoded::new(&work.out));
     // Each joint's largest error as last measured (the rounds' slack).
     let mut joint_max = work.errors.joint_max.clone();
     let mut measured = false;
