@@ -21,6 +21,7 @@ impl GltfClip {
         &mut self,
         skeleton: &Skeleton,
         raw: &crate::model::Clip,
+        reference: &crate::metric::Reference,
         settings: &Resolved,
         options: &GltfOptions,
     ) {
@@ -29,6 +30,7 @@ impl GltfClip {
             &mut channels,
             skeleton,
             raw,
+            reference,
             &self.compressed,
             settings,
             options,

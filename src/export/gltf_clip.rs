@@ -10,6 +10,7 @@ use glam::Vec4;
 use super::channels::{Channel, Interp, Player, Storage, TICKS, channels_of, tick_frame};
 use super::verify::Splits;
 use crate::codec::CompressedClip;
+use crate::metric::Reference;
 use crate::model::Skeleton;
 use crate::settings::{Effort, Method, Resolved};
 
@@ -113,9 +114,11 @@ impl GltfClip {
     /// Prepares a compressed clip for writing, measured against `raw` with `settings` under
     /// every rule of `options.player`. `keyed` says which properties the source animations
     /// drive; `None` when unknown (then rest tracks get no channel and every other track one).
+    /// `reference` is `raw`'s [`super::verify::clip_reference`].
     pub fn new(
         skeleton: &Skeleton,
         raw: &crate::model::Clip,
+        reference: &Reference,
         compressed: CompressedClip,
         settings: &Resolved,
         options: &GltfOptions,
@@ -156,6 +159,7 @@ impl GltfClip {
                 channels,
                 skeleton,
                 raw,
+                reference,
                 &compressed,
                 settings,
                 options,
@@ -277,12 +281,13 @@ impl GltfClip {
 /// the largest error and the worst error / tolerance ratio. `rounds`: at most that many fits
 /// with the points of the key intervals the fit's own splits make
 /// ([`super::verify::fit_players`]; one while layouts are compared, more in
-/// [`super::between`] at the end).
+/// [`super::between`] at the end). `reference` is `raw`'s [`super::verify::clip_reference`].
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fit_layout(
     channels: &mut [Channel],
     skeleton: &Skeleton,
     raw: &crate::model::Clip,
+    reference: &Reference,
     compressed: &CompressedClip,
     settings: &Resolved,
     options: &GltfOptions,
@@ -301,6 +306,7 @@ pub(super) fn fit_layout(
         channels,
         skeleton,
         raw,
+        reference,
         compressed.sample_rate,
         compressed.frame_count,
         settings,
@@ -366,15 +372,17 @@ pub fn encode_for_gltf_at(
     clip: &ClipToEncode,
     factor: Option<f32>,
 ) -> Result<GltfClip, crate::codec::CodecError> {
-    let at = |factor: f32| encode_at(clip, factor);
+    // Every fit of every factor checks the same samples and quarter points first.
+    let reference = super::verify::clip_reference(clip.skeleton, clip.raw);
+    let at = |factor: f32| encode_at(clip, &reference, factor);
     let kept = factor.map(at).transpose()?.filter(|c| c.worst_ratio <= 1.0);
     let mut best = match kept {
         Some(c) => c,
         None => search_factors(clip.settings, &at)?,
     };
     let (skeleton, raw, settings, options) = (clip.skeleton, clip.raw, clip.settings, clip.options);
-    best.prune_keys(skeleton, raw, settings, options);
-    best.check_between(skeleton, raw, settings, options);
+    best.prune_keys(skeleton, raw, &reference, settings, options);
+    best.check_between(skeleton, raw, &reference, settings, options);
     Ok(best)
 }
 
@@ -416,7 +424,11 @@ fn search_factors(
 }
 
 /// The codec at `factor` times the tolerance, prepared for glTF ([`GltfClip::new`]).
-fn encode_at(clip: &ClipToEncode, factor: f32) -> Result<GltfClip, crate::codec::CodecError> {
+fn encode_at(
+    clip: &ClipToEncode,
+    reference: &Reference,
+    factor: f32,
+) -> Result<GltfClip, crate::codec::CodecError> {
     let ClipToEncode {
         skeleton,
         raw,
@@ -435,7 +447,7 @@ fn encode_at(clip: &ClipToEncode, factor: f32) -> Result<GltfClip, crate::codec:
         tighter.method = Method::Linear;
     }
     let cc = crate::codec::compress(skeleton, raw, &tighter, control)?;
-    let mut candidate = GltfClip::new(skeleton, raw, cc, settings, options, keyed);
+    let mut candidate = GltfClip::new(skeleton, raw, reference, cc, settings, options, keyed);
     candidate.tolerance_factor = factor;
     Ok(candidate)
 }

@@ -742,6 +742,7 @@ pub fn write_compressed_gltf(
             GltfClip::new(
                 &asset.skeleton,
                 raw,
+                &super::verify::clip_reference(&asset.skeleton, raw),
                 cc.clone(),
                 &resolved,
                 options,

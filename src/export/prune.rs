@@ -142,6 +142,7 @@ impl GltfClip {
         &mut self,
         skeleton: &Skeleton,
         raw: &crate::model::Clip,
+        reference: &crate::metric::Reference,
         settings: &Resolved,
         options: &GltfOptions,
     ) {
@@ -204,6 +205,7 @@ impl GltfClip {
                     &mut candidate,
                     skeleton,
                     raw,
+                    reference,
                     &self.compressed,
                     settings,
                     options,

@@ -46,12 +46,14 @@ pub enum Splits {
 /// where nlerp leaves slerp most ([`super::key_points`]); when the fit adds keys whose
 /// points are not yet checked and one of them is over, it runs again with them (at most
 /// `rounds` fits: [`SEARCH_ROUNDS`] while layouts are compared, [`FINAL_ROUNDS`] for the
-/// chosen one).
+/// chosen one). `reference` is `raw`'s [`clip_reference`], built once for every fit of the
+/// clip.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_players(
     channels: &mut [Channel],
     skeleton: &Skeleton,
     raw: &Clip,
+    reference: &Reference,
     rate: f32,
     frames: usize,
     settings: &Resolved,
@@ -74,11 +76,15 @@ pub fn fit_players(
         }
     }
     let chords = initial_chords(skeleton, &limits);
-    let mut reference = Reference::with_extra_points(
+    debug_assert!(reference.frames == raw.frame_count && reference.inner == inner);
+    debug_assert!(
+        reference.extra.is_empty(),
+        "the clip's reference, without extra points"
+    );
+    let mut reference = reference.clone();
+    reference.add_extra_points(
         skeleton,
         raw,
-        raw.frame_count,
-        inner,
         &super::key_points::unchecked_points(channels, inner, &chords),
     );
     let mut round = 0;
@@ -87,6 +93,9 @@ pub fn fit_players(
             channels, skeleton, &reference, rate, frames, settings, player, splits, quat,
         );
         round += 1;
+        if round >= rounds {
+            return result;
+        }
         // Key intervals the fit made (splits where a joint went over): their points are
         // measured alone, and the fit runs again with them only where one is over.
         let missed: Vec<f32> = super::key_points::unchecked_points(channels, inner, &chords)
@@ -94,7 +103,6 @@ pub fn fit_players(
             .filter(|x| !reference.extra.contains(x))
             .collect();
         if missed.is_empty()
-            || round >= rounds
             || !super::key_points::over_at(
                 channels, skeleton, raw, rate, frames, &limits, player, &missed,
             )
@@ -107,6 +115,13 @@ pub fn fit_players(
 
 /// Points checked between frames: the quarter points (`animeval --oversample 4`).
 pub const QUARTERS: usize = 3;
+
+/// `raw` at its samples and [`QUARTERS`] points between them: the points every fit of the
+/// clip checks before its key intervals' own ([`fit_players`] adds those to a copy). The
+/// same for every fit, so built once per clip encoding.
+pub fn clip_reference(skeleton: &Skeleton, raw: &Clip) -> Reference {
+    Reference::with_inner_points(skeleton, raw, raw.frame_count, QUARTERS)
+}
 
 /// Fits [`fit_players`] runs while layouts are compared: one (the points of the key
 /// intervals its own splits make are not checked; the chosen layout's last fit checks them).

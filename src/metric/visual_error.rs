@@ -42,6 +42,7 @@ pub fn to_f64(a: &glam::Affine3A) -> DAffine3 {
 /// Reference object-space poses of a clip at every sample and at inner points between
 /// samples (by default the midpoint; `with_inner_points(.., 3)` gives the quarter points a
 /// glTF checker such as `animeval.py --oversample 4` uses).
+#[derive(Clone)]
 pub struct Reference {
     pub joints: usize,
     pub frames: usize,
