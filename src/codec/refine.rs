@@ -671,6 +671,15 @@ mod tests {
         })
     }
 
+    /// The range a track is quantized in: none for rotations (smallest three).
+    fn track_range(is_rotation: bool, raw: &[Vec4]) -> Range {
+        if is_rotation {
+            Range::default()
+        } else {
+            Range::of(raw.iter().map(|v| v.truncate().to_array()))
+        }
+    }
+
     #[test]
     fn a_removal_ruled_out_is_one_that_fails() {
         let (mut ruled_out, mut removed, mut failed) = (0, 0, 0);
@@ -680,11 +689,7 @@ mod tests {
                 .map(|w| Curve::new(Interpolation::Linear, is_rotation, vec![0, 1], w.to_vec()))
                 .map(|c| c.sample(0.5))
                 .collect();
-            let range = if is_rotation {
-                Range::default()
-            } else {
-                Range::of(raw.iter().map(|v| v.truncate().to_array()))
-            };
+            let range = track_range(is_rotation, &raw);
             let (codes, values) = quantized(&raw, format, range);
             let target = Target {
                 raw: &raw,
@@ -733,11 +738,7 @@ mod tests {
         let (mut kept, mut tried) = (0, 0);
         for (case, (is_rotation, raw, format)) in jittered_tracks().enumerate() {
             let mids: Vec<Vec4> = raw.windows(2).map(|w| (w[0] + w[1]) * 0.5).collect();
-            let range = if is_rotation {
-                Range::default()
-            } else {
-                Range::of(raw.iter().map(|v| v.truncate().to_array()))
-            };
+            let range = track_range(is_rotation, &raw);
             let (codes, values) = quantized(&raw, format, range);
             let target = Target {
                 raw: &raw,
