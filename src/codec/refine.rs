@@ -80,10 +80,10 @@ pub fn nudge_keys(
     range: Range,
 ) -> KeyValues {
     let mut keys = Keys::new(target, interpolation, fit, codes, format, range);
+    // A nudge changes only the segments its key shapes: the errors around the next key are
+    // mostly known already.
+    let mut known = KnownErrors(vec![None; keys.frames.len().saturating_sub(1)]);
     for _ in 0..ROUNDS {
-        // A nudge changes only the segments its key shapes: the errors around the next
-        // key are mostly known already.
-        let mut known = KnownErrors(vec![None; keys.frames.len().saturating_sub(1)]);
         for i in 0..keys.frames.len() {
             keys.nudge_known(i, &mut known);
         }

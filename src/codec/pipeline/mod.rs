@@ -126,10 +126,7 @@ pub(super) fn run(
                 if plan.preview_after == Some(i)
                     && let Some(show) = first_pass.as_deref_mut()
                 {
-                    work.errors = match verifier.as_mut() {
-                        Some(v) => st.measure_verified(&work.out, v),
-                        None => st.measure(&work.out, &st.held),
-                    };
+                    work.errors = st.measure_result(&work.out, verifier.as_mut());
                     report::first_pass(&st, &work, show);
                 }
             }
@@ -142,10 +139,7 @@ pub(super) fn run(
             // Relaxation verifies each change incrementally: measure the result once (from
             // the verifier's poses, which are the result's).
             if stale && work.relaxed > 0 {
-                work.errors = match verifier.as_mut() {
-                    Some(v) => st.measure_verified(&work.out, v),
-                    None => st.measure(&work.out, &st.held),
-                };
+                work.errors = st.measure_result(&work.out, verifier.as_mut());
             }
         }
     }

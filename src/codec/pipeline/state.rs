@@ -104,21 +104,28 @@ impl State<'_> {
         )
     }
 
-    /// [`State::measure`] of the clip `verifier` holds (its poses after the changes it
-    /// accepted), against the held tolerances: read from the verifier's poses, where it
-    /// verifies every position the measure has (samples and midpoints alone).
-    pub fn measure_verified(&self, out: &CompressedClip, verifier: &mut Verifier) -> ErrorReport {
-        if !self.reference.extra.is_empty() {
-            return self.measure(out, &self.held);
+    /// [`State::measure`] of the relax and refine stages' result `out` against the held
+    /// tolerances: read from `verifier`'s poses when it holds that clip (its poses after the
+    /// changes it accepted) and verifies every position the measure has (samples and
+    /// midpoints alone), else measured whole.
+    pub fn measure_result(
+        &self,
+        out: &CompressedClip,
+        verifier: Option<&mut Verifier>,
+    ) -> ErrorReport {
+        match verifier {
+            Some(v) if self.reference.extra.is_empty() => {
+                let (at_samples, at_midpoints) = v.cells();
+                ErrorReport::new(
+                    self.len(),
+                    self.reference.frames,
+                    at_samples,
+                    Some(at_midpoints),
+                    &self.held,
+                )
+            }
+            _ => self.measure(out, &self.held),
         }
-        let (at_samples, at_midpoints) = verifier.cells();
-        ErrorReport::new(
-            self.len(),
-            self.reference.frames,
-            at_samples,
-            Some(at_midpoints),
-            &self.held,
-        )
     }
 
     /// Each track's local tolerance at `scale`.
