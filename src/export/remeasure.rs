@@ -81,6 +81,40 @@ impl Drop for SpareRelease {
     }
 }
 
+/// Returns states to the thread's spares (as a dropped [`Remeasure`] does), within
+/// [`SPARE_STATES`] and [`SPARE_BYTES`].
+fn keep_spare(states: Vec<RuleState>) {
+    SPARE.with(|spare| {
+        let mut spare = spare.borrow_mut();
+        for state in states {
+            let held: usize = spare.iter().map(RuleState::capacity_bytes).sum();
+            if spare.len() < SPARE_STATES && held + state.capacity_bytes() <= SPARE_BYTES {
+                spare.push(state);
+            }
+        }
+    });
+}
+
+/// A fit's last measurement, kept for the next fit of the same clip
+/// ([`Remeasure::into_measured`], [`Remeasure::resume`]): the accepted channels and, per
+/// rule, every point's local poses, object poses and errors.
+pub(super) struct Measured {
+    /// Frame position of each point (the samples, the inner points, the extra points).
+    points: Vec<f32>,
+    /// How many of `points` are samples and inner points (the rest are the reference's
+    /// extra points, which differ from fit to fit).
+    common: usize,
+    states: Vec<RuleState>,
+    accepted: Vec<Channel>,
+}
+
+impl Drop for Measured {
+    /// Leaves the states' buffers to the thread's next measurement.
+    fn drop(&mut self) {
+        keep_spare(std::mem::take(&mut self.states));
+    }
+}
+
 /// Errors of a clip's channels under every rule of a player, updated a channel at a time.
 pub(super) struct Remeasure<'a> {
     skeleton: &'a Skeleton,
@@ -104,16 +138,7 @@ pub(super) struct Remeasure<'a> {
 impl Drop for Remeasure<'_> {
     /// Leaves the states' buffers to the thread's next measurement.
     fn drop(&mut self) {
-        let states = std::mem::take(&mut self.states);
-        SPARE.with(|spare| {
-            let mut spare = spare.borrow_mut();
-            for state in states {
-                let held: usize = spare.iter().map(RuleState::capacity_bytes).sum();
-                if spare.len() < SPARE_STATES && held + state.capacity_bytes() <= SPARE_BYTES {
-                    spare.push(state);
-                }
-            }
-        });
+        keep_spare(std::mem::take(&mut self.states));
     }
 }
 
@@ -153,8 +178,92 @@ impl<'a> Remeasure<'a> {
             pending_errors: Vec::new(),
         };
         let stored: Vec<Channel> = channels.iter().map(|c| c.as_stored(rate)).collect();
-        me.remeasure(&stored, &vec![true; n], true);
+        me.remeasure(&stored, &vec![true; n], true, 0);
         me
+    }
+
+    /// What [`Self::new`] measures, from `last`, an earlier fit's measurement of the same
+    /// clip (same skeleton, rules, limits, rate, samples and inner points): its state at the
+    /// samples and inner points is kept, the reference's extra points are measured afresh
+    /// for its channels, and then every channel that differs from its accepted ones is
+    /// applied as [`Self::update`] does. The same arithmetic on the same inputs as
+    /// [`Self::new`], so the same poses and errors bit for bit. Measures afresh where
+    /// `last` does not fit (other rules, channels, joints or points).
+    #[allow(clippy::too_many_arguments)]
+    pub fn resume(
+        mut last: Measured,
+        channels: &[Channel],
+        skeleton: &'a Skeleton,
+        reference: &'a Reference,
+        rest: &[Transform],
+        rate: f32,
+        frames: usize,
+        limits: &'a JointLimits,
+        rules: &[Rule],
+    ) -> Self {
+        let n = skeleton.len();
+        let points = reference.point_positions();
+        let common = reference.frames + reference.frames.saturating_sub(1) * reference.inner;
+        let fits = last.common == common
+            && last.points.get(..common) == points.get(..common)
+            && last.accepted.len() == channels.len()
+            && last.states.len() == rules.len()
+            && last.states.iter().zip(rules).all(|(s, &r)| s.rule == r)
+            && last
+                .states
+                .iter()
+                .all(|s| s.errors.len() == last.points.len() * n)
+            && last
+                .accepted
+                .iter()
+                .zip(channels)
+                .all(|(a, c)| (a.joint, a.kind) == (c.joint, c.kind));
+        if !fits {
+            return Self::new(
+                channels, skeleton, reference, rest, rate, frames, limits, rules,
+            );
+        }
+        // The samples and inner points as they were; the extra points from the rest pose.
+        let mut states = std::mem::take(&mut last.states);
+        for state in states.iter_mut() {
+            state.local.truncate(common * n);
+            for _ in common..points.len() {
+                state.local.extend_from_slice(rest);
+            }
+            state.obj.truncate(common * n);
+            state.obj.resize(points.len() * n, DAffine3::IDENTITY);
+            state.errors.truncate(common * n);
+            state.errors.resize(points.len() * n, 0.0);
+        }
+        let mut me = Self {
+            skeleton,
+            reference,
+            limits,
+            rate,
+            frames,
+            points,
+            subtrees: (0..n).map(|j| skeleton.subtree(j)).collect(),
+            states,
+            accepted: std::mem::take(&mut last.accepted),
+            pending_obj: Vec::new(),
+            pending_errors: Vec::new(),
+        };
+        let stored: Vec<Channel> = me.accepted.iter().map(|c| c.as_stored(rate)).collect();
+        me.remeasure(&stored, &vec![true; n], true, common);
+        me.update(channels);
+        me
+    }
+
+    /// The accepted state, for a later fit of the same clip to [`Self::resume`] from.
+    pub fn into_measured(mut self) -> Measured {
+        let common =
+            self.reference.frames + self.reference.frames.saturating_sub(1) * self.reference.inner;
+        Measured {
+            points: std::mem::take(&mut self.points),
+            common,
+            states: std::mem::take(&mut self.states),
+            accepted: std::mem::take(&mut self.accepted),
+        }
     }
 
     /// Joint `j`'s error at point `p` for its object pose `obj` (0 where not evaluated).
@@ -201,7 +310,7 @@ impl<'a> Remeasure<'a> {
             .iter()
             .map(|&i| channels[i].as_stored(self.rate))
             .collect();
-        self.remeasure(&stored, &dirty, false);
+        self.remeasure(&stored, &dirty, false, 0);
         for &i in &changed {
             self.accepted[i] = channels[i].clone();
         }
@@ -209,12 +318,12 @@ impl<'a> Remeasure<'a> {
 
     /// Under every rule at every point: the components `stored` (channels as stored)
     /// drive, then the object poses and errors of the `dirty` joints (parents first).
-    /// Unless `fresh` (the first measurement, from the rest pose), a joint whose local
-    /// transform and parent pose are bit for bit those of the accepted state keeps its pose
-    /// and error, and so does one whose recomposed pose comes out bit for bit the same (the
-    /// same arithmetic on the same inputs: a key dropped or inserted moves the points of
-    /// its segments only).
-    fn remeasure(&mut self, stored: &[Channel], dirty: &[bool], fresh: bool) {
+    /// Only the points from `from` on. Unless `fresh` (measured from the rest pose), a
+    /// joint whose local transform and parent pose are bit for bit those of the accepted
+    /// state keeps its pose and error, and so does one whose recomposed pose comes out bit
+    /// for bit the same (the same arithmetic on the same inputs: a key dropped or inserted
+    /// moves the points of its segments only).
+    fn remeasure(&mut self, stored: &[Channel], dirty: &[bool], fresh: bool, from: usize) {
         let n = self.skeleton.len();
         let rules: Vec<Rule> = self.states.iter().map(|s| s.rule).collect();
         let mut values = vec![Vec4::ZERO; rules.len()];
@@ -222,7 +331,7 @@ impl<'a> Remeasure<'a> {
         // Per rule, the joints whose local transform moved at the current point.
         let mut moved = vec![vec![fresh; n]; rules.len()];
         let mut obj_moved = vec![false; n];
-        for p in 0..self.points.len() {
+        for p in from..self.points.len() {
             let f = self.clamped(p);
             if !fresh {
                 for m in moved.iter_mut() {
