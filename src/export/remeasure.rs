@@ -758,4 +758,71 @@ mod tests {
         assert!(!m.apply_if_holds(0, &cs, &[0.0; 4], &[true; 4]));
         assert_eq!(m.joint_max(), before);
     }
+
+    /// Every rule's poses and errors at every point, bit for bit.
+    fn state_bits(m: &Remeasure) -> Vec<(Vec<u32>, Vec<[u64; 12]>)> {
+        m.states
+            .iter()
+            .map(|st| {
+                let errors = st.errors.iter().map(|e| e.to_bits()).collect();
+                let obj = st
+                    .obj
+                    .iter()
+                    .map(|o| o.to_cols_array().map(f64::to_bits))
+                    .collect();
+                (errors, obj)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_resumed_measurement_is_a_fresh_one() {
+        let s = chain();
+        let mut clip = Clip::rest("c", &s, 30.0, 9);
+        for f in 0..9 {
+            clip.tracks[1].rotations[f] = Quat::from_rotation_z(f as f32 * 0.05);
+            clip.tracks[3].rotations[f] = Quat::from_rotation_y(f as f32 * 0.02);
+        }
+        let with_extra = |extra: &[f32]| {
+            let mut r = Reference::with_inner_points(&s, &clip, 9, 3);
+            r.add_extra_points(&s, &clip, extra);
+            r
+        };
+        // The last fit checked other extra points than the next one does.
+        let (r1, r2) = (with_extra(&[1.1, 5.6]), with_extra(&[2.3, 2.6, 7.9]));
+        let l = JointLimits::uniform(&s, 0.03, 1e-4);
+        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let rules = [
+            Rule::Slerp,
+            Rule::Nlerp,
+            Rule::Raw,
+            Rule::RawLimit,
+            Rule::Three,
+        ];
+        let first = vec![rotation(1, 0.2), rotation(3, 0.08)];
+        let mut next = first.clone();
+        next[0].storage = Storage::Short;
+        next[1].ticks.insert(1, 2 * TICKS);
+        next[1]
+            .values
+            .insert(1, Vec4::from(Quat::from_rotation_z(0.3)));
+        let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
+        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        let fresh = Remeasure::new(&next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+        assert_eq!(resumed.joint_max(), fresh.joint_max());
+        assert_eq!(resumed.accepted, next);
+        // Unchanged channels: the extra points alone are measured, still the same.
+        let last = Remeasure::new(&next, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
+        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+        // Another grid of inner points (or other rules): measured afresh.
+        let coarse = Reference::with_inner_points(&s, &clip, 9, 1);
+        let last = Remeasure::new(&first, &s, &coarse, &rest, 30.0, 9, &l, &rules).into_measured();
+        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+        let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules[..3]).into_measured();
+        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+    }
 }
