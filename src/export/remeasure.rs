@@ -197,17 +197,16 @@ impl<'a> Remeasure<'a> {
         me
     }
 
-    /// What [`Self::new`] measures, from `last`, an earlier fit's measurement of the same
-    /// clip (same skeleton, rules, limits, rate, samples and inner points): its state at the
-    /// samples and inner points is kept, the reference's extra points are measured afresh
-    /// for its channels, and then every channel that differs from its accepted ones is
-    /// applied as [`Self::update`] does. The same arithmetic on the same inputs as
-    /// [`Self::new`], so the same poses and errors bit for bit. Measures afresh where
-    /// `last` does not fit (other rules, channels, joints or points).
+    /// `last`, an earlier fit's measurement of the same clip (same skeleton, rules,
+    /// limits, rate, samples and inner points), at `reference`'s points: its state at the
+    /// samples and inner points is kept, and the reference's extra points are measured
+    /// afresh for its accepted channels. The same arithmetic on the same inputs as
+    /// [`Self::new`] of those channels, so the same poses and errors bit for bit; then
+    /// [`Self::update`] to the fit's channels. `None` where `last` does not fit (other
+    /// rules, channels, joints or points).
     #[allow(clippy::too_many_arguments)]
     pub fn resume(
         mut last: Measured,
-        channels: &[Channel],
         skeleton: &'a Skeleton,
         reference: &'a Reference,
         rest: &[Transform],
@@ -215,28 +214,20 @@ impl<'a> Remeasure<'a> {
         frames: usize,
         limits: &'a JointLimits,
         rules: &[Rule],
-    ) -> Self {
+    ) -> Option<Self> {
         let n = skeleton.len();
         let points = reference.point_positions();
         let common = reference.frames + reference.frames.saturating_sub(1) * reference.inner;
         let fits = last.common == common
             && last.points.get(..common) == points.get(..common)
-            && last.accepted.len() == channels.len()
             && last.states.len() == rules.len()
             && last.states.iter().zip(rules).all(|(s, &r)| s.rule == r)
             && last
                 .states
                 .iter()
-                .all(|s| s.errors.len() == last.points.len() * n)
-            && last
-                .accepted
-                .iter()
-                .zip(channels)
-                .all(|(a, c)| (a.joint, a.kind) == (c.joint, c.kind));
+                .all(|s| s.errors.len() == last.points.len() * n);
         if !fits {
-            return Self::new(
-                channels, skeleton, reference, rest, rate, frames, limits, rules,
-            );
+            return None;
         }
         // The samples and inner points as they were; the extra points from the rest pose.
         let mut states = std::mem::take(&mut last.states);
@@ -265,8 +256,32 @@ impl<'a> Remeasure<'a> {
         };
         let stored: Vec<Channel> = me.accepted.iter().map(|c| c.as_stored(rate)).collect();
         me.remeasure(&stored, &vec![true; n], true, common);
-        me.update(channels);
-        me
+        Some(me)
+    }
+
+    /// The channels the accepted state measures.
+    pub fn accepted(&self) -> &[Channel] {
+        &self.accepted
+    }
+
+    /// Each joint's largest error under `rule` over every point of the accepted state
+    /// (`None` when `rule` is not measured): [`crate::metric::measure`]'s `joint_max` of a
+    /// [`super::channels::Played`] clip of the accepted channels under `rule`, to the bit
+    /// (both from 0 by `f32::max`).
+    pub fn joint_max_under(&self, rule: Rule) -> Option<Vec<f32>> {
+        let state = self.states.iter().find(|s| s.rule == rule)?;
+        Some(state_max(state, self.skeleton.len()))
+    }
+
+    /// Whether `channels` drive the same components, one channel each, as the accepted
+    /// ones ([`Self::update`] then measures them).
+    pub fn drives_as(&self, channels: &[Channel]) -> bool {
+        self.accepted.len() == channels.len()
+            && self
+                .accepted
+                .iter()
+                .zip(channels)
+                .all(|(a, c)| (a.joint, a.kind) == (c.joint, c.kind))
     }
 
     /// The accepted state, for a later fit of the same clip to [`Self::resume`] from.
@@ -536,15 +551,7 @@ impl<'a> Remeasure<'a> {
         let n = self.skeleton.len();
         self.states
             .iter()
-            .map(|state| {
-                let mut max = vec![0.0f32; n];
-                for row in state.errors.chunks_exact(n.max(1)) {
-                    for (m, &e) in max.iter_mut().zip(row) {
-                        *m = m.max(e);
-                    }
-                }
-                max
-            })
+            .map(|state| state_max(state, n))
             .collect()
     }
 
@@ -594,6 +601,17 @@ impl<'a> Remeasure<'a> {
             })
             .collect()
     }
+}
+
+/// Each of `n` joints' largest error over every point of `state` (from 0, by `f32::max`).
+fn state_max(state: &RuleState, n: usize) -> Vec<f32> {
+    let mut max = vec![0.0f32; n];
+    for row in state.errors.chunks_exact(n.max(1)) {
+        for (m, &e) in max.iter_mut().zip(row) {
+            *m = m.max(e);
+        }
+    }
+    max
 }
 
 /// Sets the component of `local` a channel of `kind` drives to its sampled value `v`, as
@@ -822,22 +840,32 @@ mod tests {
             .values
             .insert(1, Vec4::from(Quat::from_rotation_z(0.3)));
         let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
-        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        let resume = |last: Measured, cs: &[Channel], r, rules: &[Rule]| {
+            let mut m = Remeasure::resume(last, &s, r, &rest, 30.0, 9, &l, rules)?;
+            m.update(cs);
+            Some(m)
+        };
+        let resumed = resume(last, &next, &r2, &rules).unwrap();
         let fresh = Remeasure::new(&next, &s, &r2, &rest, 30.0, 9, &l, &rules);
         assert_eq!(state_bits(&resumed), state_bits(&fresh));
         assert_eq!(resumed.joint_max(), fresh.joint_max());
         assert_eq!(resumed.accepted, next);
-        // Unchanged channels: the extra points alone are measured, still the same.
+        // Unchanged channels: the extra points alone are measured, still the same; and the
+        // slerp state is the spec's measurement of them.
         let last = Remeasure::new(&next, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
-        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        let resumed = resume(last, &next, &r2, &rules).unwrap();
         assert_eq!(state_bits(&resumed), state_bits(&fresh));
-        // Another grid of inner points (or other rules): measured afresh.
+        let spec = measure(&s, &r2, &Played::new(&rest, &next, 30.0, 9), &l, true);
+        assert_eq!(resumed.joint_max_under(Rule::Slerp), Some(spec.joint_max));
+        // Another grid of inner points, or other rules: not resumed.
         let coarse = Reference::with_inner_points(&s, &clip, 9, 1);
         let last = Remeasure::new(&first, &s, &coarse, &rest, 30.0, 9, &l, &rules).into_measured();
-        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
-        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+        assert!(resume(last, &next, &r2, &rules).is_none());
         let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules[..3]).into_measured();
-        let resumed = Remeasure::resume(last, &next, &s, &r2, &rest, 30.0, 9, &l, &rules);
-        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+        assert!(resume(last, &next, &r2, &rules).is_none());
+        // Channels driving other components are not measured from it.
+        let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
+        let m = Remeasure::resume(last, &s, &r2, &rest, 30.0, 9, &l, &rules).unwrap();
+        assert!(m.drives_as(&next) && !m.drives_as(&[rotation(2, 0.2), rotation(3, 0.08)]));
     }
 }

@@ -166,12 +166,28 @@ fn fit_at(
         *t *= PLAYER_GUARD;
     }
     let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
-    let spec = Played::new(&rest, channels, rate, frames);
-    let base = measure(skeleton, reference, &spec, &limits, true);
-    let allowed: Vec<f32> = (0..skeleton.len())
-        .map(|j| limits.tolerance[j].max(base.joint_max[j]) * (1.0 + 1e-4))
-        .collect();
     let rules = player.rules();
+    // An earlier fit's measurement at these points, of the channels it accepted.
+    let resumed = start
+        .and_then(|last| {
+            Remeasure::resume(
+                last, skeleton, reference, &rest, rate, frames, &limits, rules,
+            )
+        })
+        .filter(|m| m.drives_as(channels));
+    let base_max = spec_joint_max(
+        resumed.as_ref(),
+        channels,
+        skeleton,
+        reference,
+        &rest,
+        rate,
+        frames,
+        &limits,
+    );
+    let allowed: Vec<f32> = (0..skeleton.len())
+        .map(|j| limits.tolerance[j].max(base_max[j]) * (1.0 + 1e-4))
+        .collect();
     let nlerp = rules.contains(&Rule::Nlerp);
     let mut chord = initial_chords(skeleton, &limits);
     let ancestry = crate::model::Ancestry::new(skeleton);
@@ -189,10 +205,11 @@ fn fit_at(
         }
     }
     // Each later measurement recomputes only the joints below the channels that changed.
-    let mut errors = match start {
-        Some(last) => Remeasure::resume(
-            last, channels, skeleton, reference, &rest, rate, frames, &limits, rules,
-        ),
+    let mut errors = match resumed {
+        Some(mut errors) => {
+            errors.update(channels);
+            errors
+        }
         None => Remeasure::new(
             channels, skeleton, reference, &rest, rate, frames, &limits, rules,
         ),
@@ -294,6 +311,38 @@ fn fit_at(
         })
         .fold(0.0, f32::max);
     ((max, ratio), errors.into_measured())
+}
+
+/// Each joint's largest error over `reference`'s points of `channels` as they are (as
+/// stored) under the glTF spec (slerp): what the codec's own curves reach, which a fit
+/// allows where it is over the tolerance. Read from `resumed` (an earlier fit's measurement
+/// at these points) where it measures exactly these channels under [`Rule::Slerp`] (the
+/// same arithmetic as [`measure`] on a [`Played`] clip, to the bit), measured otherwise.
+#[allow(clippy::too_many_arguments)]
+fn spec_joint_max(
+    resumed: Option<&Remeasure>,
+    channels: &[Channel],
+    skeleton: &Skeleton,
+    reference: &Reference,
+    rest: &[Transform],
+    rate: f32,
+    frames: usize,
+    limits: &JointLimits,
+) -> Vec<f32> {
+    let measured = || {
+        let spec = Played::new(rest, channels, rate, frames);
+        measure(skeleton, reference, &spec, limits, true).joint_max
+    };
+    let kept = resumed
+        .filter(|m| m.accepted() == channels)
+        .and_then(|m| m.joint_max_under(Rule::Slerp));
+    match kept {
+        Some(max) => {
+            debug_assert_eq!(max, measured(), "the spec's errors, measured twice");
+            max
+        }
+        None => measured(),
+    }
 }
 
 /// Bits meshoptimizer's QUATERNION filter starts at when bits by lever do not hold; chains
