@@ -114,12 +114,10 @@ pub struct GltfClip {
 }
 
 /// A [`GltfClip`]'s last fit's measurement of its channels ([`Measured`]), for the next
-/// fits of the clip to start from ([`GltfClip::prune_keys`]'s, [`GltfClip::check_between`])
-/// instead of measuring every point afresh; the same errors either way. The layouts' fits
-/// keep theirs only at `fast` effort, where a clip fits two layouts at once (each
-/// measurement holds every rule's poses at every point: tens of MB on a long clip; the
-/// other efforts fit up to eight per tolerance factor); a kept pruning fit keeps its own at
-/// every effort. A clone does not carry it (its next fit measures afresh).
+/// fit of the clip to start from ([`GltfClip::check_between`]) instead of measuring every
+/// point afresh; the same errors either way. Kept only at `fast` effort, where a clip fits
+/// two layouts (each measurement holds every rule's poses at every point: tens of MB on a
+/// long clip); a clone does not carry it (its next fit measures afresh).
 #[derive(Default)]
 pub(super) struct LastFit(pub(super) Option<Measured>);
 

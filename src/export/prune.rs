@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 
 use super::channels::{Channel, Interp, TICKS};
-use super::gltf_clip::{GltfClip, GltfOptions, LastFit};
-use super::remeasure::Measured;
+use super::gltf_clip::{GltfClip, GltfOptions};
 use super::verify::Splits;
 use crate::model::Skeleton;
 use crate::settings::Resolved;
@@ -200,9 +199,6 @@ impl GltfClip {
             let n = batch.min(picked.len());
             let mut candidate = without_keys(&self.channels, &picked[..n]);
             let holds = !had_consecutive || consecutive(&candidate);
-            // Measured from a copy of the kept channels' last measurement where there is
-            // one (the same errors as afresh); the candidate's own is kept with it.
-            let mut last = self.last_fit.0.as_ref().map(Measured::duplicate);
             let result = holds.then(|| {
                 fits += 1;
                 super::gltf_clip::fit_layout(
@@ -215,7 +211,7 @@ impl GltfClip {
                     options,
                     Splits::WhereOver,
                     super::verify::SEARCH_ROUNDS,
-                    Some(&mut last),
+                    None,
                 )
             });
             let c = cost(&candidate);
@@ -226,7 +222,6 @@ impl GltfClip {
                 Some((e, r)) if r <= 1.0 && c < self.cost => {
                     (self.channels, self.max_error, self.worst_ratio, self.cost) =
                         (candidate, e, r, c);
-                    self.last_fit = LastFit(last);
                     batch = n.saturating_mul(2);
                     stalled = 0;
                 }

@@ -12,7 +12,6 @@ use crate::model::{Skeleton, SlerpArc, Transform};
 
 /// The accepted state under one rule: per point (frame-major, `points * joints`), local
 /// poses, object poses and errors.
-#[derive(Clone)]
 struct RuleState {
     rule: Rule,
     local: Vec<Transform>,
@@ -107,20 +106,6 @@ pub(super) struct Measured {
     common: usize,
     states: Vec<RuleState>,
     accepted: Vec<Channel>,
-}
-
-impl Measured {
-    /// A copy, for a fit that may not be kept ([`GltfClip::prune_keys`]'s candidates).
-    ///
-    /// [`GltfClip::prune_keys`]: super::gltf_clip::GltfClip::prune_keys
-    pub fn duplicate(&self) -> Self {
-        Self {
-            points: self.points.clone(),
-            common: self.common,
-            states: self.states.clone(),
-            accepted: self.accepted.clone(),
-        }
-    }
 }
 
 impl Drop for Measured {
