@@ -35,6 +35,8 @@ impl RuleState {
             });
         state.rule = rule;
         state.local.clear();
+        // At once: a state built afresh (no spare left) would grow by reallocations.
+        state.local.reserve(points * n);
         for _ in 0..points {
             state.local.extend_from_slice(rest);
         }

@@ -99,11 +99,14 @@ pub(super) fn fit_players(
         let (result, measured) = fit_at(
             channels, skeleton, &reference, rate, frames, settings, player, splits, quat, last,
         );
-        last = Some(measured);
         round += 1;
+        // Only the first fit resumes: a later round's channels differ from the last one's
+        // on most joints (the storage returned to SHORT), where resuming costs more than
+        // measuring afresh (session 26, docs/EXPORT.md).
+        last = None;
         if round >= rounds {
             if let Some(slot) = carry {
-                *slot = last;
+                *slot = Some(measured);
             }
             return result;
         }
@@ -119,7 +122,7 @@ pub(super) fn fit_players(
             )
         {
             if let Some(slot) = carry {
-                *slot = last;
+                *slot = Some(measured);
             }
             return result;
         }
