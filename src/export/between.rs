@@ -26,6 +26,8 @@ impl GltfClip {
         options: &GltfOptions,
     ) {
         let mut channels = self.channels.clone();
+        // Started from the chosen layout's own measurement where it was kept.
+        let mut last = self.last_fit.0.take();
         let (e, r) = fit_layout(
             &mut channels,
             skeleton,
@@ -36,6 +38,7 @@ impl GltfClip {
             options,
             Splits::WhereOver,
             FINAL_ROUNDS,
+            last.is_some().then_some(&mut last),
         );
         let rate = self.compressed.sample_rate;
         self.cost = match options.meshopt {
@@ -43,5 +46,7 @@ impl GltfClip {
             None => super::layout::bytes(&channels),
         };
         (self.channels, self.max_error, self.worst_ratio) = (channels, e, r);
+        // Not kept past the clip's last fit: the clip switch's rounds clone and re-encode.
+        drop(last);
     }
 }

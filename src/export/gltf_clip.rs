@@ -8,6 +8,7 @@
 use glam::Vec4;
 
 use super::channels::{Channel, Interp, Player, Storage, TICKS, channels_of, tick_frame};
+use super::remeasure::Measured;
 use super::verify::Splits;
 use crate::codec::CompressedClip;
 use crate::metric::Reference;
@@ -108,6 +109,32 @@ pub struct GltfClip {
     pub tolerance_factor: f32,
     /// What the layout choice minimized (see [`Self::cost`]).
     pub(super) cost: usize,
+    /// The last fit's measurement of `channels`, for the next fit to start from.
+    pub(super) last_fit: LastFit,
+}
+
+/// A [`GltfClip`]'s last fit's measurement of its channels ([`Measured`]), for the next
+/// fit of the clip to start from ([`GltfClip::check_between`]) instead of measuring every
+/// point afresh; the same errors either way. Kept only at `fast` effort, where a clip fits
+/// two layouts (each measurement holds every rule's poses at every point: tens of MB on a
+/// long clip); a clone does not carry it (its next fit measures afresh).
+#[derive(Default)]
+pub(super) struct LastFit(pub(super) Option<Measured>);
+
+impl Clone for LastFit {
+    fn clone(&self) -> Self {
+        Self(None)
+    }
+}
+
+impl std::fmt::Debug for LastFit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "LastFit(Some)"
+        } else {
+            "LastFit(None)"
+        })
+    }
 }
 
 impl GltfClip {
@@ -154,7 +181,8 @@ impl GltfClip {
             unanchored
         });
         exact_end_keys(&mut channels, raw);
-        let fit = |channels: &mut Vec<Channel>, splits: Splits| {
+        let fast = settings.effort == Effort::Fast;
+        let fit = |channels: &mut Vec<Channel>, splits: Splits, last: &mut Option<Measured>| {
             fit_layout(
                 channels,
                 skeleton,
@@ -165,6 +193,7 @@ impl GltfClip {
                 options,
                 splits,
                 super::verify::SEARCH_ROUNDS,
+                fast.then_some(last),
             )
         };
         // Key layout by real size: the channels as the codec keyed them, or (where cheaper)
@@ -196,7 +225,6 @@ impl GltfClip {
         // channels split first are tried), and the source's frames where the source's
         // frames on the dense channels are tried; on the 11 shared sources neither was ever
         // the only smallest. With meshopt (stored bytes) they are (CesiumMan needs them).
-        let fast = settings.effort == Effort::Fast;
         let every = options.meshopt.is_some();
         let codec_keys = std::mem::take(&mut channels);
         let mut tries = vec![(codec_keys.clone(), Splits::First)];
@@ -231,18 +259,20 @@ impl GltfClip {
         // The fits are independent: run at once (a save that changed one long clip leaves
         // it alone to encode), then chosen in order, as one after the other would.
         use rayon::prelude::*;
-        let fitted: Vec<(Vec<Channel>, f32, f32, usize)> = tries
+        type Fitted = (Vec<Channel>, f32, f32, usize, Option<Measured>);
+        let fitted: Vec<Fitted> = tries
             .into_par_iter()
             .map(|(mut candidate, splits)| {
-                let (e, r) = fit(&mut candidate, splits);
+                let mut last = None;
+                let (e, r) = fit(&mut candidate, splits, &mut last);
                 let c = cost(&candidate);
-                (candidate, e, r, c)
+                (candidate, e, r, c, last)
             })
             .collect();
         let mut fitted = fitted.into_iter();
-        let (mut channels, mut max_error, mut worst_ratio, mut best_cost) =
+        let (mut channels, mut max_error, mut worst_ratio, mut best_cost, mut last) =
             fitted.next().expect("the codec's keys are always tried");
-        for (candidate, e, r, c) in fitted {
+        for (candidate, e, r, c, measured) in fitted {
             // Within tolerance beats over it; then the smaller wins among those no worse.
             let better = if (r <= 1.0) != (worst_ratio <= 1.0) {
                 r <= 1.0
@@ -250,7 +280,8 @@ impl GltfClip {
                 r <= worst_ratio.max(1.0) * (1.0 + 1e-4) && c < best_cost
             };
             if better {
-                (channels, max_error, worst_ratio, best_cost) = (candidate, e, r, c);
+                (channels, max_error, worst_ratio, best_cost, last) =
+                    (candidate, e, r, c, measured);
             }
         }
         Self {
@@ -260,6 +291,7 @@ impl GltfClip {
             worst_ratio,
             tolerance_factor: 1.0,
             cost: best_cost,
+            last_fit: LastFit(last),
         }
     }
 
@@ -282,6 +314,7 @@ impl GltfClip {
 /// with the points of the key intervals the fit's own splits make
 /// ([`super::verify::fit_players`]; one while layouts are compared, more in
 /// [`super::between`] at the end). `reference` is `raw`'s [`super::verify::clip_reference`].
+/// `last`: see [`super::verify::fit_players`]'s `carry`.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn fit_layout(
     channels: &mut [Channel],
@@ -293,6 +326,7 @@ pub(super) fn fit_layout(
     options: &GltfOptions,
     splits: Splits,
     rounds: usize,
+    last: Option<&mut Option<Measured>>,
 ) -> (f32, f32) {
     // Keys between frames where a CUBICSPLINE source bulges away from its frames' chord.
     let allowance = super::bulge::allowance(skeleton, &settings.limits);
@@ -314,6 +348,7 @@ pub(super) fn fit_layout(
         splits,
         options.meshopt.is_some(),
         rounds,
+        last,
     )
 }
 

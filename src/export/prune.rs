@@ -211,6 +211,7 @@ impl GltfClip {
                     options,
                     Splits::WhereOver,
                     super::verify::SEARCH_ROUNDS,
+                    None,
                 )
             });
             let c = cost(&candidate);

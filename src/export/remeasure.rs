@@ -35,6 +35,8 @@ impl RuleState {
             });
         state.rule = rule;
         state.local.clear();
+        // At once: a state built afresh (no spare left) would grow by reallocations.
+        state.local.reserve(points * n);
         for _ in 0..points {
             state.local.extend_from_slice(rest);
         }
@@ -81,6 +83,40 @@ impl Drop for SpareRelease {
     }
 }
 
+/// Returns states to the thread's spares (as a dropped [`Remeasure`] does), within
+/// [`SPARE_STATES`] and [`SPARE_BYTES`].
+fn keep_spare(states: Vec<RuleState>) {
+    SPARE.with(|spare| {
+        let mut spare = spare.borrow_mut();
+        for state in states {
+            let held: usize = spare.iter().map(RuleState::capacity_bytes).sum();
+            if spare.len() < SPARE_STATES && held + state.capacity_bytes() <= SPARE_BYTES {
+                spare.push(state);
+            }
+        }
+    });
+}
+
+/// A fit's last measurement, kept for the next fit of the same clip
+/// ([`Remeasure::into_measured`], [`Remeasure::resume`]): the accepted channels and, per
+/// rule, every point's local poses, object poses and errors.
+pub(super) struct Measured {
+    /// Frame position of each point (the samples, the inner points, the extra points).
+    points: Vec<f32>,
+    /// How many of `points` are samples and inner points (the rest are the reference's
+    /// extra points, which differ from fit to fit).
+    common: usize,
+    states: Vec<RuleState>,
+    accepted: Vec<Channel>,
+}
+
+impl Drop for Measured {
+    /// Leaves the states' buffers to the thread's next measurement.
+    fn drop(&mut self) {
+        keep_spare(std::mem::take(&mut self.states));
+    }
+}
+
 /// Errors of a clip's channels under every rule of a player, updated a channel at a time.
 pub(super) struct Remeasure<'a> {
     skeleton: &'a Skeleton,
@@ -104,16 +140,7 @@ pub(super) struct Remeasure<'a> {
 impl Drop for Remeasure<'_> {
     /// Leaves the states' buffers to the thread's next measurement.
     fn drop(&mut self) {
-        let states = std::mem::take(&mut self.states);
-        SPARE.with(|spare| {
-            let mut spare = spare.borrow_mut();
-            for state in states {
-                let held: usize = spare.iter().map(RuleState::capacity_bytes).sum();
-                if spare.len() < SPARE_STATES && held + state.capacity_bytes() <= SPARE_BYTES {
-                    spare.push(state);
-                }
-            }
-        });
+        keep_spare(std::mem::take(&mut self.states));
     }
 }
 
@@ -153,8 +180,107 @@ impl<'a> Remeasure<'a> {
             pending_errors: Vec::new(),
         };
         let stored: Vec<Channel> = channels.iter().map(|c| c.as_stored(rate)).collect();
-        me.remeasure(&stored, &vec![true; n], true);
+        me.remeasure(&stored, &vec![true; n], true, 0);
         me
+    }
+
+    /// `last`, an earlier fit's measurement of the same clip (same skeleton, rules,
+    /// limits, rate, samples and inner points), at `reference`'s points: its state at the
+    /// samples and inner points is kept, and the reference's extra points are measured
+    /// afresh for its accepted channels. The same arithmetic on the same inputs as
+    /// [`Self::new`] of those channels, so the same poses and errors bit for bit; then
+    /// [`Self::update`] to the fit's channels. `None` where `last` does not fit (other
+    /// rules, channels, joints or points).
+    #[allow(clippy::too_many_arguments)]
+    pub fn resume(
+        mut last: Measured,
+        skeleton: &'a Skeleton,
+        reference: &'a Reference,
+        rest: &[Transform],
+        rate: f32,
+        frames: usize,
+        limits: &'a JointLimits,
+        rules: &[Rule],
+    ) -> Option<Self> {
+        let n = skeleton.len();
+        let points = reference.point_positions();
+        let common = reference.frames + reference.frames.saturating_sub(1) * reference.inner;
+        let fits = last.common == common
+            && last.points.get(..common) == points.get(..common)
+            && last.states.len() == rules.len()
+            && last.states.iter().zip(rules).all(|(s, &r)| s.rule == r)
+            && last
+                .states
+                .iter()
+                .all(|s| s.errors.len() == last.points.len() * n);
+        if !fits {
+            return None;
+        }
+        // The samples and inner points as they were; the extra points from the rest pose.
+        let mut states = std::mem::take(&mut last.states);
+        for state in states.iter_mut() {
+            state.local.truncate(common * n);
+            for _ in common..points.len() {
+                state.local.extend_from_slice(rest);
+            }
+            state.obj.truncate(common * n);
+            state.obj.resize(points.len() * n, DAffine3::IDENTITY);
+            state.errors.truncate(common * n);
+            state.errors.resize(points.len() * n, 0.0);
+        }
+        let mut me = Self {
+            skeleton,
+            reference,
+            limits,
+            rate,
+            frames,
+            points,
+            subtrees: (0..n).map(|j| skeleton.subtree(j)).collect(),
+            states,
+            accepted: std::mem::take(&mut last.accepted),
+            pending_obj: Vec::new(),
+            pending_errors: Vec::new(),
+        };
+        let stored: Vec<Channel> = me.accepted.iter().map(|c| c.as_stored(rate)).collect();
+        me.remeasure(&stored, &vec![true; n], true, common);
+        Some(me)
+    }
+
+    /// The channels the accepted state measures.
+    pub fn accepted(&self) -> &[Channel] {
+        &self.accepted
+    }
+
+    /// Each joint's largest error under `rule` over every point of the accepted state
+    /// (`None` when `rule` is not measured): [`crate::metric::measure`]'s `joint_max` of a
+    /// [`super::channels::Played`] clip of the accepted channels under `rule`, to the bit
+    /// (both from 0 by `f32::max`).
+    pub fn joint_max_under(&self, rule: Rule) -> Option<Vec<f32>> {
+        let state = self.states.iter().find(|s| s.rule == rule)?;
+        Some(state_max(state, self.skeleton.len()))
+    }
+
+    /// Whether `channels` drive the same components, one channel each, as the accepted
+    /// ones ([`Self::update`] then measures them).
+    pub fn drives_as(&self, channels: &[Channel]) -> bool {
+        self.accepted.len() == channels.len()
+            && self
+                .accepted
+                .iter()
+                .zip(channels)
+                .all(|(a, c)| (a.joint, a.kind) == (c.joint, c.kind))
+    }
+
+    /// The accepted state, for a later fit of the same clip to [`Self::resume`] from.
+    pub fn into_measured(mut self) -> Measured {
+        let common =
+            self.reference.frames + self.reference.frames.saturating_sub(1) * self.reference.inner;
+        Measured {
+            points: std::mem::take(&mut self.points),
+            common,
+            states: std::mem::take(&mut self.states),
+            accepted: std::mem::take(&mut self.accepted),
+        }
     }
 
     /// Joint `j`'s error at point `p` for its object pose `obj` (0 where not evaluated).
@@ -201,7 +327,7 @@ impl<'a> Remeasure<'a> {
             .iter()
             .map(|&i| channels[i].as_stored(self.rate))
             .collect();
-        self.remeasure(&stored, &dirty, false);
+        self.remeasure(&stored, &dirty, false, 0);
         for &i in &changed {
             self.accepted[i] = channels[i].clone();
         }
@@ -209,12 +335,12 @@ impl<'a> Remeasure<'a> {
 
     /// Under every rule at every point: the components `stored` (channels as stored)
     /// drive, then the object poses and errors of the `dirty` joints (parents first).
-    /// Unless `fresh` (the first measurement, from the rest pose), a joint whose local
-    /// transform and parent pose are bit for bit those of the accepted state keeps its pose
-    /// and error, and so does one whose recomposed pose comes out bit for bit the same (the
-    /// same arithmetic on the same inputs: a key dropped or inserted moves the points of
-    /// its segments only).
-    fn remeasure(&mut self, stored: &[Channel], dirty: &[bool], fresh: bool) {
+    /// Only the points from `from` on. Unless `fresh` (measured from the rest pose), a
+    /// joint whose local transform and parent pose are bit for bit those of the accepted
+    /// state keeps its pose and error, and so does one whose recomposed pose comes out bit
+    /// for bit the same (the same arithmetic on the same inputs: a key dropped or inserted
+    /// moves the points of its segments only).
+    fn remeasure(&mut self, stored: &[Channel], dirty: &[bool], fresh: bool, from: usize) {
         let n = self.skeleton.len();
         let rules: Vec<Rule> = self.states.iter().map(|s| s.rule).collect();
         let mut values = vec![Vec4::ZERO; rules.len()];
@@ -222,7 +348,7 @@ impl<'a> Remeasure<'a> {
         // Per rule, the joints whose local transform moved at the current point.
         let mut moved = vec![vec![fresh; n]; rules.len()];
         let mut obj_moved = vec![false; n];
-        for p in 0..self.points.len() {
+        for p in from..self.points.len() {
             let f = self.clamped(p);
             if !fresh {
                 for m in moved.iter_mut() {
@@ -412,15 +538,7 @@ impl<'a> Remeasure<'a> {
         let n = self.skeleton.len();
         self.states
             .iter()
-            .map(|state| {
-                let mut max = vec![0.0f32; n];
-                for row in state.errors.chunks_exact(n.max(1)) {
-                    for (m, &e) in max.iter_mut().zip(row) {
-                        *m = m.max(e);
-                    }
-                }
-                max
-            })
+            .map(|state| state_max(state, n))
             .collect()
     }
 
@@ -470,6 +588,17 @@ impl<'a> Remeasure<'a> {
             })
             .collect()
     }
+}
+
+/// Each of `n` joints' largest error over every point of `state` (from 0, by `f32::max`).
+fn state_max(state: &RuleState, n: usize) -> Vec<f32> {
+    let mut max = vec![0.0f32; n];
+    for row in state.errors.chunks_exact(n.max(1)) {
+        for (m, &e) in max.iter_mut().zip(row) {
+            *m = m.max(e);
+        }
+    }
+    max
 }
 
 /// Sets the component of `local` a channel of `kind` drives to its sampled value `v`, as
@@ -648,5 +777,82 @@ mod tests {
         cs[0].storage = Storage::Quat(4);
         assert!(!m.apply_if_holds(0, &cs, &[0.0; 4], &[true; 4]));
         assert_eq!(m.joint_max(), before);
+    }
+
+    /// Every rule's poses and errors at every point, bit for bit.
+    fn state_bits(m: &Remeasure) -> Vec<(Vec<u32>, Vec<[u64; 12]>)> {
+        m.states
+            .iter()
+            .map(|st| {
+                let errors = st.errors.iter().map(|e| e.to_bits()).collect();
+                let obj = st
+                    .obj
+                    .iter()
+                    .map(|o| o.to_cols_array().map(f64::to_bits))
+                    .collect();
+                (errors, obj)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_resumed_measurement_is_a_fresh_one() {
+        let s = chain();
+        let mut clip = Clip::rest("c", &s, 30.0, 9);
+        for f in 0..9 {
+            clip.tracks[1].rotations[f] = Quat::from_rotation_z(f as f32 * 0.05);
+            clip.tracks[3].rotations[f] = Quat::from_rotation_y(f as f32 * 0.02);
+        }
+        let with_extra = |extra: &[f32]| {
+            let mut r = Reference::with_inner_points(&s, &clip, 9, 3);
+            r.add_extra_points(&s, &clip, extra);
+            r
+        };
+        // The last fit checked other extra points than the next one does.
+        let (r1, r2) = (with_extra(&[1.1, 5.6]), with_extra(&[2.3, 2.6, 7.9]));
+        let l = JointLimits::uniform(&s, 0.03, 1e-4);
+        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let rules = [
+            Rule::Slerp,
+            Rule::Nlerp,
+            Rule::Raw,
+            Rule::RawLimit,
+            Rule::Three,
+        ];
+        let first = vec![rotation(1, 0.2), rotation(3, 0.08)];
+        let mut next = first.clone();
+        next[0].storage = Storage::Short;
+        next[1].ticks.insert(1, 2 * TICKS);
+        next[1]
+            .values
+            .insert(1, Vec4::from(Quat::from_rotation_z(0.3)));
+        let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
+        let resume = |last: Measured, cs: &[Channel], r, rules: &[Rule]| {
+            let mut m = Remeasure::resume(last, &s, r, &rest, 30.0, 9, &l, rules)?;
+            m.update(cs);
+            Some(m)
+        };
+        let resumed = resume(last, &next, &r2, &rules).unwrap();
+        let fresh = Remeasure::new(&next, &s, &r2, &rest, 30.0, 9, &l, &rules);
+        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+        assert_eq!(resumed.joint_max(), fresh.joint_max());
+        assert_eq!(resumed.accepted, next);
+        // Unchanged channels: the extra points alone are measured, still the same; and the
+        // slerp state is the spec's measurement of them.
+        let last = Remeasure::new(&next, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
+        let resumed = resume(last, &next, &r2, &rules).unwrap();
+        assert_eq!(state_bits(&resumed), state_bits(&fresh));
+        let spec = measure(&s, &r2, &Played::new(&rest, &next, 30.0, 9), &l, true);
+        assert_eq!(resumed.joint_max_under(Rule::Slerp), Some(spec.joint_max));
+        // Another grid of inner points, or other rules: not resumed.
+        let coarse = Reference::with_inner_points(&s, &clip, 9, 1);
+        let last = Remeasure::new(&first, &s, &coarse, &rest, 30.0, 9, &l, &rules).into_measured();
+        assert!(resume(last, &next, &r2, &rules).is_none());
+        let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules[..3]).into_measured();
+        assert!(resume(last, &next, &r2, &rules).is_none());
+        // Channels driving other components are not measured from it.
+        let last = Remeasure::new(&first, &s, &r1, &rest, 30.0, 9, &l, &rules).into_measured();
+        let m = Remeasure::resume(last, &s, &r2, &rest, 30.0, 9, &l, &rules).unwrap();
+        assert!(m.drives_as(&next) && !m.drives_as(&[rotation(2, 0.2), rotation(3, 0.08)]));
     }
 }

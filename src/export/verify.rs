@@ -6,7 +6,7 @@
 use glam::{DAffine3, Quat, Vec4};
 
 use super::channels::{Channel, CheckedSegments, Played, Player, Rule, Storage};
-use super::remeasure::Remeasure;
+use super::remeasure::{Measured, Remeasure};
 use crate::metric::{JointLimits, PoseSource, Reference, measure};
 use crate::model::{Clip, Skeleton, Transform, local_to_object_f64};
 use crate::settings::Resolved;
@@ -48,8 +48,13 @@ pub enum Splits {
 /// `rounds` fits: [`SEARCH_ROUNDS`] while layouts are compared, [`FINAL_ROUNDS`] for the
 /// chosen one). `reference` is `raw`'s [`clip_reference`], built once for every fit of the
 /// clip.
+///
+/// `carry`, where given, is a fit's measurement handed from fit to fit of the same clip:
+/// the first fit starts from what it holds (an earlier fit's last measurement, see
+/// [`Remeasure::resume`]: the same errors as measuring afresh), and it is left holding this
+/// call's last one.
 #[allow(clippy::too_many_arguments)]
-pub fn fit_players(
+pub(super) fn fit_players(
     channels: &mut [Channel],
     skeleton: &Skeleton,
     raw: &Clip,
@@ -61,6 +66,7 @@ pub fn fit_players(
     splits: Splits,
     quat: bool,
     rounds: usize,
+    mut carry: Option<&mut Option<Measured>>,
 ) -> (f32, f32) {
     let inner = QUARTERS;
     let mut limits = settings.limits.clone();
@@ -88,12 +94,20 @@ pub fn fit_players(
         &super::key_points::unchecked_points(channels, inner, &chords),
     );
     let mut round = 0;
+    let mut last = carry.as_deref_mut().and_then(Option::take);
     loop {
-        let result = fit_at(
-            channels, skeleton, &reference, rate, frames, settings, player, splits, quat,
+        let (result, measured) = fit_at(
+            channels, skeleton, &reference, rate, frames, settings, player, splits, quat, last,
         );
         round += 1;
+        // Only the first fit resumes: a later round's channels differ from the last one's
+        // on most joints (the storage returned to SHORT), where resuming costs more than
+        // measuring afresh (session 26, docs/EXPORT.md).
+        last = None;
         if round >= rounds {
+            if let Some(slot) = carry {
+                *slot = Some(measured);
+            }
             return result;
         }
         // Key intervals the fit made (splits where a joint went over): their points are
@@ -107,6 +121,9 @@ pub fn fit_players(
                 channels, skeleton, raw, rate, frames, &limits, player, &missed,
             )
         {
+            if let Some(slot) = carry {
+                *slot = Some(measured);
+            }
             return result;
         }
         reference.add_extra_points(skeleton, raw, &missed);
@@ -131,7 +148,8 @@ pub const SEARCH_ROUNDS: usize = 1;
 /// each time its splits made some that are over, before giving up on new ones.
 pub const FINAL_ROUNDS: usize = 4;
 
-/// [`fit_players`] at the points of `reference`.
+/// [`fit_players`] at the points of `reference`, measuring from `start` (an earlier fit's
+/// measurement of the clip) where given; also returns its last measurement.
 #[allow(clippy::too_many_arguments)]
 fn fit_at(
     channels: &mut [Channel],
@@ -143,19 +161,36 @@ fn fit_at(
     player: Player,
     splits: Splits,
     quat: bool,
-) -> (f32, f32) {
+    start: Option<Measured>,
+) -> ((f32, f32), Measured) {
     let lazy = splits != Splits::First;
     let mut limits = settings.limits.clone();
     for t in limits.tolerance.iter_mut() {
         *t *= PLAYER_GUARD;
     }
     let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
-    let spec = Played::new(&rest, channels, rate, frames);
-    let base = measure(skeleton, reference, &spec, &limits, true);
-    let allowed: Vec<f32> = (0..skeleton.len())
-        .map(|j| limits.tolerance[j].max(base.joint_max[j]) * (1.0 + 1e-4))
-        .collect();
     let rules = player.rules();
+    // An earlier fit's measurement at these points, of the channels it accepted.
+    let resumed = start
+        .and_then(|last| {
+            Remeasure::resume(
+                last, skeleton, reference, &rest, rate, frames, &limits, rules,
+            )
+        })
+        .filter(|m| m.drives_as(channels));
+    let base_max = spec_joint_max(
+        resumed.as_ref(),
+        channels,
+        skeleton,
+        reference,
+        &rest,
+        rate,
+        frames,
+        &limits,
+    );
+    let allowed: Vec<f32> = (0..skeleton.len())
+        .map(|j| limits.tolerance[j].max(base_max[j]) * (1.0 + 1e-4))
+        .collect();
     let nlerp = rules.contains(&Rule::Nlerp);
     let mut chord = initial_chords(skeleton, &limits);
     let ancestry = crate::model::Ancestry::new(skeleton);
@@ -173,9 +208,15 @@ fn fit_at(
         }
     }
     // Each later measurement recomputes only the joints below the channels that changed.
-    let mut errors = Remeasure::new(
-        channels, skeleton, reference, &rest, rate, frames, &limits, rules,
-    );
+    let mut errors = match resumed {
+        Some(mut errors) => {
+            errors.update(channels);
+            errors
+        }
+        None => Remeasure::new(
+            channels, skeleton, reference, &rest, rate, frames, &limits, rules,
+        ),
+    };
     // Per rule, each joint's largest error (the reports are built once, at the end).
     let mut joint_max = errors.joint_max();
     for _ in 0..MAX_ROUNDS {
@@ -272,7 +313,39 @@ fn fit_at(
                 .max(e.midpoints.map_or(0.0, |m| m.worst_ratio))
         })
         .fold(0.0, f32::max);
-    (max, ratio)
+    ((max, ratio), errors.into_measured())
+}
+
+/// Each joint's largest error over `reference`'s points of `channels` as they are (as
+/// stored) under the glTF spec (slerp): what the codec's own curves reach, which a fit
+/// allows where it is over the tolerance. Read from `resumed` (an earlier fit's measurement
+/// at these points) where it measures exactly these channels under [`Rule::Slerp`] (the
+/// same arithmetic as [`measure`] on a [`Played`] clip, to the bit), measured otherwise.
+#[allow(clippy::too_many_arguments)]
+fn spec_joint_max(
+    resumed: Option<&Remeasure>,
+    channels: &[Channel],
+    skeleton: &Skeleton,
+    reference: &Reference,
+    rest: &[Transform],
+    rate: f32,
+    frames: usize,
+    limits: &JointLimits,
+) -> Vec<f32> {
+    let measured = || {
+        let spec = Played::new(rest, channels, rate, frames);
+        measure(skeleton, reference, &spec, limits, true).joint_max
+    };
+    let kept = resumed
+        .filter(|m| m.accepted() == channels)
+        .and_then(|m| m.joint_max_under(Rule::Slerp));
+    match kept {
+        Some(max) => {
+            debug_assert_eq!(max, measured(), "the spec's errors, measured twice");
+            max
+        }
+        None => measured(),
+    }
 }
 
 /// Bits meshoptimizer's QUATERNION filter starts at when bits by lever do not hold; chains
