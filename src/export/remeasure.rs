@@ -733,14 +733,20 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn partial_measurements_equal_whole_ones() {
-        let s = chain();
-        let mut clip = Clip::rest("c", &s, 30.0, 9);
+    /// A 9-frame clip of `s` in which joints 1 and 3 turn.
+    fn two_turning_joints(s: &Skeleton) -> Clip {
+        let mut clip = Clip::rest("c", s, 30.0, 9);
         for f in 0..9 {
             clip.tracks[1].rotations[f] = Quat::from_rotation_z(f as f32 * 0.05);
             clip.tracks[3].rotations[f] = Quat::from_rotation_y(f as f32 * 0.02);
         }
+        clip
+    }
+
+    #[test]
+    fn partial_measurements_equal_whole_ones() {
+        let s = chain();
+        let clip = two_turning_joints(&s);
         let r = Reference::with_inner_points(&s, &clip, 9, 3);
         let l = JointLimits::uniform(&s, 0.03, 1e-4);
         let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
@@ -798,11 +804,7 @@ mod tests {
     #[test]
     fn a_resumed_measurement_is_a_fresh_one() {
         let s = chain();
-        let mut clip = Clip::rest("c", &s, 30.0, 9);
-        for f in 0..9 {
-            clip.tracks[1].rotations[f] = Quat::from_rotation_z(f as f32 * 0.05);
-            clip.tracks[3].rotations[f] = Quat::from_rotation_y(f as f32 * 0.02);
-        }
+        let clip = two_turning_joints(&s);
         let with_extra = |extra: &[f32]| {
             let mut r = Reference::with_inner_points(&s, &clip, 9, 3);
             r.add_extra_points(&s, &clip, extra);
