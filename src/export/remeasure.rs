@@ -4,6 +4,8 @@
 //! being those of the last measurement. The arithmetic is the same as
 //! [`crate::metric::measure`] on a [`Played`] clip, so verdicts and reports are identical.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use glam::{DAffine3, Quat, Vec4};
 
 use super::channels::{Channel, Interp, Rule, tick_frame};
@@ -108,11 +110,39 @@ pub(super) struct Measured {
     common: usize,
     states: Vec<RuleState>,
     accepted: Vec<Channel>,
+    /// The bytes [`Measured::if_room`] counted against [`MEASURED_KEPT_MAX`] (0 if none).
+    counted: usize,
+}
+
+/// The most memory the kept [`Measured`]s of a process may hold at once: the export keeps
+/// one per clip from its layout search to its last fit, for every clip of a scene, and one
+/// measurement holds every rule's poses at every point (about 90 MB for the 8 s, 120 fps
+/// CMU capture; gigabytes for a long clip of a rig of hundreds of joints). A measurement
+/// that does not fit is not kept: its clip's next fit measures afresh (the same errors).
+const MEASURED_KEPT_MAX: usize = 512 << 20;
+
+/// Bytes held by the kept [`Measured`]s.
+static MEASURED_KEPT: AtomicUsize = AtomicUsize::new(0);
+
+impl Measured {
+    /// `self`, counted against [`MEASURED_KEPT_MAX`], where it fits there; else `None`
+    /// (its buffers go back to the thread's spares).
+    pub(super) fn if_room(mut self) -> Option<Self> {
+        let bytes: usize = self.states.iter().map(RuleState::capacity_bytes).sum();
+        let reserved = MEASURED_KEPT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |held| {
+            (held + bytes <= MEASURED_KEPT_MAX).then_some(held + bytes)
+        });
+        reserved.is_ok().then(|| {
+            self.counted = bytes;
+            self
+        })
+    }
 }
 
 impl Drop for Measured {
     /// Leaves the states' buffers to the thread's next measurement.
     fn drop(&mut self) {
+        MEASURED_KEPT.fetch_sub(self.counted, Ordering::Relaxed);
         keep_spare(std::mem::take(&mut self.states));
     }
 }
@@ -160,12 +190,32 @@ impl<'a> Remeasure<'a> {
     ) -> Self {
         let n = skeleton.len();
         let points = reference.point_positions();
-        let subtrees = (0..n).map(|j| skeleton.subtree(j)).collect();
         // The rest pose, then every channel applied as if it had changed.
         let states = rules
             .iter()
             .map(|&rule| RuleState::start(rule, rest, n, points.len()))
             .collect();
+        let at = (skeleton, reference, limits, rate, frames);
+        Self::measured_from(at, points, states, channels.to_vec(), 0)
+    }
+
+    /// A measurement of `accepted` at `points` whose `states` hold the rest pose from
+    /// point `from` on (and, before it, the accepted channels' poses and errors): the
+    /// channels applied to those points as if they had changed.
+    fn measured_from(
+        (skeleton, reference, limits, rate, frames): (
+            &'a Skeleton,
+            &'a Reference,
+            &'a JointLimits,
+            f32,
+            usize,
+        ),
+        points: Vec<f32>,
+        states: Vec<RuleState>,
+        accepted: Vec<Channel>,
+        from: usize,
+    ) -> Self {
+        let n = skeleton.len();
         let mut me = Self {
             skeleton,
             reference,
@@ -173,14 +223,14 @@ impl<'a> Remeasure<'a> {
             rate,
             frames,
             points,
-            subtrees,
+            subtrees: (0..n).map(|j| skeleton.subtree(j)).collect(),
             states,
-            accepted: channels.to_vec(),
+            accepted,
             pending_obj: Vec::new(),
             pending_errors: Vec::new(),
         };
-        let stored: Vec<Channel> = channels.iter().map(|c| c.as_stored(rate)).collect();
-        me.remeasure(&stored, &vec![true; n], true, 0);
+        let stored: Vec<Channel> = me.accepted.iter().map(|c| c.as_stored(rate)).collect();
+        me.remeasure(&stored, &vec![true; n], true, from);
         me
     }
 
@@ -204,7 +254,7 @@ impl<'a> Remeasure<'a> {
     ) -> Option<Self> {
         let n = skeleton.len();
         let points = reference.point_positions();
-        let common = reference.frames + reference.frames.saturating_sub(1) * reference.inner;
+        let common = grid_points(reference);
         let fits = last.common == common
             && last.points.get(..common) == points.get(..common)
             && last.states.len() == rules.len()
@@ -228,22 +278,9 @@ impl<'a> Remeasure<'a> {
             state.errors.truncate(common * n);
             state.errors.resize(points.len() * n, 0.0);
         }
-        let mut me = Self {
-            skeleton,
-            reference,
-            limits,
-            rate,
-            frames,
-            points,
-            subtrees: (0..n).map(|j| skeleton.subtree(j)).collect(),
-            states,
-            accepted: std::mem::take(&mut last.accepted),
-            pending_obj: Vec::new(),
-            pending_errors: Vec::new(),
-        };
-        let stored: Vec<Channel> = me.accepted.iter().map(|c| c.as_stored(rate)).collect();
-        me.remeasure(&stored, &vec![true; n], true, common);
-        Some(me)
+        let at = (skeleton, reference, limits, rate, frames);
+        let accepted = std::mem::take(&mut last.accepted);
+        Some(Self::measured_from(at, points, states, accepted, common))
     }
 
     /// The channels the accepted state measures.
@@ -273,13 +310,12 @@ impl<'a> Remeasure<'a> {
 
     /// The accepted state, for a later fit of the same clip to [`Self::resume`] from.
     pub fn into_measured(mut self) -> Measured {
-        let common =
-            self.reference.frames + self.reference.frames.saturating_sub(1) * self.reference.inner;
         Measured {
             points: std::mem::take(&mut self.points),
-            common,
+            common: grid_points(self.reference),
             states: std::mem::take(&mut self.states),
             accepted: std::mem::take(&mut self.accepted),
+            counted: 0,
         }
     }
 
@@ -590,6 +626,12 @@ impl<'a> Remeasure<'a> {
     }
 }
 
+/// How many of `reference`'s points are its samples and inner points (the extra points,
+/// which differ from fit to fit, come after them).
+fn grid_points(reference: &Reference) -> usize {
+    reference.frames + reference.frames.saturating_sub(1) * reference.inner
+}
+
 /// Each of `n` joints' largest error over every point of `state` (from 0, by `f32::max`).
 fn state_max(state: &RuleState, n: usize) -> Vec<f32> {
     let mut max = vec![0.0f32; n];
@@ -783,6 +825,35 @@ mod tests {
         cs[0].storage = Storage::Quat(4);
         assert!(!m.apply_if_holds(0, &cs, &[0.0; 4], &[true; 4]));
         assert_eq!(m.joint_max(), before);
+    }
+
+    #[test]
+    fn a_measurement_is_kept_only_within_the_budget_and_gives_it_back() {
+        let s = chain();
+        let clip = two_turning_joints(&s);
+        let r = Reference::with_inner_points(&s, &clip, 9, 3);
+        let l = JointLimits::uniform(&s, 0.03, 1e-4);
+        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let cs = vec![rotation(1, 0.2), rotation(3, 0.08)];
+        let measured =
+            || Remeasure::new(&cs, &s, &r, &rest, 30.0, 9, &l, &[Rule::Slerp]).into_measured();
+        let kept = measured().if_room().expect("a small measurement is kept");
+        assert!(kept.counted > 0);
+        // One over the whole budget by itself (its capacity reserved, never touched).
+        let mut huge = measured();
+        huge.states[0]
+            .errors
+            .reserve(MEASURED_KEPT_MAX / std::mem::size_of::<f32>());
+        assert!(huge.if_room().is_none());
+        // What a kept one counted is given back when it is dropped: a quarter of the
+        // budget at a time, eight times over.
+        for _ in 0..8 {
+            let mut quarter = measured();
+            quarter.states[0]
+                .errors
+                .reserve(MEASURED_KEPT_MAX / 4 / std::mem::size_of::<f32>());
+            drop(quarter.if_room().expect("room again once dropped"));
+        }
     }
 
     /// Every rule's poses and errors at every point, bit for bit.

@@ -106,7 +106,7 @@ pub(super) fn fit_players(
         last = None;
         if round >= rounds {
             if let Some(slot) = carry {
-                *slot = Some(measured);
+                *slot = measured.if_room();
             }
             return result;
         }
@@ -122,7 +122,7 @@ pub(super) fn fit_players(
             )
         {
             if let Some(slot) = carry {
-                *slot = Some(measured);
+                *slot = measured.if_room();
             }
             return result;
         }
