@@ -116,7 +116,7 @@ pub(super) struct Measured {
 
 /// The most memory the kept [`Measured`]s of a process may hold at once: the export keeps
 /// one per clip from its layout search to its last fit, for every clip of a scene, and one
-/// measurement holds every rule's poses at every point (about 90 MB for the 8 s, 120 fps
+/// measurement holds every rule's poses at every point (tens of MB for the 8 s, 120 fps
 /// CMU capture; gigabytes for a long clip of a rig of hundreds of joints). A measurement
 /// that does not fit is not kept: its clip's next fit measures afresh (the same errors).
 const MEASURED_KEPT_MAX: usize = 512 << 20;
