@@ -8,6 +8,7 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::state::State;
 use crate::codec::compressed::CompressedClip;
+use crate::codec::verify::{Poses, Verifier};
 use crate::metric::{ErrorReport, JointMarkers, PoseSource};
 use crate::model::Transform;
 
@@ -139,16 +140,7 @@ impl Decoded {
             } in &recomposed
             {
                 let m = if fresh {
-                    let local = Transform::new(
-                        self.at(3 * j, p).truncate(),
-                        Quat::from_vec4(self.at(3 * j + 1, p)).normalize(),
-                        self.at(3 * j + 2, p).truncate(),
-                    );
-                    let shown = match st.layer {
-                        Some(l) => l.compose(j, frame, &local),
-                        None => local,
-                    };
-                    shown.to_daffine()
+                    shown(st, j, frame, &self.local_at(j, p)).to_daffine()
                 } else {
                     self.local[p * n + j]
                 };
@@ -193,9 +185,72 @@ impl Decoded {
         ErrorReport::new(n, frames, at_samples, Some(at_midpoints), &st.held)
     }
 
+    /// The verifier of `clip` (whose tracks these values decode) against the held
+    /// tolerances, made from the poses of the last measurement when they are current: the
+    /// same local transforms, matrices and object transforms [`Verifier::new`] would decode
+    /// and compose again (the same values and products), so the same verifier. Made afresh
+    /// where this does not hold them (a track changed since, a reference with extra points,
+    /// or no measurement yet).
+    pub fn into_verifier<'v>(self, st: &'v State, clip: &CompressedClip) -> Verifier<'v> {
+        let (skeleton, reference, layer) = (st.skeleton, &*st.reference, st.layer);
+        let current = self.whole.is_none()
+            && !self.object.is_empty()
+            && !self.dirty.iter().any(|&d| d)
+            && reference.inner == 1;
+        if !current {
+            return Verifier::new(skeleton, reference, &st.held, clip, layer);
+        }
+        let n = self.joint_max.len();
+        let positions = self.object.len() / n.max(1);
+        let mut local = Vec::with_capacity(positions * n);
+        for p in 0..positions {
+            local.extend((0..n).map(|j| self.local_at(j, p)));
+        }
+        let local_matrix = if self.local.is_empty() {
+            let frames = self.frames;
+            (0..positions * n)
+                .map(|i| {
+                    let (p, j) = (i / n, i % n);
+                    let frame = if p < frames {
+                        p as f32
+                    } else {
+                        (p - frames) as f32 + 0.5
+                    };
+                    shown(st, j, frame, &local[i]).to_daffine()
+                })
+                .collect()
+        } else {
+            self.local
+        };
+        let poses = Poses {
+            local,
+            local_matrix,
+            object: self.object,
+        };
+        Verifier::from_poses(skeleton, reference, &st.held, layer, poses)
+    }
+
+    /// Joint `j`'s local transform at position `p`, as the clip decodes it.
+    fn local_at(&self, j: usize, p: usize) -> Transform {
+        Transform::new(
+            self.at(3 * j, p).truncate(),
+            Quat::from_vec4(self.at(3 * j + 1, p)).normalize(),
+            self.at(3 * j + 2, p).truncate(),
+        )
+    }
+
     fn at(&self, track: usize, p: usize) -> Vec4 {
         let v = &self.values[track];
         if v.len() == 1 { v[0] } else { v[p] }
+    }
+}
+
+/// Joint `j`'s local transform `local` at `frame` as players show it (on an additive clip's
+/// base).
+fn shown(st: &State, j: usize, frame: f32, local: &Transform) -> Transform {
+    match st.layer {
+        Some(l) => l.compose(j, frame, local),
+        None => *local,
     }
 }
 
@@ -231,11 +286,7 @@ impl PoseSource for DecodedSource<'_> {
             return self.clip.sample_local(frame, out);
         };
         for (j, o) in out.iter_mut().enumerate() {
-            *o = Transform::new(
-                d.at(3 * j, p).truncate(),
-                Quat::from_vec4(d.at(3 * j + 1, p)).normalize(),
-                d.at(3 * j + 2, p).truncate(),
-            );
+            *o = d.local_at(j, p);
         }
     }
 }

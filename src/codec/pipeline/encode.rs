@@ -11,8 +11,10 @@ use crate::codec::track::TrackData;
 
 /// The first encoding of the clip, every track at `start` times its base tolerance,
 /// measured against the held tolerances. With `decode`, the measurement is made through a
-/// [`Decoded`] (the same errors as [`State::measure`]'s), returned for the settle pass to
-/// go on from: its first trial then composes only the joints below the changed tracks.
+/// [`Decoded`] (the same errors as [`State::measure`]'s), returned for the passes after it
+/// to go on from: repair re-decodes only the tracks it re-encodes, settle's first trial
+/// composes only the joints below the changed tracks, and the relax and refine stages'
+/// verifier starts from its poses instead of decoding and composing the clip again.
 pub(crate) fn encode_all(
     st: &mut State,
     memo: &Encodings,

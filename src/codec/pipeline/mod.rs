@@ -33,6 +33,7 @@ mod settle;
 mod state;
 
 use budgets::budgets;
+use decoded::Decoded;
 use floors::floors;
 use prepare::prepare;
 use refine::{FAST_REFINE_FACTORS, MAX_REFINE_FACTORS, REFINE_FACTORS, refine};
@@ -75,14 +76,12 @@ pub(super) fn run(
     budgets(&mut st);
     t.lap("budgets");
     let plan = Plan::of(settings.effort, st.pinned.iter().any(|&p| p));
-    let settles = plan.stages.iter().any(|s| matches!(s, Stage::Settle));
-    let (mut work, mut decoded) = encode::encode_all(&mut st, memo, plan.start, settles)?;
+    // A clip the stages search is measured through its decoded tracks: repair re-decodes
+    // only what it re-encodes, and settling or the verifier go on from the poses measured.
+    let searches = !plan.stages.is_empty();
+    let (mut work, mut decoded) = encode::encode_all(&mut st, memo, plan.start, searches)?;
     t.lap("encode");
-    if !passes(&work, &st) {
-        // Repair changes tracks (and may raise the held tolerances): settle decodes afresh.
-        decoded = None;
-    }
-    repair(&mut st, &mut work, memo)?;
+    repair(&mut st, &mut work, memo, decoded.as_mut())?;
     t.lap("repair");
     if passes(&work, &st) {
         let mut first_pass = first_pass;
@@ -97,8 +96,6 @@ pub(super) fn run(
             let search = Search::new(&st, memo, &work, plan.sweeps());
             // Made when a stage first needs it (composing every pose): settling does not.
             let mut verifier = None;
-            let verify =
-                |work: &Work| Verifier::new(skeleton, &st.reference, &st.held, &work.out, st.layer);
             // Whether `work.errors` predates a relax or refine stage's changes.
             let mut stale = false;
             t.lap("search setup");
@@ -111,12 +108,14 @@ pub(super) fn run(
                 }
                 match stage {
                     Stage::Relax(f) => {
-                        let v = verifier.get_or_insert_with(|| verify(&work));
+                        let v =
+                            verifier.get_or_insert_with(|| verifier_of(&st, &work, decoded.take()));
                         relax(&search, v, &mut work, f)?;
                         stale = true;
                     }
                     Stage::Refine(f) => {
-                        let v = verifier.get_or_insert_with(|| verify(&work));
+                        let v =
+                            verifier.get_or_insert_with(|| verifier_of(&st, &work, decoded.take()));
                         refine(&search, v, &mut work, f)?;
                         stale = true;
                     }
@@ -281,6 +280,94 @@ impl Timer {
     }
 }
 
+/// The verifier the relax and refine stages test their changes with: made from the poses
+/// `decoded` holds of `work.out` when the clip was measured through it (the encode and
+/// repair passes), else decoded and composed afresh.
+fn verifier_of<'v>(st: &'v State, work: &Work, decoded: Option<Decoded>) -> Verifier<'v> {
+    match decoded {
+        Some(decoded) => decoded.into_verifier(st, &work.out),
+        None => Verifier::new(st.skeleton, &st.reference, &st.held, &work.out, st.layer),
+    }
+}
+
 fn passes(work: &Work, st: &State) -> bool {
     state::passes(&work.errors, &st.held)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::track::TrackData;
+    use crate::metric::ErrorReport;
+    use crate::settings::Settings;
+
+    /// What encoding the default character's Walk at `start` times its budgets and repairing
+    /// it leaves: the tracks, the errors, the rounds of repair, and the verifier the stages
+    /// would start from, as bits; with `decoded`, measured through the decoded tracks (as
+    /// the pipeline does) rather than measured whole at each round.
+    fn encoded_and_repaired(
+        start: f32,
+        decoded: bool,
+    ) -> (Vec<[TrackData; 3]>, Vec<u32>, usize, Vec<u64>) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets")
+            .join("default_character.glb");
+        let asset = crate::import::load(&path).unwrap();
+        let skeleton = &asset.skeleton;
+        let clip = asset.clips.iter().find(|c| c.name == "Walk").unwrap();
+        let settings = Settings::default().resolve(&asset, &clip.name);
+        let prepared = crate::codec::playback::prepare(skeleton, clip, &settings);
+        let control = Control::new();
+        let mut memo = Memo::default();
+        let codec = crate::codec::reuse::Codec {
+            method: settings.method,
+            bits: settings.bits,
+        };
+        memo.begin(codec, 3 * skeleton.len());
+        let mut st = prepare(&mut memo, skeleton, &prepared, &settings, &control).unwrap();
+        floors(&mut st, &mut memo);
+        budgets(&mut st);
+        let memo = memo.encodings();
+        let (mut work, mut measured) = encode::encode_all(&mut st, memo, start, decoded).unwrap();
+        assert_eq!(measured.is_some(), decoded);
+        repair(&mut st, &mut work, memo, measured.as_mut()).unwrap();
+        let errors = |e: &ErrorReport| {
+            let mids = e.at_midpoints.iter().flatten();
+            e.at_samples
+                .iter()
+                .chain(mids)
+                .map(|x| x.to_bits())
+                .collect()
+        };
+        // The report is a whole measurement's, bit for bit.
+        let whole = st.measure(&work.out, &st.held);
+        assert_eq!(errors(&work.errors), errors(&whole));
+        let verifier = verifier_of(&st, &work, measured).state_bits();
+        (
+            work.out.tracks,
+            errors(&work.errors),
+            work.repairs,
+            verifier,
+        )
+    }
+
+    /// Measuring through the decoded tracks (re-decoding only what repair re-encodes) and
+    /// starting the verifier from the poses measured give what measuring the clip whole at
+    /// every round and decoding it afresh for the verifier give: the same repairs, tracks,
+    /// errors and verifier, bit for bit.
+    #[test]
+    fn repair_and_the_verifier_through_the_decoded_clip_are_the_whole_measurements() {
+        // At 40 times its budgets the clip needs repair; at 4 (the default's start) it may not.
+        for start in [START_SCALE, 40.0] {
+            let through = encoded_and_repaired(start, true);
+            let whole = encoded_and_repaired(start, false);
+            if start > START_SCALE {
+                assert!(through.2 > 0, "no repair at x{start}");
+            }
+            assert_eq!(through.2, whole.2, "repair rounds at x{start}");
+            assert!(through.0 == whole.0, "tracks at x{start}");
+            assert_eq!(through.1, whole.1, "errors at x{start}");
+            assert!(through.3 == whole.3, "verifier at x{start}");
+        }
+    }
 }

@@ -4,6 +4,7 @@
 
 use rayon::prelude::*;
 
+use super::decoded::Decoded;
 use super::encode::repin;
 use super::state::{State, Work, encode, passes};
 use crate::codec::error::CodecError;
@@ -15,8 +16,16 @@ use crate::metric::{ErrorReport, JointLimits};
 /// Rounds of repair before the tolerances reached are held instead.
 pub(crate) const MAX_REPAIRS: usize = 24;
 
-/// Repairs `work` in place; may raise `st.held` to what it reached.
-pub(crate) fn repair(st: &mut State, work: &mut Work, memo: &Encodings) -> Result<(), CodecError> {
+/// Repairs `work` in place; may raise `st.held` to what it reached. With `decoded` (the
+/// clip decoded and measured by the encode pass), each round decodes the re-encoded tracks
+/// only and composes the joints below them only ([`Decoded::measure_joint_max`]: the same
+/// errors as a whole measurement), and `decoded` is left holding the repaired clip.
+pub(crate) fn repair(
+    st: &mut State,
+    work: &mut Work,
+    memo: &Encodings,
+    mut decoded: Option<&mut Decoded>,
+) -> Result<(), CodecError> {
     let n = st.len();
     let control = st.control;
     while !passes(&work.errors, &st.held) && work.repairs < MAX_REPAIRS {
@@ -53,11 +62,26 @@ pub(crate) fn repair(st: &mut State, work: &mut Work, memo: &Encodings) -> Resul
                 })
             })
             .collect();
-        for (j, t) in redone.ok_or(CodecError::Cancelled)? {
+        let redone = redone.ok_or(CodecError::Cancelled)?;
+        let changed: Vec<usize> = redone.iter().map(|(j, _)| *j).collect();
+        for (j, t) in redone {
             work.out.tracks[j] = t;
         }
         repin(st, memo, &mut work.out, &work.scale);
-        work.errors = st.measure(&work.out, &st.held);
+        work.errors = match decoded.as_deref_mut() {
+            Some(decoded) => {
+                // Re-encoded tracks, and pinned joints' (re-derived below them).
+                let pinned = (0..n).filter(|&j| st.is_pinned(j));
+                for j in changed.into_iter().chain(pinned) {
+                    for k in 0..3 {
+                        decoded.update(&work.out, j, k);
+                    }
+                }
+                decoded.measure_joint_max(st, &work.out);
+                decoded.report(st)
+            }
+            None => st.measure(&work.out, &st.held),
+        };
     }
     control.set_progress(0.6);
     // What repair could not reach stays where it is; every other joint keeps its tolerance.

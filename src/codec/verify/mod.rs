@@ -129,6 +129,39 @@ impl<'a> Verifier<'a> {
             }
             local_to_object_f64(skeleton, &shown, &mut object[at]);
         }
+        let poses = Poses {
+            local,
+            local_matrix,
+            object,
+        };
+        Self::from_poses(skeleton, reference, limits, layer, poses)
+    }
+
+    /// [`Verifier::new`] of a clip already decoded and composed: `poses` are its local
+    /// transforms, their matrices as shown and its object transforms at every sample and
+    /// midpoint, made with the same arithmetic as `new` makes them (so the verifier is
+    /// `new`'s, bit for bit).
+    pub fn from_poses(
+        skeleton: &'a Skeleton,
+        reference: &'a Reference,
+        limits: &'a JointLimits,
+        layer: Option<&'a Layer>,
+        poses: Poses,
+    ) -> Self {
+        assert_eq!(reference.inner, 1, "verification expects midpoints only");
+        let n = skeleton.len();
+        let positions = positions(reference);
+        let Poses {
+            local,
+            local_matrix,
+            object,
+        } = poses;
+        assert!(
+            local.len() == positions * n
+                && local_matrix.len() == local.len()
+                && object.len() == local.len(),
+            "a pose per joint at every sample and midpoint"
+        );
         // The pose's extent: its largest coordinate, and every marker's distance.
         let extent = object
             .iter()
@@ -174,6 +207,40 @@ impl<'a> Verifier<'a> {
             }
         }
         verifier
+    }
+
+    /// Everything the verifier holds that decides its verdicts, as bits: every position's
+    /// local transform, matrix, object transform, error bound and staleness, each joint's
+    /// bounds and test, and the margin (two verifiers with the same bits decide alike).
+    #[cfg(test)]
+    pub(crate) fn state_bits(&self) -> Vec<u64> {
+        let f32s = |v: &[f32]| v.iter().map(|x| u64::from(x.to_bits())).collect::<Vec<_>>();
+        let f64s = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let mut bits = Vec::new();
+        for t in &self.local {
+            bits.extend(f32s(&t.translation.to_array()));
+            bits.extend(f32s(&t.rotation.to_array()));
+            bits.extend(f32s(&t.scale.to_array()));
+        }
+        for m in self.local_matrix.iter().chain(&self.object) {
+            bits.extend(f64s(&m.to_cols_array()));
+        }
+        bits.extend(f64s(&self.error));
+        bits.extend(self.stale.iter().map(|&s| u64::from(s)));
+        for b in &self.bounds {
+            bits.extend(f64s(&[b.reach, b.gain]));
+        }
+        for t in &self.tests {
+            bits.extend(match *t {
+                JointTest::Skipped => vec![0],
+                JointTest::Square { marker, limit, .. } => {
+                    vec![1, u64::from(marker.to_bits()), limit.to_bits()]
+                }
+                JointTest::General { tolerance } => vec![2, u64::from(tolerance.to_bits())],
+            });
+        }
+        bits.push(self.margin.to_bits());
+        bits
     }
 
     /// Every joint's marker error at every sample, and at every midpoint (at least 0), for
@@ -533,6 +600,17 @@ impl JointTest {
             None => Self::General { tolerance },
         }
     }
+}
+
+/// A clip's poses at every sample and midpoint (`positions * joints`, samples first), as
+/// [`Verifier::new`] decodes and composes them: what [`Verifier::from_poses`] starts from.
+pub struct Poses {
+    /// Decoded local transforms (of the additive layer for an additive clip).
+    pub local: Vec<Transform>,
+    /// The matrices of what players show (composed on the additive layer's base).
+    pub local_matrix: Vec<DAffine3>,
+    /// Object transforms.
+    pub object: Vec<DAffine3>,
 }
 
 /// One track change for [`Verifier::accept_all`].
