@@ -22,6 +22,16 @@ pub const DEFAULT_CHARACTER_NAME: &str = "default_character.glb";
 /// The committed character (`assets/default_character.glb`).
 pub const DEFAULT_CHARACTER_GLB: &[u8] = include_bytes!("../../assets/default_character.glb");
 
+/// The committed character as the importer reads it from `assets/` (for tests that
+/// compress its clips).
+#[cfg(test)]
+pub(crate) fn committed_asset() -> crate::import::Asset {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(DEFAULT_CHARACTER_NAME);
+    crate::import::load(&path).expect("the committed character imports")
+}
+
 /// The character's skeleton (59 joints, all deforming).
 pub fn skeleton() -> Skeleton {
     let joints = rig::joints()

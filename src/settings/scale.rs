@@ -44,10 +44,7 @@ mod tests {
     use super::*;
 
     fn default_asset() -> Asset {
-        crate::import::load(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/default_character.glb"),
-        )
-        .unwrap()
+        crate::character::committed_asset()
     }
 
     #[test]

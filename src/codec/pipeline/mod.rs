@@ -309,10 +309,7 @@ mod tests {
         start: f32,
         decoded: bool,
     ) -> (Vec<[TrackData; 3]>, Vec<u32>, usize, Vec<u64>) {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets")
-            .join("default_character.glb");
-        let asset = crate::import::load(&path).unwrap();
+        let asset = crate::character::committed_asset();
         let skeleton = &asset.skeleton;
         let clip = asset.clips.iter().find(|c| c.name == "Walk").unwrap();
         let settings = Settings::default().resolve(&asset, &clip.name);

@@ -721,10 +721,7 @@ mod tests {
     /// samples the same frames), and the changes are tested at 1.3 times the tolerance.
     #[test]
     fn a_change_is_accepted_exactly_when_the_whole_clip_is_within() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("assets")
-            .join("default_character.glb");
-        let asset = crate::import::load(&path).unwrap();
+        let asset = crate::character::committed_asset();
         let skeleton = &asset.skeleton;
         let clip = asset.clips.iter().find(|c| c.name == "Walk").unwrap();
         let settings = Settings::default().resolve(&asset, &clip.name);
