@@ -761,9 +761,28 @@ mod tests {
         }
     }
 
+    /// The chain's rest pose.
+    fn rest_of(s: &Skeleton) -> Vec<Transform> {
+        s.joints.iter().map(|j| j.rest).collect()
+    }
+
+    /// The tests' limits (3 cm markers, 0.1 mm) and the chain's rest pose.
+    fn limits_and_rest(s: &Skeleton) -> (JointLimits, Vec<Transform>) {
+        (JointLimits::uniform(s, 0.03, 1e-4), rest_of(s))
+    }
+
+    /// The chain, the reference of [`two_turning_joints`] (three inner points a frame),
+    /// the tests' limits and the rest pose.
+    fn two_turning_joints_measured() -> (Skeleton, Reference, JointLimits, Vec<Transform>) {
+        let s = chain();
+        let r = Reference::with_inner_points(&s, &two_turning_joints(&s), 9, 3);
+        let (l, rest) = limits_and_rest(&s);
+        (s, r, l, rest)
+    }
+
     /// Every rule's full measurement, as the verifier made it before.
     fn measured(s: &Skeleton, r: &Reference, cs: &[Channel], l: &JointLimits) -> Vec<Vec<f32>> {
-        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let rest = rest_of(s);
         [Rule::Slerp, Rule::Nlerp, Rule::Raw]
             .iter()
             .map(|&rule| {
@@ -787,11 +806,7 @@ mod tests {
 
     #[test]
     fn partial_measurements_equal_whole_ones() {
-        let s = chain();
-        let clip = two_turning_joints(&s);
-        let r = Reference::with_inner_points(&s, &clip, 9, 3);
-        let l = JointLimits::uniform(&s, 0.03, 1e-4);
-        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let (s, r, l, rest) = two_turning_joints_measured();
         let rules = [Rule::Slerp, Rule::Nlerp, Rule::Raw];
         let mut cs = vec![rotation(1, 0.2), rotation(3, 0.08)];
         let mut m = Remeasure::new(&cs, &s, &r, &rest, 30.0, 9, &l, &rules);
@@ -829,11 +844,7 @@ mod tests {
 
     #[test]
     fn a_measurement_is_kept_only_within_the_budget_and_gives_it_back() {
-        let s = chain();
-        let clip = two_turning_joints(&s);
-        let r = Reference::with_inner_points(&s, &clip, 9, 3);
-        let l = JointLimits::uniform(&s, 0.03, 1e-4);
-        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let (s, r, l, rest) = two_turning_joints_measured();
         let cs = vec![rotation(1, 0.2), rotation(3, 0.08)];
         let measured =
             || Remeasure::new(&cs, &s, &r, &rest, 30.0, 9, &l, &[Rule::Slerp]).into_measured();
@@ -883,8 +894,7 @@ mod tests {
         };
         // The last fit checked other extra points than the next one does.
         let (r1, r2) = (with_extra(&[1.1, 5.6]), with_extra(&[2.3, 2.6, 7.9]));
-        let l = JointLimits::uniform(&s, 0.03, 1e-4);
-        let rest: Vec<Transform> = s.joints.iter().map(|j| j.rest).collect();
+        let (l, rest) = limits_and_rest(&s);
         let rules = [
             Rule::Slerp,
             Rule::Nlerp,
