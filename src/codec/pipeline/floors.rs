@@ -5,6 +5,7 @@
 use glam::Quat;
 use rayon::prelude::*;
 
+use super::decoded::Decoded;
 use super::state::State;
 use crate::codec::classify::track_moves;
 use crate::codec::compressed::CompressedClip;
@@ -13,7 +14,7 @@ use crate::codec::playback::Layered;
 use crate::codec::report::ClipReport;
 use crate::codec::reuse::Memo;
 use crate::codec::track::{TrackData, encode_track, finest_track};
-use crate::metric::measure_joint_max;
+use crate::metric::{PoseSource, measure_joint_max};
 use crate::model::Transform;
 
 /// Sets `st.floors` (from the memo when the markers and bit widths did not change) and
@@ -28,6 +29,16 @@ pub(crate) fn floors(st: &mut State, memo: &mut Memo) {
 /// Each joint's floor: its error with every moving track at the finest encoding (every
 /// sample a key, the most precise format), the others as the codec stores them.
 fn joint_floors(st: &State) -> Vec<f32> {
+    let finest = finest_clip(st);
+    // Read through the tracks decoded once at every sample and midpoint: the values
+    // `finest` gives there, without a curve lookup per track and position.
+    let decoded = Decoded::new(&finest);
+    measure_finest(st, &decoded.source(&finest))
+}
+
+/// The clip with every moving track at the finest encoding, the others as the codec
+/// stores them.
+fn finest_clip(st: &State) -> CompressedClip {
     let (skeleton, clip, inputs, settings) = (st.skeleton, st.clip, &st.inputs, st.settings);
     let tracks: Vec<[TrackData; 3]> = (0..skeleton.len())
         .into_par_iter()
@@ -43,7 +54,7 @@ fn joint_floors(st: &State) -> Vec<f32> {
             })
         })
         .collect();
-    let finest = CompressedClip {
+    CompressedClip {
         name: clip.name.clone(),
         sample_rate: clip.sample_rate,
         frame_count: clip.frame_count,
@@ -53,15 +64,45 @@ fn joint_floors(st: &State) -> Vec<f32> {
             .iter()
             .map(|r| Transform::new(r[0].truncate(), Quat::from_vec4(r[1]), r[2].truncate()))
             .collect(),
-        local_tolerance: vec![[0.0; 3]; skeleton.len()],
+        local_tolerance: vec![[0.0; 3]; st.skeleton.len()],
         tracks,
         report: ClipReport::default(),
         playback: Default::default(),
-    };
+    }
+}
+
+/// Each joint's largest error at the samples and between them, `finest` shown as players
+/// show it (on the additive layer's base, if any).
+fn measure_finest(st: &State, finest: &dyn PoseSource) -> Vec<f32> {
     let shown = Layered {
-        additive: &finest,
+        additive: finest,
         layer: st.layer,
     };
-    // A joint's floor: its largest error at the samples and between them.
-    measure_joint_max(skeleton, &st.reference, &shown, &settings.limits, true)
+    measure_joint_max(
+        st.skeleton,
+        &st.reference,
+        &shown,
+        &st.settings.limits,
+        true,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::pipeline::tests::with_prepared;
+
+    /// Floors measured through the decoded finest clip are the floors of the clip itself,
+    /// bit for bit, on every clip of the default character.
+    #[test]
+    fn floors_through_the_decoded_clip_are_the_clips_floors() {
+        for name in ["Idle", "Walk", "JumpAttack"] {
+            let (through, whole) = with_prepared(name, |st, _| {
+                (joint_floors(&st), measure_finest(&st, &finest_clip(&st)))
+            });
+            assert!(through.iter().any(|&f| f > 0.0), "{name}: no floor above 0");
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&through), bits(&whole), "{name}");
+        }
+    }
 }

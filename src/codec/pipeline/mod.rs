@@ -295,7 +295,7 @@ fn passes(work: &Work, st: &State) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::codec::track::TrackData;
     use crate::metric::ErrorReport;
@@ -309,9 +309,19 @@ mod tests {
         start: f32,
         decoded: bool,
     ) -> (Vec<[TrackData; 3]>, Vec<u32>, usize, Vec<u64>) {
+        with_prepared("Walk", |mut st, memo| {
+            floors(&mut st, memo);
+            budgets(&mut st);
+            encoded_and_repaired_from(st, memo.encodings(), start, decoded)
+        })
+    }
+
+    /// `run` on the prepare pass's state of the default character's clip `name` (at the
+    /// default settings), with the memo it was prepared through.
+    pub(super) fn with_prepared<R>(name: &str, run: impl FnOnce(State, &mut Memo) -> R) -> R {
         let asset = crate::character::committed_asset();
         let skeleton = &asset.skeleton;
-        let clip = asset.clips.iter().find(|c| c.name == "Walk").unwrap();
+        let clip = asset.clips.iter().find(|c| c.name == name).unwrap();
         let settings = Settings::default().resolve(&asset, &clip.name);
         let prepared = crate::codec::playback::prepare(skeleton, clip, &settings);
         let control = Control::new();
@@ -321,10 +331,16 @@ mod tests {
             bits: settings.bits,
         };
         memo.begin(codec, 3 * skeleton.len());
-        let mut st = prepare(&mut memo, skeleton, &prepared, &settings, &control).unwrap();
-        floors(&mut st, &mut memo);
-        budgets(&mut st);
-        let memo = memo.encodings();
+        let st = prepare(&mut memo, skeleton, &prepared, &settings, &control).unwrap();
+        run(st, &mut memo)
+    }
+
+    fn encoded_and_repaired_from(
+        mut st: State,
+        memo: &crate::codec::reuse::Encodings,
+        start: f32,
+        decoded: bool,
+    ) -> (Vec<[TrackData; 3]>, Vec<u32>, usize, Vec<u64>) {
         let (mut work, mut measured) = encode::encode_all(&mut st, memo, start, decoded).unwrap();
         assert_eq!(measured.is_some(), decoded);
         repair(&mut st, &mut work, memo, measured.as_mut()).unwrap();
