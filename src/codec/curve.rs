@@ -120,18 +120,24 @@ impl Curve {
         ]
     }
 
-    /// Appends to `out` the value at each of `frames`, which must not decrease: the values
-    /// [`Curve::sample`] gives, each segment found by walking on from the last one and
-    /// prepared once ([`Segment`]) for every frame inside it.
-    pub fn sample_increasing(&self, frames: impl Iterator<Item = f32>, out: &mut Vec<Vec4>) {
+    /// Appends to `out` the value at every sample `0..frames`, then at every midpoint
+    /// `f + 0.5` (`frames - 1` of them): the values [`Curve::sample`] gives, in one walk
+    /// over the segments. Key frames are whole, so a midpoint `f + 0.5` lies in the segment
+    /// of sample `f`: each segment is prepared once ([`Segment`]) for both.
+    pub fn sample_positions(&self, frames: usize, out: &mut Vec<Vec4>) {
         let n = self.frames.len();
+        let mids = frames.saturating_sub(1);
+        let start = out.len();
         if n == 1 {
-            out.extend(frames.map(|_| self.values[0]));
+            out.resize(start + frames + mids, self.values[0]);
             return;
         }
+        out.resize(start + frames + mids, Vec4::ZERO);
+        let (at_samples, at_mids) = out[start..].split_at_mut(frames);
         let mut i = 0;
         let mut segment = Segment::new(self.interpolation, self.is_rotation, &self.window(0));
-        for frame in frames {
+        for f in 0..frames {
+            let frame = f as f32;
             // Walk on to the segment `Curve::segment` finds: the one starting at the last
             // key at or before `frame`, at most the last segment.
             let mut next = i;
@@ -142,7 +148,10 @@ impl Curve {
                 i = next;
                 segment = Segment::new(self.interpolation, self.is_rotation, &self.window(i));
             }
-            out.push(segment.eval(frame));
+            at_samples[f] = segment.eval(frame);
+            if let Some(mid) = at_mids.get_mut(f) {
+                *mid = segment.eval(frame + 0.5);
+            }
         }
     }
 }
@@ -268,29 +277,34 @@ mod tests {
     }
 
     #[test]
-    fn sampling_increasing_frames_gives_sample_bit_for_bit() {
-        let frames = vec![0, 2, 3, 7, 12];
-        let values: Vec<Vec4> = frames
-            .iter()
-            .map(|&f| {
-                Vec4::from(Quat::from_rotation_y(
-                    0.3 * f as f32 + 0.01 * (f * f) as f32,
-                ))
-            })
-            .collect();
-        // Before the first key, on keys, between them, at midpoints and past the last.
-        let at: Vec<f32> = (-2..30).map(|i| i as f32 * 0.5).collect();
-        for interpolation in [Interpolation::Linear, Interpolation::CatmullRom] {
-            for is_rotation in [true, false] {
-                let c = Curve::new(interpolation, is_rotation, frames.clone(), values.clone());
-                let mut walked = Vec::new();
-                c.sample_increasing(at.iter().copied(), &mut walked);
-                for (&x, w) in at.iter().zip(&walked) {
-                    assert_eq!(
-                        c.sample(x).to_array().map(f32::to_bits),
-                        w.to_array().map(f32::to_bits),
-                        "{x}"
-                    );
+    fn sampling_the_positions_gives_sample_bit_for_bit() {
+        // Keys past the clip's last frame, and one short of it; a single key.
+        for frames in [vec![0, 2, 3, 7, 12], vec![1, 4, 5], vec![3]] {
+            let values: Vec<Vec4> = frames
+                .iter()
+                .map(|&f| {
+                    Vec4::from(Quat::from_rotation_x(
+                        0.2 * f as f32 + 0.02 * (f * f) as f32,
+                    ))
+                })
+                .collect();
+            for interpolation in [Interpolation::Linear, Interpolation::CatmullRom] {
+                for is_rotation in [true, false] {
+                    let c = Curve::new(interpolation, is_rotation, frames.clone(), values.clone());
+                    for count in [0, 1, 2, 9, 12] {
+                        let mut got = vec![Vec4::NAN];
+                        c.sample_positions(count, &mut got);
+                        let at = (0..count)
+                            .map(|f| f as f32)
+                            .chain((0..count.saturating_sub(1)).map(|f| f as f32 + 0.5));
+                        let expect: Vec<[u32; 4]> = std::iter::once(Vec4::NAN)
+                            .chain(at.map(|x| c.sample(x)))
+                            .map(|v| v.to_array().map(f32::to_bits))
+                            .collect();
+                        let got: Vec<[u32; 4]> =
+                            got.iter().map(|v| v.to_array().map(f32::to_bits)).collect();
+                        assert_eq!(got, expect, "{frames:?} {interpolation:?} {count}");
+                    }
                 }
             }
         }

@@ -72,17 +72,12 @@ impl TrackData {
 
     /// The values at every sample `0..frames`, then at every midpoint `f + 0.5`, pushed to
     /// `out` (cleared first) as [`TrackData::sample`] gives them, each segment prepared once
-    /// for the positions inside it ([`Curve::sample_increasing`]); one value for a track with
-    /// fewer than two keys, the same at every position.
+    /// for the sample and the midpoint inside it ([`Curve::sample_positions`]); one value for
+    /// a track with fewer than two keys, the same at every position.
     pub fn sample_positions(&self, frames: usize, rest: Vec4, out: &mut Vec<Vec4>) {
         out.clear();
         match self {
-            Self::Animated(a) if a.curve.len() > 1 => {
-                a.curve
-                    .sample_increasing((0..frames).map(|f| f as f32), out);
-                a.curve
-                    .sample_increasing((0..frames.saturating_sub(1)).map(|f| f as f32 + 0.5), out);
-            }
+            Self::Animated(a) if a.curve.len() > 1 => a.curve.sample_positions(frames, out),
             _ => out.push(self.sample(0.0, rest)),
         }
     }
