@@ -136,7 +136,7 @@ impl Curve {
         let (at_samples, at_mids) = out[start..].split_at_mut(frames);
         let mut i = 0;
         let mut segment = Segment::new(self.interpolation, self.is_rotation, &self.window(0));
-        for f in 0..frames {
+        for (f, at_sample) in at_samples.iter_mut().enumerate() {
             let frame = f as f32;
             // Walk on to the segment `Curve::segment` finds: the one starting at the last
             // key at or before `frame`, at most the last segment.
@@ -148,7 +148,7 @@ impl Curve {
                 i = next;
                 segment = Segment::new(self.interpolation, self.is_rotation, &self.window(i));
             }
-            at_samples[f] = segment.eval(frame);
+            *at_sample = segment.eval(frame);
             if let Some(mid) = at_mids.get_mut(f) {
                 *mid = segment.eval(frame + 0.5);
             }
