@@ -112,7 +112,17 @@ fn to_unit(v: f32, min: f32, extent: f32, bits: u8) -> u32 {
         return 0;
     }
     let max = ((1u64 << bits) - 1) as f32;
-    (((v - min) / extent).clamp(0.0, 1.0) * max).round() as u32
+    round_unsigned(((v - min) / extent).clamp(0.0, 1.0) * max)
+}
+
+/// `x.round() as u32` for `x` in `[0, 2^24]` (or a NaN: 0), without the library call
+/// `f32::round` makes on a CPU baseline without SSE4.1 (about 2 % of a compression's
+/// instructions): `x` less its whole part is exact there (the two within a factor of two,
+/// or the whole part 0), and a half rounds up, away from zero, as `round` does.
+#[inline]
+pub(crate) fn round_unsigned(x: f32) -> u32 {
+    let whole = x as u32;
+    whole + u32::from(x - whole as f32 >= 0.5)
 }
 
 /// Encodes a rotation in smallest-three 48-bit form: (index, three 15-bit codes).
@@ -259,6 +269,40 @@ impl From<KeyRange> for Range {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `round_unsigned` is `round` on every value a code can be made of: a spread of every
+    /// magnitude up to 2^24, every half and its neighbours up to 2^13 and near 2^23 and 2^24,
+    /// and the ends.
+    #[test]
+    fn rounding_without_the_library_is_round() {
+        let top = (1u32 << 24) as f32;
+        let spread = (0..=top.to_bits()).step_by(4099).map(f32::from_bits);
+        let halves = (0..1u32 << 13)
+            .chain((1 << 23) - 64..(1 << 23) + 64)
+            .chain((1 << 24) - 64..1 << 24)
+            .flat_map(|k| {
+                let h = k as f32 + 0.5;
+                [
+                    h,
+                    f32::from_bits(h.to_bits() - 1),
+                    f32::from_bits(h.to_bits() + 1),
+                    k as f32,
+                ]
+            });
+        let ends = [0.0, -0.0, 0.5, 0.49999997, 1.0, top, f32::NAN];
+        for x in spread
+            .chain(halves)
+            .chain(ends)
+            .filter(|x| x.is_nan() || *x <= top)
+        {
+            assert_eq!(
+                round_unsigned(x),
+                x.round() as u32,
+                "{x:e} ({:#x})",
+                x.to_bits()
+            );
+        }
+    }
 
     #[test]
     fn ranged_rotation_is_finer_than_s3_with_enough_bits() {

@@ -106,7 +106,7 @@ pub fn compress(track: &ScalarTrack, limits: ScalarLimits) -> StoredScalarTrack 
 
 /// A weight stored as a normalized unsigned 16-bit value (`round(w x 65535)`).
 pub(crate) fn to_u16(w: f32) -> u16 {
-    (w.clamp(0.0, 1.0) * 65535.0).round() as u16
+    crate::codec::quantize::round_unsigned(w.clamp(0.0, 1.0) * 65535.0) as u16
 }
 
 /// Bytes per weight of `stored`: 4 when it is the source's floats, 2 when quantized.
