@@ -72,7 +72,7 @@ fn finest_clip(st: &State) -> CompressedClip {
             .iter()
             .map(|r| Transform::new(r[0].truncate(), Quat::from_vec4(r[1]), r[2].truncate()))
             .collect(),
-        local_tolerance: vec![[0.0; 3]; st.skeleton.len()],
+        local_tolerance: vec![[0.0; 3]; skeleton.len()],
         tracks,
         report: ClipReport::default(),
         playback: Default::default(),
