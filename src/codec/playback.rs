@@ -76,6 +76,15 @@ impl Layer {
         compose_on(self.mode, &self.base, j, frame, additive)
     }
 
+    /// Joint `j`'s decoded local transform `local` at `frame` as players show it: on
+    /// `layer`'s base for an additive clip, as it is otherwise.
+    pub fn shown(layer: Option<&Self>, j: usize, frame: f32, local: &Transform) -> Transform {
+        match layer {
+            Some(l) => l.compose(j, frame, local),
+            None => *local,
+        }
+    }
+
     /// The source as players show it: every frame of `additive` on the base.
     pub fn compose_clip(&self, additive: &Clip) -> Clip {
         let mut c = additive.clone();

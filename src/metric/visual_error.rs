@@ -165,6 +165,35 @@ impl Reference {
     pub fn sample(&self, frame: usize) -> &[DAffine3] {
         &self.at_samples[frame * self.joints..(frame + 1) * self.joints]
     }
+
+    /// The positions a clip is measured at with one inner point per interval: every
+    /// sample, then every midpoint.
+    pub fn positions(&self) -> usize {
+        self.frames + self.frames.saturating_sub(1)
+    }
+
+    /// The frame of position `p` ([`Reference::positions`]): a sample, or the midpoint
+    /// after sample `p - frames`.
+    pub fn position_frame(&self, p: usize) -> f32 {
+        if p < self.frames {
+            p as f32
+        } else {
+            (p - self.frames) as f32 + 0.5
+        }
+    }
+
+    /// The object poses at position `p` ([`Reference::positions`]; a reference with one
+    /// inner point per interval).
+    pub fn at_position(&self, p: usize) -> &[DAffine3] {
+        debug_assert_eq!(self.inner, 1, "positions are samples and midpoints");
+        let n = self.joints;
+        if p < self.frames {
+            self.sample(p)
+        } else {
+            let m = p - self.frames;
+            &self.at_midpoints[m * n..(m + 1) * n]
+        }
+    }
 }
 
 /// Measures `candidate` against `reference` at every sample (and midpoint when asked).

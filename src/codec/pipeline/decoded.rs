@@ -8,6 +8,7 @@ use glam::{DAffine3, Quat, Vec4};
 
 use super::state::State;
 use crate::codec::compressed::CompressedClip;
+use crate::codec::playback::Layer;
 use crate::codec::verify::{Poses, Verifier};
 use crate::metric::{ErrorReport, JointMarkers, PoseSource};
 use crate::model::Transform;
@@ -126,12 +127,7 @@ impl Decoded {
             self.joint_max[r.j] = 0.0;
         }
         for p in 0..positions {
-            let (frame, refs) = if p < frames {
-                (p as f32, reference.sample(p))
-            } else {
-                let m = p - frames;
-                (m as f32 + 0.5, &reference.at_midpoints[m * n..(m + 1) * n])
-            };
+            let (frame, refs) = (reference.position_frame(p), reference.at_position(p));
             for &Recomposed {
                 j,
                 parent,
@@ -140,7 +136,7 @@ impl Decoded {
             } in &recomposed
             {
                 let m = if fresh {
-                    shown(st, j, frame, &self.local_at(j, p)).to_daffine()
+                    Layer::shown(st.layer, j, frame, &self.local_at(j, p)).to_daffine()
                 } else {
                     self.local[p * n + j]
                 };
@@ -201,22 +197,17 @@ impl Decoded {
             return Verifier::new(skeleton, reference, &st.held, clip, layer);
         }
         let n = self.joint_max.len();
-        let positions = self.object.len() / n.max(1);
+        let positions = reference.positions();
         let mut local = Vec::with_capacity(positions * n);
         for p in 0..positions {
             local.extend((0..n).map(|j| self.local_at(j, p)));
         }
         let local_matrix = if self.local.is_empty() {
-            let frames = self.frames;
             (0..positions * n)
                 .map(|i| {
                     let (p, j) = (i / n, i % n);
-                    let frame = if p < frames {
-                        p as f32
-                    } else {
-                        (p - frames) as f32 + 0.5
-                    };
-                    shown(st, j, frame, &local[i]).to_daffine()
+                    let frame = reference.position_frame(p);
+                    Layer::shown(layer, j, frame, &local[i]).to_daffine()
                 })
                 .collect()
         } else {
@@ -242,15 +233,6 @@ impl Decoded {
     fn at(&self, track: usize, p: usize) -> Vec4 {
         let v = &self.values[track];
         if v.len() == 1 { v[0] } else { v[p] }
-    }
-}
-
-/// Joint `j`'s local transform `local` at `frame` as players show it (on an additive clip's
-/// base).
-fn shown(st: &State, j: usize, frame: f32, local: &Transform) -> Transform {
-    match st.layer {
-        Some(l) => l.compose(j, frame, local),
-        None => *local,
     }
 }
 

@@ -114,17 +114,17 @@ impl<'a> Verifier<'a> {
     ) -> Self {
         assert_eq!(reference.inner, 1, "verification expects midpoints only");
         let n = skeleton.len();
-        let positions = positions(reference);
+        let positions = reference.positions();
         let mut local = vec![Transform::IDENTITY; positions * n];
         let mut shown = vec![Transform::IDENTITY; n];
         let mut local_matrix = vec![DAffine3::IDENTITY; positions * n];
         let mut object = vec![DAffine3::IDENTITY; positions * n];
         for p in 0..positions {
             let at = p * n..(p + 1) * n;
-            clip.sample_local(position_frame(reference, p), &mut local[at.clone()]);
-            let frame = position_frame(reference, p);
+            clip.sample_local(reference.position_frame(p), &mut local[at.clone()]);
+            let frame = reference.position_frame(p);
             for (j, s) in shown.iter_mut().enumerate() {
-                *s = shown_local(layer, j, frame, &local[p * n + j]);
+                *s = Layer::shown(layer, j, frame, &local[p * n + j]);
                 local_matrix[p * n + j] = s.to_daffine();
             }
             local_to_object_f64(skeleton, &shown, &mut object[at]);
@@ -150,7 +150,7 @@ impl<'a> Verifier<'a> {
     ) -> Self {
         assert_eq!(reference.inner, 1, "verification expects midpoints only");
         let n = skeleton.len();
-        let positions = positions(reference);
+        let positions = reference.positions();
         let Poses {
             local,
             local_matrix,
@@ -200,7 +200,7 @@ impl<'a> Verifier<'a> {
             composed: 0,
         };
         for p in 0..positions {
-            let refs = reference_at(reference, p);
+            let refs = reference.at_position(p);
             for j in 0..n {
                 let (_, error) = verifier.check(refs, j, &verifier.object[p * n + j]);
                 verifier.error[p * n + j] = error;
@@ -250,9 +250,9 @@ impl<'a> Verifier<'a> {
     pub fn cells(&mut self) -> (Vec<f32>, Vec<f32>) {
         let n = self.skeleton.len();
         let frames = self.reference.frames;
-        let mut errors = vec![0.0f32; positions(self.reference) * n];
+        let mut errors = vec![0.0f32; self.reference.positions() * n];
         for (p, at) in errors.chunks_exact_mut(n).enumerate() {
-            let refs = reference_at(self.reference, p);
+            let refs = self.reference.at_position(p);
             for (j, e) in at.iter_mut().enumerate() {
                 // Parents come first: a stale joint's parent is current by now.
                 self.refresh(j, p);
@@ -298,7 +298,7 @@ impl<'a> Verifier<'a> {
         let mut values = std::mem::take(&mut self.values);
         track.sample_positions(self.reference.frames, rest, &mut values);
         let mut within = true;
-        for p in 0..positions(self.reference) {
+        for p in 0..self.reference.positions() {
             let v = values[if values.len() == 1 { 0 } else { p }];
             let old = self.local[p * n + joint];
             let local = with_value(old, kind, v);
@@ -375,11 +375,11 @@ impl<'a> Verifier<'a> {
             self.refresh(a, p);
         }
         let start = self.changed_object.len();
-        let refs = reference_at(self.reference, p);
+        let refs = self.reference.at_position(p);
         for (i, &(j, parent_slot)) in members.iter().enumerate() {
             let object = if i == 0 {
-                let frame = position_frame(self.reference, p);
-                let m = shown_local(self.layer, j, frame, local).to_daffine();
+                let frame = self.reference.position_frame(p);
+                let m = Layer::shown(self.layer, j, frame, local).to_daffine();
                 match parent {
                     Some(a) => self.object[p * n + a] * m,
                     None => m,
@@ -423,8 +423,8 @@ impl<'a> Verifier<'a> {
         self.changed_object.clear();
         self.changed_error.clear();
         let mut matrices = Vec::with_capacity(own.len());
-        for p in 0..positions(self.reference) {
-            let frame = position_frame(self.reference, p);
+        for p in 0..self.reference.positions() {
+            let frame = self.reference.position_frame(p);
             matrices.clear();
             for &j in &own {
                 let mut local = self.local[p * n + j];
@@ -432,7 +432,7 @@ impl<'a> Verifier<'a> {
                     local = with_value(local, c.kind, c.track.sample(frame, c.rest));
                 }
                 self.changed_local.push(local);
-                matrices.push(shown_local(self.layer, j, frame, &local).to_daffine());
+                matrices.push(Layer::shown(self.layer, j, frame, &local).to_daffine());
             }
             for &(j, parent_slot) in &moved {
                 if let (None, Some(a)) = (parent_slot, self.skeleton.joints[j].parent) {
@@ -440,7 +440,7 @@ impl<'a> Verifier<'a> {
                 }
             }
             let start = self.changed_object.len();
-            let refs = reference_at(self.reference, p);
+            let refs = self.reference.at_position(p);
             for &(j, parent_slot) in &moved {
                 let m = match own.binary_search(&j) {
                     Ok(i) => matrices[i],
@@ -459,13 +459,13 @@ impl<'a> Verifier<'a> {
                 self.changed_error.push(error);
             }
         }
-        for p in 0..positions(self.reference) {
-            let frame = position_frame(self.reference, p);
+        for p in 0..self.reference.positions() {
+            let frame = self.reference.position_frame(p);
             for (i, &j) in own.iter().enumerate() {
                 let local = self.changed_local[p * own.len() + i];
                 self.local[p * n + j] = local;
                 self.local_matrix[p * n + j] =
-                    shown_local(self.layer, j, frame, &local).to_daffine();
+                    Layer::shown(self.layer, j, frame, &local).to_daffine();
             }
             let at = p * moved.len()..(p + 1) * moved.len();
             for (i, &(j, _)) in moved.iter().enumerate() {
@@ -486,9 +486,9 @@ impl<'a> Verifier<'a> {
         let n = self.skeleton.len();
         for (p, local) in self.changed_local.iter().enumerate() {
             self.local[p * n + joint] = *local;
-            let frame = position_frame(self.reference, p);
+            let frame = self.reference.position_frame(p);
             self.local_matrix[p * n + joint] =
-                shown_local(self.layer, joint, frame, local).to_daffine();
+                Layer::shown(self.layer, joint, frame, local).to_daffine();
             match self.changed_at[p] {
                 Tested::Bounded { delta } => {
                     for (&(j, _), lever) in members.iter().zip(&self.levers) {
@@ -524,7 +524,7 @@ impl<'a> Verifier<'a> {
     /// Recomputes joint `j`'s [`LocalBounds`] after its local transforms changed.
     fn update_bounds(&mut self, j: usize) {
         let n = self.skeleton.len();
-        let locals = (0..positions(self.reference)).map(|p| &self.local[p * n + j]);
+        let locals = (0..self.reference.positions()).map(|p| &self.local[p * n + j]);
         self.bounds[j] = LocalBounds::over(locals);
     }
 
@@ -636,39 +636,6 @@ fn with_value(mut local: Transform, kind: usize, v: Vec4) -> Transform {
     local
 }
 
-/// Joint `j`'s local transform as players show it: on the additive layer's base.
-fn shown_local(layer: Option<&Layer>, j: usize, frame: f32, local: &Transform) -> Transform {
-    match layer {
-        Some(l) => l.compose(j, frame, local),
-        None => *local,
-    }
-}
-
-/// Samples, then midpoints.
-fn positions(reference: &Reference) -> usize {
-    reference.frames + reference.frames.saturating_sub(1)
-}
-
-/// The frame of position `p`: a sample, or the midpoint after sample `p - frames`.
-fn position_frame(reference: &Reference, p: usize) -> f32 {
-    if p < reference.frames {
-        p as f32
-    } else {
-        (p - reference.frames) as f32 + 0.5
-    }
-}
-
-/// The reference object pose at position `p`.
-fn reference_at(reference: &Reference, p: usize) -> &[DAffine3] {
-    let n = reference.joints;
-    if p < reference.frames {
-        reference.sample(p)
-    } else {
-        let m = p - reference.frames;
-        &reference.at_midpoints[m * n..(m + 1) * n]
-    }
-}
-
 /// `root`'s subtree, parents-first, with the slot of each member's parent, and whether
 /// every joint of it is tested by its square.
 fn subtree_of(skeleton: &Skeleton, tests: &[JointTest], root: usize) -> Subtree {
@@ -707,10 +674,10 @@ mod tests {
     ) -> bool {
         let n = skeleton.len();
         let (mut local, mut object) = (vec![Transform::IDENTITY; n], vec![DAffine3::IDENTITY; n]);
-        (0..positions(reference)).all(|p| {
-            clip.sample_local(position_frame(reference, p), &mut local);
+        (0..reference.positions()).all(|p| {
+            clip.sample_local(reference.position_frame(p), &mut local);
             local_to_object_f64(skeleton, &local, &mut object);
-            let refs = reference_at(reference, p);
+            let refs = reference.at_position(p);
             (0..n).all(|j| marker_within(limits, j, &refs[j], &object[j], limits.tolerance[j]))
         })
     }
