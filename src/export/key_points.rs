@@ -70,7 +70,7 @@ pub fn over_at(
     points: &[f32],
 ) -> bool {
     let n = skeleton.len();
-    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+    let rest = skeleton.rest_pose();
     let played: Vec<Played> = player
         .rules()
         .iter()

@@ -41,7 +41,7 @@ pub(super) fn verified(
         *t *= super::verify::PLAYER_GUARD;
     }
     let reference = Reference::with_inner_points(skeleton, raw, raw.frame_count, 3);
-    let rest: Vec<_> = skeleton.joints.iter().map(|j| j.rest).collect();
+    let rest = skeleton.rest_pose();
     let (mut ratio, mut max) = (0.0f32, 0.0f32);
     for &rule in player.rules() {
         let played = Played::with_rule(&rest, &channels, raw.sample_rate, raw.frame_count, rule);

@@ -761,14 +761,9 @@ mod tests {
         }
     }
 
-    /// The chain's rest pose.
-    fn rest_of(s: &Skeleton) -> Vec<Transform> {
-        s.joints.iter().map(|j| j.rest).collect()
-    }
-
     /// The tests' limits (3 cm markers, 0.1 mm) and the chain's rest pose.
     fn limits_and_rest(s: &Skeleton) -> (JointLimits, Vec<Transform>) {
-        (JointLimits::uniform(s, 0.03, 1e-4), rest_of(s))
+        (JointLimits::uniform(s, 0.03, 1e-4), s.rest_pose())
     }
 
     /// The chain, the reference of [`two_turning_joints`] (three inner points a frame),
@@ -782,7 +777,7 @@ mod tests {
 
     /// Every rule's full measurement, as the verifier made it before.
     fn measured(s: &Skeleton, r: &Reference, cs: &[Channel], l: &JointLimits) -> Vec<Vec<f32>> {
-        let rest = rest_of(s);
+        let rest = s.rest_pose();
         [Rule::Slerp, Rule::Nlerp, Rule::Raw]
             .iter()
             .map(|&rule| {

@@ -52,7 +52,7 @@ impl Sampled {
     /// Samples `raw` and the export `gc` of it at every check point.
     pub fn new(skeleton: &Skeleton, raw: &Clip, gc: &GltfClip, player: Player) -> Self {
         let n = skeleton.len();
-        let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+        let rest = skeleton.rest_pose();
         let positions = check_points(raw.frame_count);
         let sample = |source: &dyn PoseSource| {
             let mut out = vec![Transform::IDENTITY; positions.len() * n];
@@ -291,7 +291,7 @@ pub fn after_every_stop_within(
         })
         .collect();
     let sources = sb.local.len();
-    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+    let rest = skeleton.rest_pose();
     let tol: Vec<f64> = (0..n)
         .map(|j| f64::from((limits.tolerance[j] * PLAYER_GUARD).max(1e-12)))
         .collect();

@@ -168,7 +168,7 @@ fn fit_at(
     for t in limits.tolerance.iter_mut() {
         *t *= PLAYER_GUARD;
     }
-    let rest: Vec<Transform> = skeleton.joints.iter().map(|j| j.rest).collect();
+    let rest = skeleton.rest_pose();
     let rules = player.rules();
     // An earlier fit's measurement at these points, of the channels it accepted.
     let resumed = start
